@@ -1,0 +1,476 @@
+//! The `elastic.iml.github.io/v1alpha1` resources, `ElasticJob` and `ScalePlan`, with the JSON
+//! field names of the upstream Go types (including the capitalised `BatchScheduler`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use k8s_openapi::api::core::v1::{EnvVar, PodTemplateSpec};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+
+/// The API group of both resources.
+pub const GROUP: &str = "elastic.iml.github.io";
+/// The `apiVersion` of both resources.
+pub const API_VERSION: &str = "elastic.iml.github.io/v1alpha1";
+/// The kind of a job.
+pub const KIND_ELASTIC_JOB: &str = "ElasticJob";
+/// The kind of a scale plan.
+pub const KIND_SCALE_PLAN: &str = "ScalePlan";
+
+/// A Kubernetes resource list: resource name (`cpu`, `memory`, ...) to quantity.
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+/// The role of a replica. The serialised strings are the upstream ones.
+///
+/// The order of the variants is the order in which the core plans: the master first, then the
+/// parameter servers the workers connect to, the chief, the workers, the evaluator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum ReplicaType {
+    /// The DLRover job master, which plans the job's scaling.
+    #[serde(rename = "dlrover-master")]
+    DlroverMaster,
+    /// A TensorFlow parameter server.
+    #[serde(rename = "ps")]
+    Ps,
+    /// The TensorFlow chief (at most one).
+    #[serde(rename = "chief")]
+    Chief,
+    /// A TensorFlow worker.
+    #[serde(rename = "worker")]
+    Worker,
+    /// The TensorFlow evaluator (at most one).
+    #[serde(rename = "evaluator")]
+    Evaluator,
+}
+
+impl ReplicaType {
+    /// The task types (everything but the master), in planning order.
+    pub const TASKS: [ReplicaType; 4] =
+        [ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker, ReplicaType::Evaluator];
+
+    /// Every replica type, in planning order.
+    pub const ALL: [ReplicaType; 5] = [
+        ReplicaType::DlroverMaster,
+        ReplicaType::Ps,
+        ReplicaType::Chief,
+        ReplicaType::Worker,
+        ReplicaType::Evaluator,
+    ];
+
+    /// The upstream string: `worker`, `ps`, `chief`, `evaluator` or `dlrover-master`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplicaType::DlroverMaster => "dlrover-master",
+            ReplicaType::Ps => "ps",
+            ReplicaType::Chief => "chief",
+            ReplicaType::Worker => "worker",
+            ReplicaType::Evaluator => "evaluator",
+        }
+    }
+
+    /// Parses an upstream string.
+    pub fn parse(s: &str) -> Option<ReplicaType> {
+        ReplicaType::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// Whether TensorFlow allows at most one task of this type in a cluster.
+    pub fn is_singleton(self) -> bool {
+        matches!(self, ReplicaType::Chief | ReplicaType::Evaluator | ReplicaType::DlroverMaster)
+    }
+}
+
+/// Read as a string (not as an enum), so a bad map key keeps its place in error paths:
+/// `spec.replicaSpecs.workers`.
+impl<'de> Deserialize<'de> for ReplicaType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = ReplicaType;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a replica type")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ReplicaType, E> {
+                ReplicaType::parse(s).ok_or_else(|| E::unknown_variant(s, &["worker", "ps", "chief", "evaluator", "dlrover-master"]))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
+impl fmt::Display for ReplicaType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the job distributes training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum DistributionStrategy {
+    /// TensorFlow parameter-server training: pods get `TF_CONFIG`.
+    ParameterServerStrategy,
+    /// Ring all-reduce: pods get `RDZV_ENDPOINT` instead of `TF_CONFIG`.
+    AllreduceStrategy,
+}
+
+/// How a failed replica is relaunched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum RestartPolicy {
+    /// Relaunch whenever the pod fails (within `restartCount`).
+    Always,
+    /// Relaunch when the pod fails (within `restartCount`).
+    OnFailure,
+    /// Never relaunch.
+    Never,
+    /// Exit codes 1-127 are permanent (no relaunch); 128-255 are retryable.
+    ExitCode,
+}
+
+/// Who tunes the job's resources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum OptimizeMode {
+    /// Resources come from the manifest only.
+    #[serde(rename = "manual")]
+    Manual,
+    /// The job master tunes this job alone.
+    #[serde(rename = "single-job")]
+    SingleJob,
+    /// The cluster-wide DLRover Brain tunes the job; the master gets its address.
+    #[serde(rename = "cluster")]
+    Cluster,
+}
+
+/// A job condition type, also used as the job phase and the scale-plan phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum JobConditionType {
+    /// Accepted; pods not started yet.
+    Created,
+    /// Waiting for the master to be scheduled.
+    Pending,
+    /// The master runs.
+    Running,
+    /// Some pods failed and are being relaunched.
+    Restarting,
+    /// Finished successfully.
+    Succeeded,
+    /// Finished with a failure; a job with a true Failed condition never changes again.
+    Failed,
+    /// A scale plan is being carried out.
+    Scaling,
+}
+
+impl JobConditionType {
+    /// The upstream string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobConditionType::Created => "Created",
+            JobConditionType::Pending => "Pending",
+            JobConditionType::Running => "Running",
+            JobConditionType::Restarting => "Restarting",
+            JobConditionType::Succeeded => "Succeeded",
+            JobConditionType::Failed => "Failed",
+            JobConditionType::Scaling => "Scaling",
+        }
+    }
+}
+
+/// The status of a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum ConditionStatus {
+    /// The condition holds.
+    True,
+    /// The condition does not hold.
+    False,
+    /// Not known.
+    Unknown,
+}
+
+/// An `ElasticJob`: a training job whose replicas the DLRover master scales.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ElasticJob {
+    /// `elastic.iml.github.io/v1alpha1` when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `ElasticJob` when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Standard object metadata; `name` is required.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// What the job should run.
+    #[serde(default)]
+    pub spec: ElasticJobSpec,
+    /// What the operator observed and decided so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ElasticJobStatus>,
+}
+
+/// The desired state of an [`ElasticJob`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ElasticJobSpec {
+    /// `ParameterServerStrategy` or `AllreduceStrategy`; required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution_strategy: Option<DistributionStrategy>,
+    /// The ceiling for the whole job: resource name to quantity.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resource_limits: BTreeMap<String, Quantity>,
+    /// `manual`, `single-job` or `cluster`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimize_mode: Option<OptimizeMode>,
+    /// The DLRover Brain address (`host:port`), used when `optimizeMode` is `cluster`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brain_service: Option<String>,
+    /// Replica type to replica spec.
+    #[serde(default)]
+    pub replica_specs: BTreeMap<ReplicaType, ReplicaSpec>,
+    /// Environment variables added to every container of every pod, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub envs: BTreeMap<String, EnvVar>,
+}
+
+/// How many replicas of one type to run, and how.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaSpec {
+    /// How many replicas; absent means 1, 0 is allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// The pod template of every replica.
+    #[serde(default)]
+    pub template: PodTemplateSpec,
+    /// How failed replicas are relaunched; absent behaves as `OnFailure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<RestartPolicy>,
+    /// How often a failed replica may be relaunched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_count: Option<i32>,
+    /// Whether the master may scale this replica type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_scale: Option<bool>,
+    /// Seconds to wait for a hanging replica.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_timeout: Option<i32>,
+    /// `high`, `low`, or a fraction such as `0.5` (that share of the replicas gets high priority).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
+    /// The batch scheduler (`default`, `volcano`); the key is capitalised upstream.
+    #[serde(rename = "BatchScheduler", default, skip_serializing_if = "Option::is_none")]
+    pub batch_scheduler: Option<String>,
+}
+
+impl ReplicaSpec {
+    /// The replica count: `replicas`, or 1 when absent.
+    pub fn replicas(&self) -> i32 {
+        self.replicas.unwrap_or(1)
+    }
+
+    /// The relaunch budget of a fresh replica: `restartCount`, or 0 when absent.
+    pub fn restart_count(&self) -> i32 {
+        self.restart_count.unwrap_or(0)
+    }
+}
+
+/// The observed state of an [`ElasticJob`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ElasticJobStatus {
+    /// Conditions, oldest first; the newest decides `phase`.
+    #[serde(default)]
+    pub conditions: Vec<JobCondition>,
+    /// Pod counts by replica type.
+    #[serde(default)]
+    pub replica_statuses: BTreeMap<ReplicaType, ReplicaStatus>,
+    /// When the operator first saw the job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
+    /// When the job finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<Time>,
+    /// When the job was last reconciled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_reconcile_time: Option<Time>,
+    /// The type of the newest condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<JobConditionType>,
+    /// The name of the scale plan being carried out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_plan: Option<String>,
+}
+
+/// Pod counts of one replica type. Zero counts are left out of the JSON, as upstream does.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReplicaStatus {
+    /// Replicas at the start of the current scale plan.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub initial: i32,
+    /// Pods in phase Pending.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pending: i32,
+    /// Pods in phase Running.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub active: i32,
+    /// Pods in phase Succeeded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub succeeded: i32,
+    /// Pods in phase Failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: i32,
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
+}
+
+/// A condition of a job at some time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct JobCondition {
+    /// The condition type.
+    #[serde(rename = "type")]
+    pub type_: JobConditionType,
+    /// `True`, `False` or `Unknown`.
+    pub status: ConditionStatus,
+    /// A CamelCase reason, e.g. `JobRunning`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// A sentence for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// When the condition was last set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_update_time: Option<Time>,
+    /// When the status last changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+}
+
+/// A `ScalePlan`: what the master wants the job to look like next.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ScalePlan {
+    /// `elastic.iml.github.io/v1alpha1` when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `ScalePlan` when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Standard object metadata. The label `scale-type: auto` makes the operator act on it.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// What to change.
+    #[serde(default)]
+    pub spec: ScaleSpec,
+    /// How far the operator got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ScalePlanStatus>,
+}
+
+/// The changes a [`ScalePlan`] asks for.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSpec {
+    /// The name of the job to scale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_job: Option<String>,
+    /// Replica type to target replica count and per-replica resource.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub replica_resource_specs: BTreeMap<ReplicaType, ReplicaResourceSpec>,
+    /// Pods to create.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub create_pods: Vec<PodMeta>,
+    /// Pods to remove.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_pods: Vec<PodMeta>,
+    /// Pods to replace by a pod with the same rank and a new resource.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub migrate_pods: Vec<PodMeta>,
+    /// The parameter-server addresses (`host:port`) every pod's TF_CONFIG lists.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ps_hosts: Vec<String>,
+}
+
+/// The target of one replica type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReplicaResourceSpec {
+    /// How many replicas.
+    #[serde(default)]
+    pub replicas: i32,
+    /// The resource of each replica.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resource: ResourceList,
+}
+
+/// One pod of a plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodMeta {
+    /// The pod name, `<job>-edljob-<type>-<id>`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// The pod id (its `replica-index`).
+    #[serde(default)]
+    pub id: i32,
+    /// The replica type.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<ReplicaType>,
+    /// The rank (its `rank-index`), which fixes its service and TF_CONFIG index.
+    #[serde(default)]
+    pub rank_index: i32,
+    /// The pod's service address, `host:port`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub service: String,
+    /// The pod's resource.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resource: ResourceList,
+}
+
+/// The progress of a [`ScalePlan`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ScalePlanStatus {
+    /// When the operator acknowledged the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create_time: Option<Time>,
+    /// When the operator finished the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_time: Option<Time>,
+    /// `Created`, `Pending`, `Scaling`, `Succeeded`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<JobConditionType>,
+}
+
+impl ElasticJob {
+    /// The job name (empty when the manifest has none, which validation refuses).
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+
+    /// The replica spec of a type, if the job has one.
+    pub fn replica_spec(&self, replica_type: ReplicaType) -> Option<&ReplicaSpec> {
+        self.spec.replica_specs.get(&replica_type)
+    }
+
+    /// The strategy, `ParameterServerStrategy` when absent (validation requires it).
+    pub fn strategy(&self) -> DistributionStrategy {
+        self.spec.distribution_strategy.unwrap_or(DistributionStrategy::ParameterServerStrategy)
+    }
+}

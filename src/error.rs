@@ -1,0 +1,203 @@
+//! The one error type of the core, and the problems it carries.
+//!
+//! Every failure names the field it is about (`spec.replicaSpecs.worker.replicas`), carries a
+//! stable machine-readable [`Code`] and a message a person can act on. Validation collects every
+//! problem at once, so an [`Error::Invalid`] may hold many.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A stable, machine-readable kind of problem. The strings never change meaning between releases;
+/// JavaScript callers and the admission policy see the same ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Code {
+    /// The text is not JSON or YAML at all (a syntax error).
+    Syntax,
+    /// A field holds the wrong JSON type (a string where a number belongs, ...).
+    InvalidType,
+    /// A field holds a value outside its allowed set (an unknown enum string, ...).
+    InvalidValue,
+    /// A field that must be present is missing or empty.
+    Required,
+    /// A field the schema does not know; usually a typo.
+    UnknownField,
+    /// A name Kubernetes would refuse (not a DNS label, too long, ...).
+    InvalidName,
+    /// A number outside its allowed range.
+    OutOfRange,
+    /// A resource quantity that does not follow the Kubernetes quantity grammar.
+    InvalidQuantity,
+    /// An address that is not `host:port`.
+    InvalidAddress,
+    /// The same name, rank or address appears twice.
+    Duplicate,
+    /// Two fields that must agree do not.
+    Mismatch,
+    /// A pod template without a container.
+    NoContainers,
+    /// The resources asked for exceed the job's `resourceLimits`.
+    ExceedsResourceLimits,
+    /// A TensorFlow cluster list with a missing index.
+    TfConfigHole,
+    /// The objects a plan would create exceed the core's size bounds.
+    TooLarge,
+}
+
+impl Code {
+    /// The stable string of this code, as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Syntax => "syntax",
+            Code::InvalidType => "invalid_type",
+            Code::InvalidValue => "invalid_value",
+            Code::Required => "required",
+            Code::UnknownField => "unknown_field",
+            Code::InvalidName => "invalid_name",
+            Code::OutOfRange => "out_of_range",
+            Code::InvalidQuantity => "invalid_quantity",
+            Code::InvalidAddress => "invalid_address",
+            Code::Duplicate => "duplicate",
+            Code::Mismatch => "mismatch",
+            Code::NoContainers => "no_containers",
+            Code::ExceedsResourceLimits => "exceeds_resource_limits",
+            Code::TfConfigHole => "tf_config_hole",
+            Code::TooLarge => "too_large",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem with an input: where it is, what kind it is, and what to do about it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Problem {
+    /// The dotted field path, e.g. `spec.replicaSpecs.worker.template.spec.containers`.
+    /// Empty when the problem is about the document as a whole.
+    pub path: String,
+    /// The stable kind of problem.
+    pub code: Code,
+    /// What is wrong and how to fix it, for a person.
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem at `path`.
+    pub fn new(path: impl Into<String>, code: Code, message: impl Into<String>) -> Self {
+        Problem { path: path.into(), code, message: message.into() }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// The error of every fallible operation of the core.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input could not be read into the expected shape (bad JSON, a wrong type, an unknown
+    /// enum value). Reading stops at the first such problem, so there is exactly one.
+    #[error("{0}")]
+    Parse(Problem),
+    /// The input was read but breaks the rules; every problem found is listed, in a stable order.
+    #[error("{}", Problems(.0))]
+    Invalid(Vec<Problem>),
+}
+
+struct Problems<'a>(&'a [Problem]);
+
+impl fmt::Display for Problems<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    /// The stable code of the error as a whole: `parse_error` or `invalid`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Parse(_) => "parse_error",
+            Error::Invalid(_) => "invalid",
+        }
+    }
+
+    /// Every problem this error carries (one for a parse error).
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            Error::Parse(p) => std::slice::from_ref(p),
+            Error::Invalid(ps) => ps,
+        }
+    }
+
+    /// A single-problem validation error.
+    pub(crate) fn invalid(path: impl Into<String>, code: Code, message: impl Into<String>) -> Self {
+        Error::Invalid(vec![Problem::new(path, code, message)])
+    }
+
+    /// The JSON shape every consumer shows: `{"code": ..., "message": ..., "errors": [{path, code, message}]}`.
+    pub fn report(&self) -> ErrorReport {
+        ErrorReport {
+            code: self.code().to_owned(),
+            message: self.to_string(),
+            errors: self.problems().to_vec(),
+        }
+    }
+}
+
+/// The serialisable form of an [`Error`], the same in Rust, JavaScript and the admission policy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ErrorReport {
+    /// `parse_error` or `invalid`.
+    pub code: String,
+    /// Every problem as `PATH: MESSAGE`, joined by `; `.
+    pub message: String,
+    /// Every problem, in a stable order.
+    pub errors: Vec<Problem>,
+}
+
+/// Turns a list of problems into a result: `Ok(())` when it is empty.
+///
+/// # Errors
+/// [`Error::Invalid`] with the problems, sorted by path and de-duplicated, when there are any.
+pub fn into_result(mut problems: Vec<Problem>) -> Result<(), Error> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    problems.sort();
+    problems.dedup();
+    Err(Error::Invalid(problems))
+}
+
+/// A `Result` with the core's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Joins field path segments the way every message of the core spells them.
+pub(crate) fn join(base: &str, field: impl fmt::Display) -> String {
+    if base.is_empty() {
+        field.to_string()
+    } else {
+        format!("{base}.{field}")
+    }
+}

@@ -1,0 +1,201 @@
+//! Names, labels, ports and environment variable names the operator uses, and the functions that
+//! derive object names and addresses from a job.
+
+use crate::api::ReplicaType;
+
+/// The `app` label every pod carries.
+pub const LABEL_APP: &str = "app";
+/// The value of the `app` label.
+pub const APP_NAME: &str = "dlrover";
+/// The label holding the job name.
+pub const LABEL_JOB_NAME: &str = "elasticjob.dlrover/name";
+/// The label holding the replica type.
+pub const LABEL_REPLICA_TYPE: &str = "elasticjob.dlrover/replica-type";
+/// The label holding the pod id.
+pub const LABEL_REPLICA_INDEX: &str = "elasticjob.dlrover/replica-index";
+/// The label holding the rank, which names the pod's service.
+pub const LABEL_RANK_INDEX: &str = "elasticjob.dlrover/rank-index";
+/// The label holding how many relaunches the pod's rank has left.
+pub const LABEL_RESTART_COUNT: &str = "restart-count";
+/// The scale-plan label whose value `auto` makes the operator act on the plan.
+pub const LABEL_SCALE_TYPE: &str = "scale-type";
+/// The value of [`LABEL_SCALE_TYPE`] for plans the operator carries out.
+pub const SCALE_TYPE_AUTO: &str = "auto";
+/// The scale-plan label holding the job name.
+pub const LABEL_SCALE_PLAN_JOB: &str = "elasticjob-name";
+
+/// The port of a parameter server.
+pub const PS_SERVICE_PORT: i32 = 2222;
+/// The port of a worker, chief or evaluator.
+pub const WORKER_SERVICE_PORT: i32 = 3333;
+/// The port of the job master.
+pub const MASTER_SERVICE_PORT: i32 = 50001;
+
+/// The TensorFlow cluster spec variable.
+pub const ENV_TF_CONFIG: &str = "TF_CONFIG";
+/// The job master address (`host:port`).
+pub const ENV_MASTER_ADDR: &str = "DLROVER_MASTER_ADDR";
+/// The replica type of the pod.
+pub const ENV_WORKER_TYPE: &str = "WORKER_TYPE";
+/// The pod id.
+pub const ENV_WORKER_ID: &str = "WORKER_ID";
+/// The pod rank.
+pub const ENV_WORKER_RANK: &str = "WORKER_RANK";
+/// The worker count, on workers only.
+pub const ENV_WORKER_NUM: &str = "WORKER_NUM";
+/// gRPC fork support, always `False`.
+pub const ENV_GRPC_ENABLE_FORK_SUPPORT: &str = "GRPC_ENABLE_FORK_SUPPORT";
+/// The pod's own name, from the downward API.
+pub const ENV_POD_NAME: &str = "POD_NAME";
+/// The pod's own IP, from the downward API (master only).
+pub const ENV_POD_IP: &str = "POD_IP";
+/// The pod's own namespace, from the downward API (master only, when the job names none).
+pub const ENV_POD_NAMESPACE: &str = "POD_NAMESPACE";
+/// The rendezvous endpoint of an all-reduce job.
+pub const ENV_RDZV_ENDPOINT: &str = "RDZV_ENDPOINT";
+/// The DLRover Brain address, on the master when `optimizeMode` is `cluster`.
+pub const ENV_BRAIN_SERVICE_ADDR: &str = "DLROVER_BRAIN_SERVICE_ADDR";
+
+/// The Brain address used when the job names none.
+pub const DEFAULT_BRAIN_SERVICE: &str = "dlrover-brain.dlrover.svc.cluster.local:50001";
+/// The master image of the upstream operator (its `--master-image` default).
+pub const DEFAULT_MASTER_IMAGE: &str = "registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest";
+/// The job annotations passed to the master as `--<key> <value>`, in this order.
+pub const MASTER_ARG_ANNOTATIONS: [&str; 5] =
+    ["pending_timeout", "pending_fail_strategy", "service_type", "pre_check_ops", "pre_check_bypass"];
+/// The job annotation `kubectl apply` keeps its copy of the manifest in; never copied onto pods.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The longest name Kubernetes accepts for a service (a DNS-1035 label).
+pub const MAX_SERVICE_NAME_LEN: usize = 63;
+/// The longest job name whose master service name, `elasticjob-<job>-dlrover-master`, still fits.
+pub const MAX_JOB_NAME_LEN: usize = MAX_SERVICE_NAME_LEN - "elasticjob--dlrover-master".len();
+
+/// The port the service of a replica type listens on.
+pub fn service_port(replica_type: ReplicaType) -> i32 {
+    match replica_type {
+        ReplicaType::Ps => PS_SERVICE_PORT,
+        ReplicaType::DlroverMaster => MASTER_SERVICE_PORT,
+        ReplicaType::Worker | ReplicaType::Chief | ReplicaType::Evaluator => WORKER_SERVICE_PORT,
+    }
+}
+
+/// The name of a task pod: `<job>-edljob-<type>-<id>`.
+pub fn task_pod_name(job: &str, replica_type: ReplicaType, id: i64) -> String {
+    format!("{job}-edljob-{replica_type}-{id}")
+}
+
+/// The name of the service of a task rank: `<job>-edljob-<type>-<rank>`.
+pub fn task_service_name(job: &str, replica_type: ReplicaType, rank: i64) -> String {
+    format!("{job}-edljob-{replica_type}-{rank}")
+}
+
+/// The address of a task rank: `<job>-edljob-<type>-<rank>:<port>`, stable across relaunches.
+pub fn task_address(job: &str, replica_type: ReplicaType, rank: i64) -> String {
+    format!("{job}-edljob-{replica_type}-{rank}:{}", service_port(replica_type))
+}
+
+/// The addresses of ranks `0..count` of a type on a given port, as upstream's `newTaskHosts`.
+pub fn task_hosts(job: &str, replica_type: ReplicaType, count: i64, port: i32) -> Vec<String> {
+    (0..count.max(0)).map(|rank| format!("{job}-edljob-{replica_type}-{rank}:{port}")).collect()
+}
+
+/// The name of the master pod and of its service: `elasticjob-<job>-dlrover-master`.
+pub fn master_name(job: &str) -> String {
+    format!("elasticjob-{job}-dlrover-master")
+}
+
+/// The master address every task pod gets: `elasticjob-<job>-dlrover-master:50001`.
+pub fn master_address(job: &str) -> String {
+    format!("{}:{MASTER_SERVICE_PORT}", master_name(job))
+}
+
+/// Whether `s` is a DNS-1035 label: lower-case letters, digits and `-`, starting with a letter,
+/// ending with a letter or digit, at most 63 characters.
+pub fn is_dns1035_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(first), Some(last)) => {
+            b.len() <= MAX_SERVICE_NAME_LEN
+                && first.is_ascii_lowercase()
+                && (last.is_ascii_lowercase() || last.is_ascii_digit())
+                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Whether `s` is a DNS-1123 label: like DNS-1035 but may start with a digit.
+pub fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(first), Some(last)) => {
+            b.len() <= MAX_SERVICE_NAME_LEN
+                && (first.is_ascii_lowercase() || first.is_ascii_digit())
+                && (last.is_ascii_lowercase() || last.is_ascii_digit())
+                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Whether `s` is a DNS-1123 subdomain (dot-separated labels, at most 253 characters): the rule
+/// for pod names and host names.
+pub fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns1123_label)
+}
+
+/// Splits and checks a `host:port` address: the host a DNS-1123 subdomain or an IPv4 address,
+/// the port 1-65535.
+///
+/// # Errors
+/// A sentence saying what is wrong, for the caller to put in a problem.
+pub fn parse_host_port(address: &str) -> Result<(&str, u16), String> {
+    let Some((host, port)) = address.rsplit_once(':') else {
+        return Err(format!("`{address}` is not `host:port`: the port is missing"));
+    };
+    if host.is_empty() {
+        return Err(format!("`{address}` is not `host:port`: the host is empty"));
+    }
+    if !is_dns1123_subdomain(host) && host.parse::<std::net::Ipv4Addr>().is_err() {
+        return Err(format!(
+            "`{address}` is not `host:port`: `{host}` is neither a DNS name (lower-case letters, digits, `-` and `.`) nor an IPv4 address"
+        ));
+    }
+    match port.parse::<u16>() {
+        Ok(p) if p > 0 && !port.starts_with('+') => Ok((host, p)),
+        _ => Err(format!("`{address}` is not `host:port`: the port `{port}` is not a number from 1 to 65535")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_task_hosts() {
+        assert_eq!(
+            task_hosts("test-training", ReplicaType::Worker, 3, 2222),
+            ["test-training-edljob-worker-0:2222", "test-training-edljob-worker-1:2222", "test-training-edljob-worker-2:2222"]
+        );
+    }
+
+    #[test]
+    fn job_name_bound_follows_master_service() {
+        let name = "a".repeat(MAX_JOB_NAME_LEN);
+        assert_eq!(master_name(&name).len(), MAX_SERVICE_NAME_LEN);
+        assert!(is_dns1035_label(&master_name(&name)));
+        assert!(!is_dns1035_label(&master_name(&format!("{name}a"))));
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(parse_host_port("a-ps-0:2222"), Ok(("a-ps-0", 2222)));
+        assert_eq!(parse_host_port("10.0.0.1:80"), Ok(("10.0.0.1", 80)));
+        assert!(parse_host_port("a-ps-0").is_err());
+        assert!(parse_host_port("a-ps-0:0").is_err());
+        assert!(parse_host_port("a-ps-0:+80").is_err());
+        assert!(parse_host_port("A_B:80").is_err());
+        assert!(parse_host_port(":80").is_err());
+    }
+}

@@ -1,0 +1,189 @@
+//! Reading inputs from JSON (text or an already-parsed value) with the field path of every
+//! problem: a wrong type or an unknown enum value stops reading with its path; fields the schema
+//! does not know are all collected, so a typo such as `replica: 3` is reported rather than
+//! silently ignored.
+//!
+//! [`job`] and [`scale_plan`] read and validate in one step and report every problem together.
+//! Observed pods ([`pods`]) come from the cluster, which may be newer than this crate's Kubernetes
+//! types, so their unknown fields are ignored.
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::api::{ElasticJob, ScalePlan};
+use crate::error::{into_result, Code, Error, Problem, Result};
+use crate::validate;
+
+/// Reads a `T` from a JSON value. Returns the value and a problem for every unknown field.
+///
+/// # Errors
+/// [`Error::Parse`] with the path and cause of the first shape problem.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<(T, Vec<Problem>)> {
+    read(value)
+}
+
+/// Reads a `T` from JSON text. Returns the value and a problem for every unknown field.
+///
+/// # Errors
+/// [`Error::Parse`] with the path (and for syntax errors, line and column) of the first problem.
+pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>)> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let (value, unknown) = read(&mut de)?;
+    de.end().map_err(|e| Error::Parse(Problem::new("", Code::Syntax, e.to_string())))?;
+    Ok((value, unknown))
+}
+
+fn read<'de, D, T>(deserializer: D) -> Result<(T, Vec<Problem>)>
+where
+    D: serde::Deserializer<'de, Error = serde_json::Error>,
+    T: DeserializeOwned,
+{
+    let mut unknown = Vec::new();
+    let mut track = serde_path_to_error::Track::new();
+    let tracked = serde_path_to_error::Deserializer::new(deserializer, &mut track);
+    let result: std::result::Result<T, _> = serde_ignored::deserialize(tracked, |path| {
+        let path = ignored_path(&path);
+        let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
+        unknown.push(Problem::new(path, Code::UnknownField, format!("`{field}` is not a field here; check its spelling and indentation")));
+    });
+    match result {
+        Ok(value) => Ok((value, unknown)),
+        Err(e) => Err(Error::Parse(shape_problem(&track.path().to_string(), &e))),
+    }
+}
+
+fn shape_problem(path: &str, e: &serde_json::Error) -> Problem {
+    let path = if path == "." || path == "?" { String::new() } else { path.trim_end_matches(".?").replace(".?", "").to_owned() };
+    let message = e.to_string();
+    let code = match e.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof | serde_json::error::Category::Io => Code::Syntax,
+        serde_json::error::Category::Data => {
+            if message.starts_with("invalid type") {
+                Code::InvalidType
+            } else if message.starts_with("missing field") {
+                Code::Required
+            } else {
+                Code::InvalidValue
+            }
+        }
+    };
+    Problem::new(path, code, message)
+}
+
+/// `spec.replicaSpecs.worker.template.spec.containers[0].foo`, the notation of every other path.
+fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
+        Path::Map { parent, key } => crate::error::join(&ignored_path(parent), key),
+        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => ignored_path(parent),
+    }
+}
+
+/// Reads and validates an `ElasticJob`: unknown fields and every rule of
+/// [`validate::validate_job`] are reported together.
+///
+/// # Errors
+/// [`Error::Parse`] for a shape problem, else [`Error::Invalid`] with every problem.
+pub fn job(value: Value) -> Result<ElasticJob> {
+    let (job, mut problems): (ElasticJob, _) = from_value(value)?;
+    problems.extend(validate::validate_job(&job));
+    into_result(problems).map(|()| job)
+}
+
+/// Reads and validates a `ScalePlan` on its own ([`validate::validate_scale_plan`]).
+///
+/// # Errors
+/// [`Error::Parse`] for a shape problem, else [`Error::Invalid`] with every problem.
+pub fn scale_plan(value: Value) -> Result<ScalePlan> {
+    let (plan, mut problems): (ScalePlan, _) = from_value(value)?;
+    problems.extend(validate::validate_scale_plan(&plan));
+    into_result(problems).map(|()| plan)
+}
+
+/// Reads observed pods: a JSON array of pods, or a `v1` `List` / `PodList` with `items`.
+///
+/// # Errors
+/// [`Error::Parse`] with the path (`pods[3].status.phase`) of the first shape problem, or
+/// [`Error::Invalid`] when more than [`validate::MAX_OBSERVED_PODS`] are given.
+pub fn pods(value: Value) -> Result<Vec<Pod>> {
+    let items = match value {
+        Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
+        other => other,
+    };
+    if let Value::Array(a) = &items {
+        if a.len() > validate::MAX_OBSERVED_PODS {
+            return Err(Error::invalid(
+                "pods",
+                Code::TooLarge,
+                format!("{} pods were passed in; the core plans with at most {}", a.len(), validate::MAX_OBSERVED_PODS),
+            ));
+        }
+    }
+    let (pods, _unknown): (Vec<Pod>, _) = from_value(items).map_err(|e| prefix(e, "pods"))?;
+    Ok(pods)
+}
+
+/// Reads a time such as `2026-01-02T03:04:05Z` (RFC 3339).
+///
+/// # Errors
+/// [`Error::Parse`] at `now` when the text is not an RFC 3339 time.
+pub fn time(text: &str) -> Result<Time> {
+    text.parse::<jiff::Timestamp>().map(Time).map_err(|e| {
+        Error::Parse(Problem::new("now", Code::InvalidValue, format!("`{text}` is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}")))
+    })
+}
+
+/// Puts `root` in front of every path of an error: `scalePlan.spec.psHosts[0]`.
+pub fn prefix(error: Error, root: &str) -> Error {
+    let fix = |mut p: Problem| {
+        p.path = if p.path.is_empty() {
+            root.to_owned()
+        } else if p.path.starts_with('[') {
+            format!("{root}{}", p.path)
+        } else {
+            format!("{root}.{}", p.path)
+        };
+        p
+    };
+    match error {
+        Error::Parse(p) => Error::Parse(fix(p)),
+        Error::Invalid(ps) => Error::Invalid(ps.into_iter().map(fix).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path_code(e: &Error) -> Vec<(String, Code)> {
+        e.problems().iter().map(|p| (p.path.clone(), p.code)).collect()
+    }
+
+    #[test]
+    fn wrong_type_has_its_path() {
+        let v = serde_json::json!({"metadata": {"name": "a"}, "spec": {"replicaSpecs": {"worker": {"replicas": "three"}}}});
+        let e = from_value::<ElasticJob>(v).err();
+        assert_eq!(e.as_ref().map(path_code), Some(vec![("spec.replicaSpecs.worker.replicas".to_owned(), Code::InvalidType)]));
+    }
+
+    #[test]
+    fn unknown_fields_are_all_reported() {
+        let v = serde_json::json!({"metadata": {"name": "a", "nmae": 1}, "spec": {"replicaSpecs": {"worker": {"replica": 3,
+            "template": {"spec": {"containers": [{"name": "m", "imag": "x"}]}}}}}});
+        let (_, unknown) = from_value::<ElasticJob>(v).unwrap();
+        let paths: Vec<&str> = unknown.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["metadata.nmae", "spec.replicaSpecs.worker.replica", "spec.replicaSpecs.worker.template.spec.containers[0].imag"]);
+    }
+
+    #[test]
+    fn syntax_errors_have_line_and_column() {
+        let e = from_json::<ElasticJob>("{\"metadata\": {\"name\": }").err();
+        let message = e.as_ref().map(|e| e.problems().first().map(|p| p.message.clone()).unwrap_or_default()).unwrap_or_default();
+        assert!(message.contains("line 1 column"), "{message}");
+        assert_eq!(e.as_ref().map(Error::code), Some("parse_error"));
+    }
+}

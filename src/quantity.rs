@@ -1,0 +1,292 @@
+//! Kubernetes resource quantities (`"0.5"`, `"100m"`, `"256Mi"`, `"2Gi"`, `"1e3"`): parsing by the
+//! Kubernetes grammar, exact arithmetic, and formatting.
+//!
+//! ```text
+//! quantity ::= signedNumber suffix
+//! suffix   ::= binarySI (Ki Mi Gi Ti Pi Ei) | decimalSI (n u m "" k M G T P E) | (e|E) signedNumber
+//! number   ::= digits | digits.digits | digits. | .digits
+//! ```
+//!
+//! Values are held exactly as a count of nano-units (10^-9); a finer fraction rounds up to the
+//! next nano-unit, as Kubernetes does. Magnitudes above [`MAX_UNITS`] are refused, so no input
+//! can overflow the arithmetic.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+const NANOS_PER_UNIT: i128 = 1_000_000_000;
+
+/// The largest magnitude accepted, in whole units (2^63 - 1, the range of a Kubernetes int64).
+pub const MAX_UNITS: i128 = i64::MAX as i128;
+
+/// An exact quantity. Equality and order are by value: `1Gi` equals `1024Mi`.
+#[derive(Clone, Copy, Debug)]
+pub struct Amount {
+    nanos: i128,
+    /// Whether to print with binary suffixes; not part of the value.
+    binary: bool,
+}
+
+impl PartialEq for Amount {
+    fn eq(&self, other: &Self) -> bool {
+        self.nanos == other.nanos
+    }
+}
+
+impl Eq for Amount {}
+
+impl PartialOrd for Amount {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Amount {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.nanos.cmp(&other.nanos)
+    }
+}
+
+impl Amount {
+    /// Zero.
+    pub const ZERO: Amount = Amount { nanos: 0, binary: false };
+    /// The largest amount, [`MAX_UNITS`].
+    pub const MAX: Amount = Amount { nanos: MAX_UNITS * NANOS_PER_UNIT, binary: false };
+
+    /// Parses a quantity string.
+    ///
+    /// # Errors
+    /// A sentence saying why the text is not a quantity, for the caller to put in a problem.
+    pub fn parse(text: &str) -> Result<Amount, String> {
+        parse(text).map_err(|why| format!("`{text}` is not a Kubernetes quantity: {why}"))
+    }
+
+    /// A whole number of bytes, formatted with binary suffixes.
+    pub fn from_bytes(bytes: i64) -> Amount {
+        Amount { nanos: i128::from(bytes) * NANOS_PER_UNIT, binary: true }
+    }
+
+    /// Whether the value is below zero.
+    pub fn is_negative(self) -> bool {
+        self.nanos < 0
+    }
+
+    /// Whether the text used a binary suffix (`Ki`, `Mi`, ...), so results print the same way.
+    pub fn is_binary(self) -> bool {
+        self.binary
+    }
+
+    /// The sum, or `None` past [`MAX_UNITS`].
+    pub fn checked_add(self, other: Amount) -> Option<Amount> {
+        bounded(self.nanos.checked_add(other.nanos)?, self.binary || other.binary)
+    }
+
+    /// The difference, or `None` past [`MAX_UNITS`].
+    pub fn checked_sub(self, other: Amount) -> Option<Amount> {
+        bounded(self.nanos.checked_sub(other.nanos)?, self.binary || other.binary)
+    }
+
+    /// The product by a whole number, or `None` past [`MAX_UNITS`].
+    pub fn checked_mul(self, factor: i64) -> Option<Amount> {
+        bounded(self.nanos.checked_mul(i128::from(factor))?, self.binary)
+    }
+
+    /// The value in whole units, rounded up (e.g. `100m` is 1).
+    pub fn ceil_units(self) -> i128 {
+        let whole = self.nanos.div_euclid(NANOS_PER_UNIT);
+        if self.nanos.rem_euclid(NANOS_PER_UNIT) == 0 { whole } else { whole + 1 }
+    }
+}
+
+fn bounded(nanos: i128, binary: bool) -> Option<Amount> {
+    (nanos.abs() <= MAX_UNITS * NANOS_PER_UNIT).then_some(Amount { nanos, binary })
+}
+
+impl fmt::Display for Amount {
+    /// The shortest exact form: binary suffixes for binary quantities that are whole multiples of
+    /// 1Ki, otherwise the largest decimal suffix that keeps the number whole.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const BINARY: [(&str, i128); 6] = [
+            ("Ei", 1 << 60),
+            ("Pi", 1 << 50),
+            ("Ti", 1 << 40),
+            ("Gi", 1 << 30),
+            ("Mi", 1 << 20),
+            ("Ki", 1 << 10),
+        ];
+        const DECIMAL: [(&str, i128); 9] = [
+            ("E", 1_000_000_000_000_000_000_000_000_000),
+            ("P", 1_000_000_000_000_000_000_000_000),
+            ("T", 1_000_000_000_000_000_000_000),
+            ("G", 1_000_000_000_000_000_000),
+            ("M", 1_000_000_000_000_000),
+            ("k", 1_000_000_000_000),
+            ("", 1_000_000_000),
+            ("m", 1_000_000),
+            ("u", 1_000),
+        ];
+        let n = self.nanos;
+        if n == 0 {
+            return f.write_str("0");
+        }
+        if self.binary && n % NANOS_PER_UNIT == 0 {
+            let units = n / NANOS_PER_UNIT;
+            for (suffix, size) in BINARY {
+                if units % size == 0 {
+                    return write!(f, "{}{suffix}", units / size);
+                }
+            }
+        }
+        for (suffix, size) in DECIMAL {
+            if n % size == 0 {
+                return write!(f, "{}{suffix}", n / size);
+            }
+        }
+        write!(f, "{n}n")
+    }
+}
+
+fn parse(text: &str) -> Result<Amount, &'static str> {
+    let bytes = text.as_bytes();
+    let (negative, rest) = match bytes.first() {
+        Some(b'-') => (true, bytes.get(1..).unwrap_or_default()),
+        Some(b'+') => (false, bytes.get(1..).unwrap_or_default()),
+        Some(_) => (false, bytes),
+        None => return Err("it is empty"),
+    };
+    let int_len = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (int_digits, rest) = rest.split_at(int_len);
+    let (frac_digits, rest) = match rest.split_first() {
+        Some((b'.', after)) => {
+            let n = after.iter().take_while(|c| c.is_ascii_digit()).count();
+            after.split_at(n)
+        }
+        _ => (&[][..], rest),
+    };
+    if int_digits.is_empty() && frac_digits.is_empty() {
+        return Err("it does not start with a number");
+    }
+    // Leading zeros carry no value; only significant digits count against the bound.
+    let significant = int_digits.iter().skip_while(|c| **c == b'0').count() + frac_digits.len();
+    if significant > 38 {
+        return Err("it has too many digits");
+    }
+    let mut mantissa: i128 = 0;
+    for d in int_digits.iter().chain(frac_digits) {
+        mantissa = mantissa.checked_mul(10).and_then(|m| m.checked_add(i128::from(d - b'0'))).ok_or("it is too large")?;
+    }
+    let (exp10, pow2) = suffix(rest)?;
+    // value = mantissa * 10^(exp10 - frac_len) * 2^pow2 units = ... * 10^9 nanos
+    let frac_len = i32::try_from(frac_digits.len()).map_err(|_| "it has too many digits")?;
+    let scale = exp10 - frac_len + 9;
+    let mut nanos = mantissa.checked_mul(1i128.checked_shl(pow2).ok_or("it is too large")?).ok_or("it is too large")?;
+    if scale >= 0 {
+        let factor = 10i128.checked_pow(scale.unsigned_abs()).ok_or("it is too large")?;
+        nanos = nanos.checked_mul(factor).ok_or("it is too large")?;
+    } else {
+        // Below a nano-unit: round up, as Kubernetes does.
+        match 10i128.checked_pow(scale.unsigned_abs()) {
+            Some(divisor) => {
+                let rounded_up = nanos % divisor != 0;
+                nanos = nanos / divisor + i128::from(rounded_up);
+            }
+            None => nanos = i128::from(nanos != 0),
+        }
+    }
+    if negative {
+        nanos = -nanos;
+    }
+    bounded(nanos, pow2 > 0).ok_or("it is larger than 2^63")
+}
+
+/// The power of ten and the power of two a suffix multiplies by.
+fn suffix(s: &[u8]) -> Result<(i32, u32), &'static str> {
+    Ok(match s {
+        b"" => (0, 0),
+        b"n" => (-9, 0),
+        b"u" => (-6, 0),
+        b"m" => (-3, 0),
+        b"k" => (3, 0),
+        b"M" => (6, 0),
+        b"G" => (9, 0),
+        b"T" => (12, 0),
+        b"P" => (15, 0),
+        b"E" => (18, 0),
+        b"Ki" => (0, 10),
+        b"Mi" => (0, 20),
+        b"Gi" => (0, 30),
+        b"Ti" => (0, 40),
+        b"Pi" => (0, 50),
+        b"Ei" => (0, 60),
+        [b'e' | b'E', exponent @ ..] => {
+            let (negative, digits) = match exponent.split_first() {
+                Some((b'-', d)) => (true, d),
+                Some((b'+', d)) => (false, d),
+                _ => (false, exponent),
+            };
+            if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                return Err("the exponent after `e` is not a whole number");
+            }
+            if digits.len() > 3 {
+                return Err("the exponent is out of range");
+            }
+            let mut e: i32 = 0;
+            for d in digits {
+                e = e * 10 + i32::from(d - b'0');
+            }
+            if e > 40 {
+                return Err("the exponent is out of range");
+            }
+            (if negative { -e } else { e }, 0)
+        }
+        _ => return Err("the suffix is not one of n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(s: &str) -> i128 {
+        Amount::parse(s).map(|a| a.nanos).unwrap_or(i128::MIN)
+    }
+
+    #[test]
+    fn grammar() {
+        assert_eq!(units("1"), 1_000_000_000);
+        assert_eq!(units("0.5"), 500_000_000);
+        assert_eq!(units(".5"), 500_000_000);
+        assert_eq!(units("5."), 5_000_000_000);
+        assert_eq!(units("100m"), 100_000_000);
+        assert_eq!(units("256Mi"), 256 * (1 << 20) * 1_000_000_000);
+        assert_eq!(units("1e3"), 1_000_000_000_000);
+        assert_eq!(units("1E3"), 1_000_000_000_000);
+        assert_eq!(units("1E"), 1_000_000_000_000_000_000_000_000_000);
+        assert_eq!(units("+2k"), 2_000_000_000_000);
+        assert_eq!(units("-1"), -1_000_000_000);
+        assert_eq!(units("0.1n"), 1);
+        assert_eq!(units("1e-12"), 1);
+        assert_eq!(units("0000000000000000000000000000000000000000001"), 1_000_000_000);
+        for bad in ["", "Mi", "1.2.3", "1 Gi", "1GB", "one", "1e", "1e+", "1e99999", "99999999999999999999999", "1Ki5", "--1", "1e41"] {
+            assert!(Amount::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["0", "1", "500m", "256Mi", "2Gi", "1536Mi", "3k", "1500", "1n", "250u"] {
+            assert_eq!(Amount::parse(s).map(|a| a.to_string()).as_deref(), Ok(s), "{s}");
+        }
+        assert_eq!(Amount::parse("0.5").map(|a| a.to_string()).as_deref(), Ok("500m"));
+        assert_eq!(Amount::parse("1024Mi").map(|a| a.to_string()).as_deref(), Ok("1Gi"));
+    }
+
+    #[test]
+    fn arithmetic() {
+        let a = Amount::parse("256Mi").unwrap_or(Amount::ZERO);
+        assert_eq!(a.checked_mul(2).map(|x| x.to_string()).as_deref(), Some("512Mi"));
+        let max = Amount::parse("9223372036854775807").unwrap_or(Amount::ZERO);
+        assert!(max.checked_add(Amount::parse("1").unwrap_or(Amount::ZERO)).is_none());
+        assert_eq!(Amount::parse("100m").map(Amount::ceil_units), Ok(1));
+    }
+}

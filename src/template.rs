@@ -1,0 +1,414 @@
+//! The objects the operator creates: task pods and their services, the job master pod and its
+//! service, all owned by the job.
+//!
+//! A task pod is its replica's template (a chief without its own spec uses the worker's) with:
+//! - metadata: name `<job>-edljob-<type>-<id>`, the job's namespace, the template's labels plus the
+//!   job's plus the operator's (`app`, job name, replica type, replica index = id, rank index,
+//!   `restart-count`), the template's annotations plus the job's (never kubectl's
+//!   last-applied copy), and a controller owner reference when the job has a uid;
+//! - on its first container: each resource of the plan set as both request and limit (other
+//!   resources of the template, such as GPUs, are kept), then after the template's own env the
+//!   job's `envs`, then `DLROVER_MASTER_ADDR`, `WORKER_TYPE`, `WORKER_ID`, `WORKER_RANK`,
+//!   `GRPC_ENABLE_FORK_SUPPORT=False`, `POD_NAME`, `WORKER_NUM` (workers only), and last
+//!   `TF_CONFIG` or `RDZV_ENDPOINT`;
+//! - `restartPolicy: Never` when the template sets none: the operator, not the kubelet, relaunches
+//!   failed replicas, and a pod that restarts in place never reaches `Failed`.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{
+    Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSpec, PodTemplateSpec, ResourceRequirements, Service,
+    ServicePort, ServiceSpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use serde::{Deserialize, Serialize};
+
+use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
+use crate::error::{Code, Error, Result};
+use crate::naming;
+use crate::quantity::Amount;
+use crate::tfconfig::{set_env, ClusterLayout};
+
+/// Settings of the operator itself, the same for every job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Options {
+    /// The image of the job master when the job gives no `dlrover-master` template with one.
+    #[serde(default = "default_master_image")]
+    pub master_image: String,
+}
+
+fn default_master_image() -> String {
+    naming::DEFAULT_MASTER_IMAGE.to_owned()
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { master_image: default_master_image() }
+    }
+}
+
+/// Who a task pod is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskMeta {
+    /// The pod id (`replica-index`), unique within its type for the job's lifetime.
+    pub id: i32,
+    /// The rank (`rank-index`), which names the service and the TF_CONFIG index.
+    pub rank: i32,
+    /// Set as request and limit on the first container; empty keeps the template's.
+    pub resource: ResourceList,
+    /// Relaunches left for this rank (`restart-count` label).
+    pub restarts_left: i32,
+}
+
+/// The controller owner reference to the job, or `None` when the job has no uid yet (a manifest
+/// not applied): the API server refuses an owner reference with an empty uid.
+pub fn owner_reference(job: &ElasticJob) -> Option<OwnerReference> {
+    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty())?;
+    Some(OwnerReference {
+        api_version: api::API_VERSION.to_owned(),
+        kind: api::KIND_ELASTIC_JOB.to_owned(),
+        name: job.name().to_owned(),
+        uid: uid.to_owned(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    })
+}
+
+/// The template a task type's pods are made from: its own, or the worker's for a chief.
+///
+/// # Errors
+/// [`Code::Required`] at `spec.replicaSpecs.<type>` when the job has no spec for the type (nor,
+/// for a chief, a worker spec).
+pub fn task_template(job: &ElasticJob, replica_type: ReplicaType) -> Result<&PodTemplateSpec> {
+    let spec = job.replica_spec(replica_type).or_else(|| match replica_type {
+        ReplicaType::Chief => job.replica_spec(ReplicaType::Worker),
+        _ => None,
+    });
+    spec.map(|s| &s.template).ok_or_else(|| {
+        Error::invalid(
+            format!("spec.replicaSpecs.{replica_type}"),
+            Code::Required,
+            format!("the plan asks for {replica_type} pods but the job has no `{replica_type}` replica spec to make them from"),
+        )
+    })
+}
+
+/// A task pod as made from its template, before `TF_CONFIG` or `RDZV_ENDPOINT` is added
+/// (upstream's `newTaskPod`).
+///
+/// # Errors
+/// [`Code::Required`] when the job has no template for the type, [`Code::NoContainers`] when
+/// the template has no container.
+pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta: &TaskMeta) -> Result<Pod> {
+    let template = task_template(job, replica_type)?;
+    let name = job.name();
+    let mut pod = pod_from_template(job, template, naming::task_pod_name(name, replica_type, i64::from(meta.id)));
+    let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
+    labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned());
+    labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), meta.id.to_string());
+    labels.insert(naming::LABEL_RANK_INDEX.to_owned(), meta.rank.to_string());
+    labels.insert(naming::LABEL_RESTART_COUNT.to_owned(), meta.restarts_left.to_string());
+
+    let container = first_container(&mut pod, replica_type)?;
+    set_resources(container, &meta.resource);
+    let env = container.env.get_or_insert_with(Vec::new);
+    env.extend([
+        plain_env(naming::ENV_MASTER_ADDR, naming::master_address(name)),
+        plain_env(naming::ENV_WORKER_TYPE, replica_type.as_str().to_owned()),
+        plain_env(naming::ENV_WORKER_ID, meta.id.to_string()),
+        plain_env(naming::ENV_WORKER_RANK, meta.rank.to_string()),
+        plain_env(naming::ENV_GRPC_ENABLE_FORK_SUPPORT, "False".to_owned()),
+        field_env(naming::ENV_POD_NAME, "metadata.name"),
+    ]);
+    if replica_type == ReplicaType::Worker {
+        let workers = job.replica_spec(ReplicaType::Worker).map_or(0, api::ReplicaSpec::replicas);
+        env.push(plain_env(naming::ENV_WORKER_NUM, workers.to_string()));
+    }
+    Ok(pod)
+}
+
+/// The service of a task rank: ClusterIP, one port, selecting the pod of that type and rank, so a
+/// relaunched pod (new id, same rank) keeps the address `<job>-edljob-<type>-<rank>:<port>`.
+pub fn task_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32) -> Service {
+    let name = job.name();
+    let selector = BTreeMap::from([
+        (naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned()),
+        (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
+        (naming::LABEL_RANK_INDEX.to_owned(), rank.to_string()),
+        (naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned()),
+    ]);
+    service(job, naming::task_service_name(name, replica_type, i64::from(rank)), naming::service_port(replica_type), selector)
+}
+
+/// The job master pod: the job's `dlrover-master` template when it has one, else a default
+/// (container `main`, the operator's master image, 1 CPU, 2Gi memory and 2Gi ephemeral storage,
+/// `restartPolicy: Never`). A container with no command of its own runs the master as an argument
+/// vector, never through a shell:
+/// `python -m dlrover.python.master.main --platform pyk8s --namespace <ns> --job_name <job>
+/// --port 50001`, plus `--<key> <value>` for the job annotations of
+/// [`naming::MASTER_ARG_ANNOTATIONS`] (validated by [`crate::validate`]). A job without a
+/// namespace (a preview) passes `$(POD_NAMESPACE)`, which Kubernetes expands from the downward API.
+///
+/// # Errors
+/// [`Code::NoContainers`] when the job's master template has no container.
+pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
+    let name = job.name();
+    let given = job.replica_spec(ReplicaType::DlroverMaster).map(|s| &s.template);
+    let template = given.cloned().unwrap_or_else(|| default_master_template(&options.master_image));
+    let mut pod = pod_from_template(job, &template, naming::master_name(name));
+    let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
+    labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned());
+    labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), "0".to_owned());
+
+    let namespace = job.metadata.namespace.clone().filter(|n| !n.is_empty());
+    let container = first_container(&mut pod, ReplicaType::DlroverMaster)?;
+    if container.image.as_deref().is_none_or(str::is_empty) {
+        container.image = Some(options.master_image.clone());
+    }
+    if container.command.as_ref().is_none_or(Vec::is_empty) && container.args.as_ref().is_none_or(Vec::is_empty) {
+        container.command = Some(master_command(job, namespace.as_deref()));
+    }
+    let env = container.env.get_or_insert_with(Vec::new);
+    env.push(field_env(naming::ENV_POD_IP, "status.podIP"));
+    if namespace.is_none() {
+        env.push(field_env(naming::ENV_POD_NAMESPACE, "metadata.namespace"));
+    }
+    if job.spec.optimize_mode == Some(OptimizeMode::Cluster) {
+        let brain = job.spec.brain_service.clone().filter(|b| !b.is_empty());
+        env.push(plain_env(naming::ENV_BRAIN_SERVICE_ADDR, brain.unwrap_or_else(|| naming::DEFAULT_BRAIN_SERVICE.to_owned())));
+    }
+    Ok(pod)
+}
+
+/// The argument vector the master runs.
+pub fn master_command(job: &ElasticJob, namespace: Option<&str>) -> Vec<String> {
+    let namespace = namespace.map_or_else(|| format!("$({})", naming::ENV_POD_NAMESPACE), str::to_owned);
+    let mut argv: Vec<String> = [
+        "python",
+        "-m",
+        "dlrover.python.master.main",
+        "--platform",
+        "pyk8s",
+        "--namespace",
+        &namespace,
+        "--job_name",
+        job.name(),
+        "--port",
+        &naming::MASTER_SERVICE_PORT.to_string(),
+    ]
+    .map(str::to_owned)
+    .into();
+    if let Some(annotations) = &job.metadata.annotations {
+        for key in naming::MASTER_ARG_ANNOTATIONS {
+            if let Some(value) = annotations.get(key) {
+                argv.push(format!("--{key}"));
+                argv.push(value.clone());
+            }
+        }
+    }
+    argv
+}
+
+/// The master's service, `elasticjob-<job>-dlrover-master:50001`.
+pub fn master_service(job: &ElasticJob) -> Service {
+    let name = job.name();
+    let selector = BTreeMap::from([
+        (naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned()),
+        (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
+        (naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned()),
+    ]);
+    service(job, naming::master_name(name), naming::MASTER_SERVICE_PORT, selector)
+}
+
+/// Makes the complete task pods of one job under one scale plan: the template pod plus
+/// `TF_CONFIG` (parameter-server strategy) or `RDZV_ENDPOINT` (all-reduce).
+pub(crate) struct PodFactory<'a> {
+    job: &'a ElasticJob,
+    layout: ClusterLayout,
+    /// Worker 0's pod IP, when a worker 0 is observed with one (all-reduce only).
+    rdzv_ip: Option<String>,
+}
+
+impl<'a> PodFactory<'a> {
+    pub(crate) fn new(job: &'a ElasticJob, plan: &ScalePlan, pods: &[Pod]) -> Self {
+        let rdzv_ip = pods
+            .iter()
+            .filter(|p| crate::reconcile::pod_type(p) == Some(ReplicaType::Worker))
+            .filter(|p| crate::reconcile::pod_rank(p) == Some(0))
+            .filter(|p| crate::reconcile::is_alive(p))
+            .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
+            .find(|ip| !ip.is_empty());
+        PodFactory { job, layout: ClusterLayout::new(job, plan), rdzv_ip }
+    }
+
+    /// How many addresses the TF_CONFIG of this task lists (0 for all-reduce jobs).
+    pub(crate) fn tf_config_hosts(&self, replica_type: ReplicaType, rank: i32) -> u64 {
+        match self.job.strategy() {
+            DistributionStrategy::ParameterServerStrategy => {
+                self.layout.host_count(replica_type, u32::try_from(rank).unwrap_or(0))
+            }
+            DistributionStrategy::AllreduceStrategy => 0,
+        }
+    }
+
+    pub(crate) fn task_pod(&self, replica_type: ReplicaType, meta: &TaskMeta) -> Result<Pod> {
+        let mut pod = task_pod_from_template(self.job, replica_type, meta)?;
+        let container = first_container(&mut pod, replica_type)?;
+        match self.job.strategy() {
+            DistributionStrategy::ParameterServerStrategy => {
+                let rank = u32::try_from(meta.rank).map_err(|_| {
+                    Error::invalid("rankIndex", Code::OutOfRange, format!("rank {} is negative", meta.rank))
+                })?;
+                set_env(container, naming::ENV_TF_CONFIG, self.layout.tf_config(replica_type, rank)?);
+            }
+            DistributionStrategy::AllreduceStrategy => {
+                let env = container.env.get_or_insert_with(Vec::new);
+                env.push(match &self.rdzv_ip {
+                    Some(ip) if !(replica_type == ReplicaType::Worker && meta.rank == 0) => {
+                        plain_env(naming::ENV_RDZV_ENDPOINT, ip.clone())
+                    }
+                    _ => field_env(naming::ENV_RDZV_ENDPOINT, "status.podIP"),
+                });
+            }
+        }
+        Ok(pod)
+    }
+}
+
+/// The template's pod with the job's identity: name, namespace, labels, annotations, owner, envs.
+fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String) -> Pod {
+    let tmeta = template.metadata.clone().unwrap_or_default();
+    let mut labels = tmeta.labels.unwrap_or_default();
+    labels.extend(job.metadata.labels.iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+    labels.insert(naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned());
+    labels.insert(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned());
+    let mut annotations = tmeta.annotations.unwrap_or_default();
+    annotations.extend(
+        job.metadata
+            .annotations
+            .iter()
+            .flatten()
+            .filter(|(k, _)| k.as_str() != naming::LAST_APPLIED_ANNOTATION)
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    let mut spec = template.spec.clone().unwrap_or_default();
+    if spec.restart_policy.is_none() {
+        spec.restart_policy = Some("Never".to_owned());
+    }
+    for container in &mut spec.containers {
+        let env = container.env.get_or_insert_with(Vec::new);
+        for (key, var) in &job.spec.envs {
+            let var_name = if var.name.is_empty() { key } else { &var.name };
+            if !env.iter().any(|e| &e.name == var_name) {
+                env.push(EnvVar { name: var_name.clone(), ..var.clone() });
+            }
+        }
+    }
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: job.metadata.namespace.clone().filter(|n| !n.is_empty()),
+            labels: Some(labels),
+            annotations: (!annotations.is_empty()).then_some(annotations),
+            owner_references: owner_reference(job).map(|o| vec![o]),
+            ..ObjectMeta::default()
+        },
+        spec: Some(spec),
+        status: None,
+    }
+}
+
+fn first_container(pod: &mut Pod, replica_type: ReplicaType) -> Result<&mut Container> {
+    pod.spec.as_mut().and_then(|s| s.containers.first_mut()).ok_or_else(|| {
+        Error::invalid(
+            format!("spec.replicaSpecs.{replica_type}.template.spec.containers"),
+            Code::NoContainers,
+            "the pod template has no container; add at least one (the first runs the training process)",
+        )
+    })
+}
+
+fn set_resources(container: &mut Container, resource: &ResourceList) {
+    if resource.is_empty() {
+        return;
+    }
+    let resources = container.resources.get_or_insert_with(ResourceRequirements::default);
+    let requests = resources.requests.get_or_insert_with(BTreeMap::new);
+    requests.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let limits = resources.limits.get_or_insert_with(BTreeMap::new);
+    limits.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
+}
+
+fn default_master_template(image: &str) -> PodTemplateSpec {
+    let resource: ResourceList = [("cpu", "1"), ("ephemeral-storage", "2Gi"), ("memory", "2Gi")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(v.to_owned())))
+        .collect();
+    PodTemplateSpec {
+        metadata: None,
+        spec: Some(PodSpec {
+            containers: vec![Container {
+                name: "main".to_owned(),
+                image: Some(image.to_owned()),
+                image_pull_policy: Some("Always".to_owned()),
+                resources: Some(ResourceRequirements {
+                    requests: Some(resource.clone()),
+                    limits: Some(resource),
+                    ..ResourceRequirements::default()
+                }),
+                ..Container::default()
+            }],
+            restart_policy: Some("Never".to_owned()),
+            ..PodSpec::default()
+        }),
+    }
+}
+
+fn service(job: &ElasticJob, name: String, port: i32, selector: BTreeMap<String, String>) -> Service {
+    Service {
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: job.metadata.namespace.clone().filter(|n| !n.is_empty()),
+            labels: Some(selector.clone()),
+            owner_references: owner_reference(job).map(|o| vec![o]),
+            ..ObjectMeta::default()
+        },
+        spec: Some(ServiceSpec {
+            type_: Some("ClusterIP".to_owned()),
+            selector: Some(selector),
+            ports: Some(vec![ServicePort { port, target_port: Some(IntOrString::Int(port)), ..ServicePort::default() }]),
+            ..ServiceSpec::default()
+        }),
+        status: None,
+    }
+}
+
+fn plain_env(name: &str, value: String) -> EnvVar {
+    EnvVar { name: name.to_owned(), value: Some(value), value_from: None }
+}
+
+fn field_env(name: &str, field_path: &str) -> EnvVar {
+    EnvVar {
+        name: name.to_owned(),
+        value: None,
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector { api_version: Some("v1".to_owned()), field_path: field_path.to_owned() }),
+            ..EnvVarSource::default()
+        }),
+    }
+}
+
+/// The memory a relaunched OOMKilled pod gets: double its current memory, capped by what the
+/// job's `resourceLimits.memory` leaves after every other live pod's memory, and never less than
+/// it had. Returns `None` when the pod declares no memory (nothing to double).
+pub(crate) fn oom_memory(current: Option<Amount>, headroom: Option<Amount>) -> Option<Amount> {
+    let current = current?;
+    let doubled = current.checked_mul(2).unwrap_or(current);
+    Some(match headroom {
+        Some(room) => doubled.min(room).max(current),
+        None => doubled,
+    })
+}

@@ -1,0 +1,550 @@
+//! Every check the core makes before it plans, reporting every problem at once.
+//!
+//! Upstream leaves these unchecked; here each is a [`Problem`] with the field path, a stable
+//! [`Code`] and a message a person can act on:
+//! names Kubernetes would refuse (the job name bounds its service names), negative or absurd
+//! replica counts (at most [`MAX_REPLICAS_PER_TYPE`]), more than one chief or evaluator, templates
+//! without a container, unknown replica types (refused when read), malformed quantities, PS hosts
+//! that are not `host:port`, duplicate pod names or ranks in a plan, master arguments that are not
+//! of their documented form, and jobs whose pods would exceed `resourceLimits` or whose
+//! `TF_CONFIG`s would exceed [`MAX_TF_CONFIG_HOSTS`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+
+use crate::api::{self, ElasticJob, PodMeta, ReplicaType, ResourceList, ScalePlan};
+use crate::error::{into_result, join, Code, Problem, Result};
+use crate::naming;
+use crate::quantity::Amount;
+use crate::tfconfig::ClusterLayout;
+
+/// The most replicas of one type a job or plan may ask for.
+pub const MAX_REPLICAS_PER_TYPE: i32 = 10_000;
+
+/// The most addresses all `TF_CONFIG`s of one plan may list together. A worker of rank r lists
+/// r + 1 workers, so `TF_CONFIG`s grow with the square of the worker count; this bound (about
+/// 70 MB of addresses, reached near 2,000 workers created at once) keeps a plan's memory bounded.
+pub const MAX_TF_CONFIG_HOSTS: u64 = 2_000_000;
+
+/// The most pods a host may pass in as observed.
+pub const MAX_OBSERVED_PODS: usize = 100_000;
+
+/// Checks a job and returns every problem (empty when it is valid).
+pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
+    let mut p = Vec::new();
+    type_meta(&mut p, job.api_version.as_deref(), job.kind.as_deref(), api::KIND_ELASTIC_JOB);
+    match job.metadata.name.as_deref() {
+        None | Some("") => p.push(Problem::new(
+            "metadata.name",
+            Code::Required,
+            "the job has no name; give `metadata.name` (lower-case letters, digits and `-`)",
+        )),
+        Some(name) => job_name(&mut p, "metadata.name", name),
+    }
+    if let Some(ns) = job.metadata.namespace.as_deref().filter(|n| !n.is_empty()) {
+        if !naming::is_dns1123_label(ns) {
+            p.push(Problem::new(
+                "metadata.namespace",
+                Code::InvalidName,
+                format!("`{ns}` is not a namespace name: use lower-case letters, digits and `-`, at most 63"),
+            ));
+        }
+    }
+    if job.spec.distribution_strategy.is_none() {
+        p.push(Problem::new(
+            "spec.distributionStrategy",
+            Code::Required,
+            "say how the job trains: `ParameterServerStrategy` or `AllreduceStrategy`",
+        ));
+    }
+    if !ReplicaType::TASKS.iter().any(|t| job.spec.replica_specs.contains_key(t)) {
+        p.push(Problem::new(
+            "spec.replicaSpecs",
+            Code::Required,
+            "the job has no task replicas; give at least one of `ps`, `worker`, `chief`, `evaluator`",
+        ));
+    }
+    for (replica_type, spec) in &job.spec.replica_specs {
+        let path = format!("spec.replicaSpecs.{replica_type}");
+        replica_count(&mut p, &join(&path, "replicas"), *replica_type, spec.replicas());
+        non_negative(&mut p, &join(&path, "restartCount"), spec.restart_count, "relaunches");
+        non_negative(&mut p, &join(&path, "restartTimeout"), spec.restart_timeout, "seconds");
+        if let Some(priority) = &spec.priority {
+            if !valid_priority(priority) {
+                p.push(Problem::new(
+                    join(&path, "priority"),
+                    Code::InvalidValue,
+                    format!("`{priority}` is not a priority: use `high`, `low`, or a fraction from 0 to 1 such as `0.5`"),
+                ));
+            }
+        }
+        template(&mut p, &join(&path, "template"), &spec.template, *replica_type != ReplicaType::DlroverMaster);
+    }
+    resource_list(&mut p, "spec.resourceLimits", &job.spec.resource_limits);
+    if let Some(brain) = job.spec.brain_service.as_deref().filter(|b| !b.is_empty()) {
+        if let Err(why) = naming::parse_host_port(brain) {
+            p.push(Problem::new("spec.brainService", Code::InvalidAddress, why));
+        }
+    }
+    for (key, var) in &job.spec.envs {
+        let path = format!("spec.envs.{key}");
+        if key.is_empty() || key.contains('=') {
+            p.push(Problem::new(path, Code::InvalidName, format!("`{key}` is not an environment variable name")));
+        } else if !var.name.is_empty() && &var.name != key {
+            p.push(Problem::new(
+                join(&path, "name"),
+                Code::Mismatch,
+                format!("the variable is listed as `{key}` but named `{}`; use one name", var.name),
+            ));
+        }
+    }
+    master_arguments(&mut p, job);
+    if p.is_empty() {
+        // These need a well-formed job: the plan a job starts from must fit its limits and bounds.
+        let plan = crate::render::initial_scale_plan(job);
+        plan_fits_job(&mut p, job, &plan, "spec.replicaSpecs");
+    }
+    p
+}
+
+/// Checks what a scale plan says on its own, without its job: what an admission policy can check
+/// when the plan arrives. With `spec.ownerJob` set, pod names are checked against it.
+pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
+    let mut p = Vec::new();
+    type_meta(&mut p, plan.api_version.as_deref(), plan.kind.as_deref(), api::KIND_SCALE_PLAN);
+    if let Some(name) = plan.metadata.name.as_deref().filter(|n| !n.is_empty()) {
+        if !naming::is_dns1123_subdomain(name) {
+            p.push(Problem::new(
+                "metadata.name",
+                Code::InvalidName,
+                format!("`{name}` is not an object name: use lower-case letters, digits, `-` and `.`"),
+            ));
+        }
+    }
+    let owner = plan.spec.owner_job.as_deref().filter(|o| !o.is_empty());
+    if let Some(owner) = owner {
+        job_name(&mut p, "spec.ownerJob", owner);
+    }
+    let spec = &plan.spec;
+    for (replica_type, target) in &spec.replica_resource_specs {
+        let path = format!("spec.replicaResourceSpecs.{replica_type}");
+        if *replica_type == ReplicaType::DlroverMaster {
+            p.push(master_not_planned(path));
+            continue;
+        }
+        replica_count(&mut p, &join(&path, "replicas"), *replica_type, target.replicas);
+        resource_list(&mut p, &join(&path, "resource"), &target.resource);
+    }
+    pod_metas(&mut p, "spec.createPods", &spec.create_pods, owner, false);
+    pod_metas(&mut p, "spec.removePods", &spec.remove_pods, owner, false);
+    pod_metas(&mut p, "spec.migratePods", &spec.migrate_pods, owner, true);
+    unique(&mut p, "spec.createPods", &spec.create_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
+    unique(&mut p, "spec.createPods", &spec.create_pods, |m| Some((m.type_, m.rank_index)), "type and rankIndex");
+    unique(&mut p, "spec.removePods", &spec.remove_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
+    unique(&mut p, "spec.migratePods", &spec.migrate_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
+    let removed: BTreeSet<&str> = spec.remove_pods.iter().map(|m| m.name.as_str()).filter(|n| !n.is_empty()).collect();
+    for (i, meta) in spec.create_pods.iter().enumerate() {
+        if removed.contains(meta.name.as_str()) {
+            p.push(Problem::new(
+                format!("spec.createPods[{i}].name"),
+                Code::Duplicate,
+                format!("`{}` is in both createPods and removePods; a pod is either created or removed", meta.name),
+            ));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for (i, host) in spec.ps_hosts.iter().enumerate() {
+        let path = format!("spec.psHosts[{i}]");
+        if let Err(why) = naming::parse_host_port(host) {
+            p.push(Problem::new(path, Code::InvalidAddress, why));
+        } else if !seen.insert(host) {
+            p.push(Problem::new(path, Code::Duplicate, format!("`{host}` is listed twice; each PS has its own address")));
+        }
+    }
+    if let Some(ps) = spec.replica_resource_specs.get(&ReplicaType::Ps) {
+        if !spec.ps_hosts.is_empty() && spec.ps_hosts.len() != usize::try_from(ps.replicas).unwrap_or(0) {
+            p.push(Problem::new(
+                "spec.psHosts",
+                Code::Mismatch,
+                format!(
+                    "the plan lists {} PS host(s) but asks for {} PS replica(s); list one address per PS",
+                    spec.ps_hosts.len(),
+                    ps.replicas
+                ),
+            ));
+        }
+    }
+    p
+}
+
+/// Checks a scale plan against the job it scales: its own checks, plus that it names this job,
+/// that the job has a template for every type it creates, and that the pods fit the job's
+/// `resourceLimits` and the core's `TF_CONFIG` bound.
+pub fn validate_plan_for_job(job: &ElasticJob, plan: &ScalePlan) -> Vec<Problem> {
+    let mut p = validate_scale_plan(plan);
+    let name = job.name();
+    match plan.spec.owner_job.as_deref().filter(|o| !o.is_empty()) {
+        Some(owner) if owner != name => p.push(Problem::new(
+            "spec.ownerJob",
+            Code::Mismatch,
+            format!("the plan scales job `{owner}`, not `{name}`"),
+        )),
+        Some(_) => {}
+        None => {
+            for (list, metas) in [("spec.createPods", &plan.spec.create_pods), ("spec.removePods", &plan.spec.remove_pods), ("spec.migratePods", &plan.spec.migrate_pods)] {
+                for (i, meta) in metas.iter().enumerate() {
+                    pod_name_matches(&mut p, &format!("{list}[{i}]"), meta, name);
+                }
+            }
+        }
+    }
+    if p.is_empty() {
+        plan_fits_job(&mut p, job, plan, "spec.replicaResourceSpecs");
+    }
+    p
+}
+
+/// Checks a job, as a `Result`.
+///
+/// # Errors
+/// [`crate::Error::Invalid`] with every problem of [`validate_job`].
+pub fn check_job(job: &ElasticJob) -> Result<()> {
+    into_result(validate_job(job))
+}
+
+/// Checks a job and a plan for it, as a `Result`.
+///
+/// # Errors
+/// [`crate::Error::Invalid`] with every problem of [`validate_job`] and [`validate_plan_for_job`].
+pub fn check_job_and_plan(job: &ElasticJob, plan: Option<&ScalePlan>) -> Result<()> {
+    let mut p = validate_job(job);
+    if let Some(plan) = plan {
+        if p.is_empty() {
+            p = validate_plan_for_job(job, plan);
+        } else {
+            p.extend(validate_scale_plan(plan));
+        }
+    }
+    into_result(p)
+}
+
+fn type_meta(p: &mut Vec<Problem>, api_version: Option<&str>, kind: Option<&str>, expected_kind: &str) {
+    if let Some(v) = api_version.filter(|v| *v != api::API_VERSION) {
+        p.push(Problem::new("apiVersion", Code::InvalidValue, format!("`{v}` is not `{}`", api::API_VERSION)));
+    }
+    if let Some(k) = kind.filter(|k| *k != expected_kind) {
+        p.push(Problem::new("kind", Code::InvalidValue, format!("`{k}` is not `{expected_kind}`")));
+    }
+}
+
+fn job_name(p: &mut Vec<Problem>, path: &str, name: &str) {
+    if name.len() > naming::MAX_JOB_NAME_LEN {
+        p.push(Problem::new(
+            path,
+            Code::InvalidName,
+            format!(
+                "`{name}` has {} characters; the master service `elasticjob-<name>-dlrover-master` must fit in 63, so use at most {}",
+                name.len(),
+                naming::MAX_JOB_NAME_LEN
+            ),
+        ));
+    } else if !naming::is_dns1035_label(name) {
+        p.push(Problem::new(
+            path,
+            Code::InvalidName,
+            format!("`{name}` cannot name services: use lower-case letters, digits and `-`, starting with a letter and ending with a letter or digit"),
+        ));
+    }
+}
+
+fn replica_count(p: &mut Vec<Problem>, path: &str, replica_type: ReplicaType, n: i32) {
+    if n < 0 {
+        p.push(Problem::new(path, Code::OutOfRange, format!("{n} {replica_type} replicas: the count cannot be negative")));
+    } else if replica_type.is_singleton() && n > 1 {
+        p.push(Problem::new(
+            path,
+            Code::OutOfRange,
+            format!("{n} {replica_type} replicas: a job has at most one {replica_type} (TensorFlow refuses a cluster with two)"),
+        ));
+    } else if n > MAX_REPLICAS_PER_TYPE {
+        p.push(Problem::new(
+            path,
+            Code::OutOfRange,
+            format!("{n} {replica_type} replicas is more than the {MAX_REPLICAS_PER_TYPE} a job may have per type"),
+        ));
+    }
+}
+
+fn non_negative(p: &mut Vec<Problem>, path: &str, n: Option<i32>, what: &str) {
+    if let Some(n) = n.filter(|n| *n < 0) {
+        p.push(Problem::new(path, Code::OutOfRange, format!("{n} {what}: the value cannot be negative")));
+    }
+}
+
+fn valid_priority(s: &str) -> bool {
+    let fraction = s.bytes().all(|c| c.is_ascii_digit() || c == b'.') && s.parse::<f64>().is_ok_and(|f| (0.0..=1.0).contains(&f));
+    s == "high" || s == "low" || fraction
+}
+
+fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_image: bool) {
+    let containers = template.spec.as_ref().map(|s| s.containers.as_slice()).unwrap_or_default();
+    let cpath = join(path, "spec.containers");
+    if containers.is_empty() {
+        p.push(Problem::new(
+            &cpath,
+            Code::NoContainers,
+            "the pod template has no container; add at least one (the first runs the training process)",
+        ));
+    }
+    let mut names = BTreeSet::new();
+    for (i, c) in containers.iter().enumerate() {
+        let path = format!("{cpath}[{i}]");
+        if c.name.is_empty() {
+            p.push(Problem::new(join(&path, "name"), Code::Required, "every container needs a name"));
+        } else if !naming::is_dns1123_label(&c.name) {
+            p.push(Problem::new(
+                join(&path, "name"),
+                Code::InvalidName,
+                format!("`{}` is not a container name: use lower-case letters, digits and `-`", c.name),
+            ));
+        } else if !names.insert(c.name.as_str()) {
+            p.push(Problem::new(join(&path, "name"), Code::Duplicate, format!("two containers are named `{}`", c.name)));
+        }
+        if needs_image && c.image.as_deref().is_none_or(str::is_empty) {
+            p.push(Problem::new(join(&path, "image"), Code::Required, "the container has no image"));
+        }
+        if let Some(r) = &c.resources {
+            if let Some(requests) = &r.requests {
+                resource_list(p, &join(&path, "resources.requests"), requests);
+            }
+            if let Some(limits) = &r.limits {
+                resource_list(p, &join(&path, "resources.limits"), limits);
+            }
+        }
+    }
+}
+
+fn resource_list(p: &mut Vec<Problem>, path: &str, list: &ResourceList) {
+    for (name, q) in list {
+        let path = join(path, name);
+        match Amount::parse(&q.0) {
+            Err(why) => p.push(Problem::new(path, Code::InvalidQuantity, why)),
+            Ok(a) if a.is_negative() => {
+                p.push(Problem::new(path, Code::OutOfRange, format!("`{}`: a resource cannot be negative", q.0)));
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+fn master_not_planned(path: String) -> Problem {
+    Problem::new(path, Code::InvalidValue, "the dlrover-master is not scaled by a plan; the operator keeps exactly one")
+}
+
+fn pod_metas(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], owner: Option<&str>, migrate: bool) {
+    for (i, meta) in metas.iter().enumerate() {
+        let path = format!("{list}[{i}]");
+        match meta.type_ {
+            None => p.push(Problem::new(
+                join(&path, "type"),
+                Code::Required,
+                "say which replica type the pod is: `ps`, `worker`, `chief` or `evaluator`",
+            )),
+            Some(ReplicaType::DlroverMaster) => p.push(master_not_planned(join(&path, "type"))),
+            Some(t) => {
+                if t.is_singleton() && meta.rank_index > 0 {
+                    p.push(Problem::new(
+                        join(&path, "rankIndex"),
+                        Code::OutOfRange,
+                        format!("a job has one {t}, at rank 0; rank {} cannot exist", meta.rank_index),
+                    ));
+                }
+            }
+        }
+        if meta.id < 0 {
+            p.push(Problem::new(join(&path, "id"), Code::OutOfRange, format!("pod id {} is negative", meta.id)));
+        }
+        if meta.rank_index < 0 {
+            p.push(Problem::new(join(&path, "rankIndex"), Code::OutOfRange, format!("rank {} is negative", meta.rank_index)));
+        } else if meta.rank_index >= MAX_REPLICAS_PER_TYPE {
+            p.push(Problem::new(
+                join(&path, "rankIndex"),
+                Code::OutOfRange,
+                format!("rank {} is past the {MAX_REPLICAS_PER_TYPE} replicas a type may have", meta.rank_index),
+            ));
+        }
+        if !meta.name.is_empty() && !naming::is_dns1123_subdomain(&meta.name) {
+            p.push(Problem::new(
+                join(&path, "name"),
+                Code::InvalidName,
+                format!("`{}` is not a pod name: use lower-case letters, digits, `-` and `.`", meta.name),
+            ));
+        } else if let Some(owner) = owner {
+            pod_name_matches(p, &path, meta, owner);
+        }
+        if !meta.service.is_empty() {
+            if let Err(why) = naming::parse_host_port(&meta.service) {
+                p.push(Problem::new(join(&path, "service"), Code::InvalidAddress, why));
+            }
+        }
+        resource_list(p, &join(&path, "resource"), &meta.resource);
+        if migrate {
+            if meta.name.is_empty() {
+                p.push(Problem::new(join(&path, "name"), Code::Required, "name the pod to migrate"));
+            }
+            if meta.resource.is_empty() {
+                p.push(Problem::new(join(&path, "resource"), Code::Required, "give the resource the pod migrates to"));
+            }
+        }
+    }
+}
+
+fn pod_name_matches(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str) {
+    let Some(t) = meta.type_ else { return };
+    if meta.name.is_empty() || t == ReplicaType::DlroverMaster || meta.id < 0 {
+        return;
+    }
+    let expected = naming::task_pod_name(job, t, i64::from(meta.id));
+    if meta.name != expected {
+        p.push(Problem::new(
+            join(path, "name"),
+            Code::Mismatch,
+            format!("pod {} of {t} in job `{job}` is named `{expected}`, not `{}`", meta.id, meta.name),
+        ));
+    }
+}
+
+fn unique<K: Ord>(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], key: impl Fn(&PodMeta) -> Option<K>, what: &str) {
+    let mut seen = BTreeMap::new();
+    for (i, meta) in metas.iter().enumerate() {
+        if let Some(k) = key(meta) {
+            if let Some(first) = seen.insert(k, i) {
+                p.push(Problem::new(
+                    format!("{list}[{i}]"),
+                    Code::Duplicate,
+                    format!("this pod has the same {what} as {list}[{first}]"),
+                ));
+            }
+        }
+    }
+}
+
+fn master_arguments(p: &mut Vec<Problem>, job: &ElasticJob) {
+    let Some(annotations) = &job.metadata.annotations else { return };
+    for key in naming::MASTER_ARG_ANNOTATIONS {
+        let Some(value) = annotations.get(key) else { continue };
+        let path = format!("metadata.annotations.{key}");
+        let ok = match key {
+            "pending_timeout" => value.parse::<u32>().is_ok() && !value.starts_with('+'),
+            "pending_fail_strategy" => matches!(value.as_str(), "-1" | "0" | "1" | "2"),
+            "service_type" => matches!(value.as_str(), "grpc" | "http"),
+            "pre_check_bypass" => matches!(value.as_str(), "true" | "false" | "True" | "False" | "1" | "0"),
+            _ => {
+                // pre_check_ops: a Python list literal such as [('module', 'Class', 'y')].
+                value.starts_with('[') && value.ends_with(']') && value.len() <= 4096 && !value.chars().any(char::is_control)
+            }
+        };
+        if !ok {
+            let form = match key {
+                "pending_timeout" => "a whole number of seconds",
+                "pending_fail_strategy" => "one of -1 (disabled), 0 (skip), 1 (necessary part), 2 (all)",
+                "service_type" => "`grpc` or `http`",
+                "pre_check_bypass" => "`true` or `false`",
+                _ => "a list such as `[('module', 'Class', 'y')]` of at most 4096 characters on one line",
+            };
+            p.push(Problem::new(
+                path,
+                Code::InvalidValue,
+                format!("`{value}` is passed to the master as --{key} and must be {form}"),
+            ));
+        }
+    }
+}
+
+/// The pods of a plan (replicas of each type with their resource, plus created pods) must fit the
+/// job's `resourceLimits`, and their `TF_CONFIG`s the core's bound.
+/// `counts` is where the replica counts come from, for the paths: `spec.replicaSpecs` for a job's
+/// initial plan, `spec.replicaResourceSpecs` for a scale plan.
+fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, counts: &str) {
+    for (replica_type, target) in &plan.spec.replica_resource_specs {
+        if target.replicas > 0 && crate::template::task_template(job, *replica_type).is_err() {
+            p.push(Problem::new(
+                format!("spec.replicaResourceSpecs.{replica_type}"),
+                Code::Required,
+                format!("the plan asks for {replica_type} pods but the job has no `{replica_type}` replica spec to make them from"),
+            ));
+        }
+    }
+    for (list, metas) in [("spec.createPods", &plan.spec.create_pods), ("spec.migratePods", &plan.spec.migrate_pods)] {
+        for (i, meta) in metas.iter().enumerate() {
+            if let Some(t) = meta.type_ {
+                if crate::template::task_template(job, t).is_err() {
+                    p.push(Problem::new(
+                        format!("{list}[{i}].type"),
+                        Code::Required,
+                        format!("the plan asks for a {t} pod but the job has no `{t}` replica spec to make it from"),
+                    ));
+                }
+            }
+        }
+    }
+    if !p.is_empty() {
+        return;
+    }
+    // Resource totals against resourceLimits.
+    let mut totals: BTreeMap<String, Amount> = BTreeMap::new();
+    let mut add = |resource: &ResourceList, times: i64| {
+        for (name, q) in resource {
+            let Ok(each) = Amount::parse(&q.0) else { continue };
+            let total = totals.entry(name.clone()).or_insert(Amount::ZERO);
+            *total = each.checked_mul(times).and_then(|x| total.checked_add(x)).unwrap_or(Amount::MAX);
+        }
+    };
+    for (replica_type, target) in &plan.spec.replica_resource_specs {
+        let resource = if target.resource.is_empty() { template_resource(job, *replica_type) } else { target.resource.clone() };
+        add(&resource, i64::from(target.replicas));
+    }
+    for meta in &plan.spec.create_pods {
+        add(&meta.resource, 1);
+    }
+    for (name, limit) in &job.spec.resource_limits {
+        let (Ok(limit_amount), Some(total)) = (Amount::parse(&limit.0), totals.get(name)) else { continue };
+        if *total > limit_amount {
+            p.push(Problem::new(
+                format!("spec.resourceLimits.{name}"),
+                Code::ExceedsResourceLimits,
+                format!("the replicas ask for {total} {name} in all, more than the job's limit of {}; raise the limit or lower replicas or resources", limit.0),
+            ));
+        }
+    }
+    // TF_CONFIG size.
+    if job.strategy() == api::DistributionStrategy::ParameterServerStrategy {
+        let layout = ClusterLayout::new(job, plan);
+        let mut hosts: u64 = 0;
+        for (replica_type, target) in &plan.spec.replica_resource_specs {
+            for rank in 0..u32::try_from(target.replicas).unwrap_or(0) {
+                hosts = hosts.saturating_add(layout.host_count(*replica_type, rank));
+            }
+        }
+        if hosts > MAX_TF_CONFIG_HOSTS {
+            p.push(Problem::new(
+                format!("{counts}.worker.replicas"),
+                Code::TooLarge,
+                format!(
+                    "the TF_CONFIGs of these pods would list {hosts} addresses in all (a worker of rank r lists r + 1 workers), more than the {MAX_TF_CONFIG_HOSTS} one plan may create; start with fewer workers and scale up in steps"
+                ),
+            ));
+        }
+    }
+}
+
+/// The resource of a type's pods as its template gives it: the first container's requests, else
+/// its limits.
+pub(crate) fn template_resource(job: &ElasticJob, replica_type: ReplicaType) -> ResourceList {
+    let Ok(template) = crate::template::task_template(job, replica_type) else { return ResourceList::new() };
+    let resources = template.spec.as_ref().and_then(|s| s.containers.first()).and_then(|c| c.resources.as_ref());
+    resources
+        .and_then(|r| r.requests.clone().filter(|m| !m.is_empty()).or_else(|| r.limits.clone()))
+        .unwrap_or_default()
+}
