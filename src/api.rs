@@ -458,6 +458,14 @@ pub struct ScalePlanStatus {
     pub phase: Option<JobConditionType>,
 }
 
+impl PodMeta {
+    /// The replica type: `type`, or the one the name `<job>-edljob-<type>-<id>` encodes (upstream's
+    /// sample plan names its migrated pod without a type).
+    pub fn replica_type(&self) -> Option<ReplicaType> {
+        self.type_.or_else(|| crate::naming::parse_task_pod_name(&self.name).map(|(t, _)| t))
+    }
+}
+
 impl ElasticJob {
     /// The job name (empty when the manifest has none, which validation refuses).
     pub fn name(&self) -> &str {

@@ -85,6 +85,16 @@ pub fn task_pod_name(job: &str, replica_type: ReplicaType, id: i64) -> String {
     format!("{job}-edljob-{replica_type}-{id}")
 }
 
+/// The replica type and id a task pod name `<job>-edljob-<type>-<id>` encodes.
+pub fn parse_task_pod_name(name: &str) -> Option<(ReplicaType, i32)> {
+    let (_, rest) = name.rsplit_once("-edljob-")?;
+    let (replica_type, id) = rest.rsplit_once('-')?;
+    if !id.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((ReplicaType::parse(replica_type)?, id.parse().ok()?))
+}
+
 /// The name of the service of a task rank: `<job>-edljob-<type>-<rank>`.
 pub fn task_service_name(job: &str, replica_type: ReplicaType, rank: i64) -> String {
     format!("{job}-edljob-{replica_type}-{rank}")
@@ -186,6 +196,15 @@ mod tests {
         assert_eq!(master_name(&name).len(), MAX_SERVICE_NAME_LEN);
         assert!(is_dns1035_label(&master_name(&name)));
         assert!(!is_dns1035_label(&master_name(&format!("{name}a"))));
+    }
+
+    #[test]
+    fn pod_names_parse() {
+        assert_eq!(parse_task_pod_name("a-edljob-ps-0"), Some((ReplicaType::Ps, 0)));
+        assert_eq!(parse_task_pod_name("a-edljob-x-edljob-dlrover-master-12"), Some((ReplicaType::DlroverMaster, 12)));
+        assert_eq!(parse_task_pod_name("a-edljob-ps-x"), None);
+        assert_eq!(parse_task_pod_name("a-edljob-ps-+1"), None);
+        assert_eq!(parse_task_pod_name("a-ps-1"), None);
     }
 
     #[test]

@@ -126,6 +126,9 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 ///   it `Scaling`, reconcile every task type, mark it `Succeeded` with a finish time; then sync;
 /// - `Succeeded` or `Failed`: sync and stop running pods.
 ///
+/// Whenever the job ends this pass `Succeeded` or `Failed`, its Running and Pending pods are
+/// stopped in the same pass.
+///
 /// Types go in the order of [`ReplicaType::ALL`]. The job status is set last, and only when it
 /// changed, so planning again on an unchanged cluster gives an empty plan.
 ///
@@ -189,11 +192,13 @@ pub fn reconcile(
             }
             planner.sync_all(&mut status, now);
         }
-        Some(JobConditionType::Succeeded | JobConditionType::Failed) => {
-            planner.sync_all(&mut status, now);
-            for replica_type in ReplicaType::ALL {
-                planner.stop(replica_type, "the job has finished: its running pods are stopped");
-            }
+        Some(JobConditionType::Succeeded | JobConditionType::Failed) => planner.sync_all(&mut status, now),
+    }
+    // A finished job stops its running pods in the same pass that finds it finished (upstream
+    // waits for the next pass).
+    if matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
+        for replica_type in ReplicaType::ALL {
+            planner.stop(replica_type, "the job has finished: its running pods are stopped");
         }
     }
     planner.set_job_status(&before, status);
@@ -569,7 +574,7 @@ impl<'a> Planner<'a> {
     fn reconcile_type(&mut self, replica_type: ReplicaType, plan: &ScalePlan) -> Result<()> {
         let job = self.job.name();
         let spec = &plan.spec;
-        let mine = |m: &&PodMeta| m.type_ == Some(replica_type);
+        let mine = |m: &&PodMeta| m.replica_type() == Some(replica_type);
         let meta_name = |m: &PodMeta| {
             if m.name.is_empty() { naming::task_pod_name(job, replica_type, i64::from(m.id)) } else { m.name.clone() }
         };

@@ -223,7 +223,7 @@ impl ClusterLayout {
             .or_else(|| job.replica_spec(ReplicaType::Chief).map(|s| i64::from(s.replicas())))
             .unwrap_or(0)
             > 0
-            || plan.spec.create_pods.iter().any(|p| p.type_ == Some(ReplicaType::Chief));
+            || plan.spec.create_pods.iter().any(|p| p.replica_type() == Some(ReplicaType::Chief));
         let chief = if has_chief { vec![naming::task_address(name, ReplicaType::Chief, 0)] } else { Vec::new() };
         let workers = planned(ReplicaType::Worker).unwrap_or_else(|| {
             job.status.as_ref().and_then(|s| s.replica_statuses.get(&ReplicaType::Worker)).map_or(0, |s| {

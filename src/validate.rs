@@ -122,9 +122,14 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
             ));
         }
     }
-    let owner = plan.spec.owner_job.as_deref().filter(|o| !o.is_empty());
-    if let Some(owner) = owner {
-        job_name(&mut p, "spec.ownerJob", owner);
+    let mut owner = plan.spec.owner_job.as_deref().filter(|o| !o.is_empty());
+    if let Some(name) = owner {
+        let before = p.len();
+        job_name(&mut p, "spec.ownerJob", name);
+        if p.len() > before {
+            // Pod names cannot be checked against a name that is itself wrong.
+            owner = None;
+        }
     }
     let spec = &plan.spec;
     for (replica_type, target) in &spec.replica_resource_specs {
@@ -140,7 +145,7 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
     pod_metas(&mut p, "spec.removePods", &spec.remove_pods, owner, false);
     pod_metas(&mut p, "spec.migratePods", &spec.migrate_pods, owner, true);
     unique(&mut p, "spec.createPods", &spec.create_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
-    unique(&mut p, "spec.createPods", &spec.create_pods, |m| Some((m.type_, m.rank_index)), "type and rankIndex");
+    unique(&mut p, "spec.createPods", &spec.create_pods, |m| Some((m.replica_type(), m.rank_index)), "type and rankIndex");
     unique(&mut p, "spec.removePods", &spec.remove_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
     unique(&mut p, "spec.migratePods", &spec.migrate_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
     let removed: BTreeSet<&str> = spec.remove_pods.iter().map(|m| m.name.as_str()).filter(|n| !n.is_empty()).collect();
@@ -217,16 +222,19 @@ pub fn check_job(job: &ElasticJob) -> Result<()> {
 ///
 /// # Errors
 /// [`crate::Error::Invalid`] with every problem of [`validate_job`] and [`validate_plan_for_job`].
+///
+/// The plan's problems carry the prefix `scalePlan.`, so `metadata.name` says whose name it is.
 pub fn check_job_and_plan(job: &ElasticJob, plan: Option<&ScalePlan>) -> Result<()> {
-    let mut p = validate_job(job);
-    if let Some(plan) = plan {
-        if p.is_empty() {
-            p = validate_plan_for_job(job, plan);
-        } else {
-            p.extend(validate_scale_plan(plan));
-        }
-    }
-    into_result(p)
+    let job_problems = validate_job(job);
+    let plan_problems = match plan {
+        Some(plan) if job_problems.is_empty() => validate_plan_for_job(job, plan),
+        Some(plan) => validate_scale_plan(plan),
+        None => Vec::new(),
+    };
+    let plan_result = into_result(plan_problems).map_err(|e| crate::parse::prefix(e, "scalePlan"));
+    let mut all = job_problems;
+    all.extend(plan_result.err().map(|e| e.problems().to_vec()).unwrap_or_default());
+    into_result(all)
 }
 
 fn type_meta(p: &mut Vec<Problem>, api_version: Option<&str>, kind: Option<&str>, expected_kind: &str) {
@@ -345,11 +353,21 @@ fn master_not_planned(path: String) -> Problem {
 fn pod_metas(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], owner: Option<&str>, migrate: bool) {
     for (i, meta) in metas.iter().enumerate() {
         let path = format!("{list}[{i}]");
-        match meta.type_ {
+        let named = naming::parse_task_pod_name(&meta.name).map(|(t, _)| t);
+        if let (Some(given), Some(named)) = (meta.type_, named) {
+            if given != named {
+                p.push(Problem::new(
+                    join(&path, "type"),
+                    Code::Mismatch,
+                    format!("the pod is a {given} but its name `{}` says {named}", meta.name),
+                ));
+            }
+        }
+        match meta.replica_type() {
             None => p.push(Problem::new(
                 join(&path, "type"),
                 Code::Required,
-                "say which replica type the pod is: `ps`, `worker`, `chief` or `evaluator`",
+                "say which replica type the pod is: `ps`, `worker`, `chief` or `evaluator` (or name it `<job>-edljob-<type>-<id>`)",
             )),
             Some(ReplicaType::DlroverMaster) => p.push(master_not_planned(join(&path, "type"))),
             Some(t) => {
@@ -402,7 +420,8 @@ fn pod_metas(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], owner: Option<
 
 fn pod_name_matches(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str) {
     let Some(t) = meta.type_ else { return };
-    if meta.name.is_empty() || t == ReplicaType::DlroverMaster || meta.id < 0 {
+    let named = naming::parse_task_pod_name(&meta.name).map(|(named, _)| named);
+    if meta.name.is_empty() || t == ReplicaType::DlroverMaster || meta.id < 0 || named.is_some_and(|n| n != t) {
         return;
     }
     let expected = naming::task_pod_name(job, t, i64::from(meta.id));
@@ -478,7 +497,7 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
     }
     for (list, metas) in [("spec.createPods", &plan.spec.create_pods), ("spec.migratePods", &plan.spec.migrate_pods)] {
         for (i, meta) in metas.iter().enumerate() {
-            if let Some(t) = meta.type_ {
+            if let Some(t) = meta.replica_type() {
                 if crate::template::task_template(job, t).is_err() {
                     p.push(Problem::new(
                         format!("{list}[{i}].type"),
@@ -511,8 +530,9 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
     for (name, limit) in &job.spec.resource_limits {
         let (Ok(limit_amount), Some(total)) = (Amount::parse(&limit.0), totals.get(name)) else { continue };
         if *total > limit_amount {
+            let path = if counts == "spec.replicaSpecs" { format!("spec.resourceLimits.{name}") } else { counts.to_owned() };
             p.push(Problem::new(
-                format!("spec.resourceLimits.{name}"),
+                path,
                 Code::ExceedsResourceLimits,
                 format!("the replicas ask for {total} {name} in all, more than the job's limit of {}; raise the limit or lower replicas or resources", limit.0),
             ));

@@ -1,0 +1,155 @@
+//! Shared by the integration tests: the golden-case runner (the same dispatch the npm parity test
+//! uses), fixtures, and a simulated cluster that carries plans out.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use elasticjob::{parse, Action, ElasticJob, Options, Plan, ReplicaType};
+use k8s_openapi::api::core::v1::{Pod, PodStatus};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Reads a YAML file (one document) into JSON.
+pub fn yaml_file(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    yaml(&text)
+}
+
+pub fn yaml(text: &str) -> Value {
+    Value::deserialize(serde_yaml_ng::Deserializer::from_str(text)).unwrap()
+}
+
+pub fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// Runs one golden case: `input` names the operation (`op`) and holds its inputs. The result is
+/// the pretty JSON (fields in the order the core writes them) of what the operation returns, or
+/// of `{"error": <ErrorReport>}`, with a final newline.
+pub fn run_case(input: &Value) -> String {
+    #[derive(serde::Serialize)]
+    struct Failure {
+        error: elasticjob::ErrorReport,
+    }
+    let mut out = match dispatch(input) {
+        Ok(text) => text,
+        Err(e) => serde_json::to_string_pretty(&Failure { error: e.report() }).unwrap(),
+    };
+    out.push('\n');
+    out
+}
+
+fn dispatch(input: &Value) -> elasticjob::Result<String> {
+    let field = |k: &str| input.get(k).cloned();
+    let op = input["op"].as_str().expect("op");
+    let options: Options = match field("options") {
+        Some(v) => parse::from_value(v)?.0,
+        None => Options::default(),
+    };
+    let job = || parse::job(field("job").unwrap_or(Value::Null));
+    let plan = || field("scalePlan").map(|v| parse::scale_plan(v).map_err(|e| parse::prefix(e, "scalePlan"))).transpose();
+    let pods = || parse::pods(field("pods").unwrap_or(json!([])));
+    let now = || parse::time(input["now"].as_str().unwrap_or("2026-01-01T00:00:00Z"));
+    let replica_type = || ReplicaType::parse(input["replicaType"].as_str().expect("replicaType")).expect("replica type");
+    Ok(match op {
+        "render" => value(&elasticjob::render(&job()?, plan()?.as_ref(), &options)?),
+        "initialScalePlan" => value(&elasticjob::initial_scale_plan(&job()?)),
+        "validate" => {
+            job()?;
+            value(&json!({ "valid": true }))
+        }
+        "validateScalePlan" => {
+            plan()?;
+            value(&json!({ "valid": true }))
+        }
+        "tfConfig" => {
+            let index = input["index"].as_u64().expect("index") as u32;
+            value(&elasticjob::tf_config(&job()?, replica_type(), index, plan()?.as_ref())?)
+        }
+        "reconcile" => value(&elasticjob::reconcile(&job()?, plan()?.as_ref(), &pods()?, &now()?, &options)?),
+        "reconcilePods" => {
+            let plan = plan()?.expect("scalePlan");
+            value(&elasticjob::reconcile_pods(&job()?, replica_type(), &plan, &pods()?, &options)?)
+        }
+        "handleFaultPods" => value(&elasticjob::handle_fault_pods(&job()?, replica_type(), &pods()?, &options)?),
+        "stopRunningPods" => value(&elasticjob::stop_running_pods(&job()?, replica_type(), &pods()?)?),
+        "syncJobState" => value(&elasticjob::sync_job_state(&job()?, replica_type(), &pods()?, &now()?)?),
+        "reconcileScalePlan" => {
+            let job = field("job").map(|v| parse::job(v)).transpose()?;
+            let plan = plan()?.expect("scalePlan");
+            value(&elasticjob::reconcile_scale_plan(&plan, job.as_ref(), &now()?)?)
+        }
+        other => panic!("unknown op {other}"),
+    })
+}
+
+fn value<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string_pretty(v).unwrap()
+}
+
+/// A cluster that carries plans out: created pods appear in phase Pending, deleted pods vanish.
+pub fn apply(pods: &mut Vec<Pod>, plan: &Plan) {
+    for action in &plan.actions {
+        match action {
+            Action::CreatePod { pod, .. } => {
+                let name = pod.metadata.name.clone();
+                if !pods.iter().any(|p| p.metadata.name == name) {
+                    let mut pod = (**pod).clone();
+                    pod.status = Some(PodStatus { phase: Some("Pending".into()), ..PodStatus::default() });
+                    pods.push(pod);
+                }
+            }
+            Action::DeletePod { name, .. } => pods.retain(|p| p.metadata.name.as_deref() != Some(name)),
+            _ => {}
+        }
+    }
+}
+
+/// Applies the job status a plan sets.
+pub fn apply_status(job: &mut ElasticJob, plan: &Plan) {
+    if let Some(status) = plan.job_status() {
+        job.status = Some(status.clone());
+    }
+}
+
+/// An observed pod of a job.
+pub fn pod(job: &str, t: ReplicaType, id: i32, rank: i32, phase: &str) -> Pod {
+    serde_json::from_value(json!({
+        "metadata": {
+            "name": elasticjob::naming::task_pod_name(job, t, id.into()),
+            "labels": {
+                "app": "dlrover",
+                "elasticjob.dlrover/name": job,
+                "elasticjob.dlrover/replica-type": t.as_str(),
+                "elasticjob.dlrover/replica-index": id.to_string(),
+                "elasticjob.dlrover/rank-index": rank.to_string(),
+                "restart-count": "3",
+            }
+        },
+        "spec": {"containers": [{"name": "main", "image": "tf:2"}]},
+        "status": {"phase": phase}
+    }))
+    .unwrap()
+}
+
+/// A job with the given replica counts (types with `None` left out).
+pub fn job(name: &str, ps: Option<i32>, worker: Option<i32>, chief: Option<i32>, evaluator: Option<i32>) -> ElasticJob {
+    let mut specs = serde_json::Map::new();
+    for (t, n) in [("ps", ps), ("worker", worker), ("chief", chief), ("evaluator", evaluator)] {
+        if let Some(n) = n {
+            specs.insert(
+                t.into(),
+                json!({"replicas": n, "restartCount": 2, "template": {"spec": {"containers": [
+                    {"name": "main", "image": "tf:2", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}
+                ]}}}),
+            );
+        }
+    }
+    parse::job(json!({
+        "apiVersion": "elastic.iml.github.io/v1alpha1",
+        "kind": "ElasticJob",
+        "metadata": {"name": name, "namespace": "ns", "uid": "0b6c2e0e-1111-2222-3333-444455556666"},
+        "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": specs}
+    }))
+    .unwrap()
+}
