@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use elasticjob::{parse, render, summary, ElasticJob, Options, ScalePlan};
+use elasticjob::{ElasticJob, Options, ScalePlan, parse, render, summary};
 use serde::Deserialize;
 
 fn main() -> ExitCode {

@@ -51,13 +51,8 @@ impl ReplicaType {
         [ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker, ReplicaType::Evaluator];
 
     /// Every replica type, in planning order.
-    pub const ALL: [ReplicaType; 5] = [
-        ReplicaType::DlroverMaster,
-        ReplicaType::Ps,
-        ReplicaType::Chief,
-        ReplicaType::Worker,
-        ReplicaType::Evaluator,
-    ];
+    pub const ALL: [ReplicaType; 5] =
+        [ReplicaType::DlroverMaster, ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker, ReplicaType::Evaluator];
 
     /// The upstream string: `worker`, `ps`, `chief`, `evaluator` or `dlrover-master`.
     pub fn as_str(self) -> &'static str {
@@ -92,7 +87,8 @@ impl<'de> Deserialize<'de> for ReplicaType {
                 f.write_str("a replica type")
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ReplicaType, E> {
-                ReplicaType::parse(s).ok_or_else(|| E::unknown_variant(s, &["worker", "ps", "chief", "evaluator", "dlrover-master"]))
+                ReplicaType::parse(s)
+                    .ok_or_else(|| E::unknown_variant(s, &["worker", "ps", "chief", "evaluator", "dlrover-master"]))
             }
         }
         deserializer.deserialize_str(Visitor)

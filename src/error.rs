@@ -98,11 +98,7 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
+        if self.path.is_empty() { f.write_str(&self.message) } else { write!(f, "{}: {}", self.path, self.message) }
     }
 }
 
@@ -157,11 +153,7 @@ impl Error {
 
     /// The JSON shape every consumer shows: `{"code": ..., "message": ..., "errors": [{path, code, message}]}`.
     pub fn report(&self) -> ErrorReport {
-        ErrorReport {
-            code: self.code().to_owned(),
-            message: self.to_string(),
-            errors: self.problems().to_vec(),
-        }
+        ErrorReport { code: self.code().to_owned(), message: self.to_string(), errors: self.problems().to_vec() }
     }
 }
 
@@ -195,9 +187,5 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Joins field path segments the way every message of the core spells them.
 pub(crate) fn join(base: &str, field: impl fmt::Display) -> String {
-    if base.is_empty() {
-        field.to_string()
-    } else {
-        format!("{base}.{field}")
-    }
+    if base.is_empty() { field.to_string() } else { format!("{base}.{field}") }
 }

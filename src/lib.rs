@@ -37,7 +37,14 @@
 //! ```
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::unreachable, clippy::todo)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo
+    )
 )]
 #![warn(missing_docs)]
 
@@ -54,10 +61,12 @@ pub mod template;
 pub mod tfconfig;
 pub mod validate;
 
-pub use api::{ElasticJob, ReplicaType, ScalePlan};
+pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
 pub use plan::{Action, List, Object, Plan, SummaryRow};
-pub use reconcile::{handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, render, stop_running_pods, sync_job_state};
+pub use reconcile::{
+    handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, render, stop_running_pods, sync_job_state,
+};
 pub use render::{initial_scale_plan, summary, tf_config};
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;

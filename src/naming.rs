@@ -186,7 +186,11 @@ mod tests {
     fn upstream_task_hosts() {
         assert_eq!(
             task_hosts("test-training", ReplicaType::Worker, 3, 2222),
-            ["test-training-edljob-worker-0:2222", "test-training-edljob-worker-1:2222", "test-training-edljob-worker-2:2222"]
+            [
+                "test-training-edljob-worker-0:2222",
+                "test-training-edljob-worker-1:2222",
+                "test-training-edljob-worker-2:2222"
+            ]
         );
     }
 

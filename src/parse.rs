@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::api::{ElasticJob, ScalePlan};
-use crate::error::{into_result, Code, Error, Problem, Result};
+use crate::error::{Code, Error, Problem, Result, into_result};
 use crate::validate;
 
 /// Reads a `T` from a JSON value. Returns the value and a problem for every unknown field.
@@ -46,7 +46,11 @@ where
     let result: std::result::Result<T, _> = serde_ignored::deserialize(tracked, |path| {
         let path = ignored_path(&path);
         let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
-        unknown.push(Problem::new(path, Code::UnknownField, format!("`{field}` is not a field here; check its spelling and indentation")));
+        unknown.push(Problem::new(
+            path,
+            Code::UnknownField,
+            format!("`{field}` is not a field here; check its spelling and indentation"),
+        ));
     });
     match result {
         Ok(value) => Ok((value, unknown)),
@@ -55,10 +59,16 @@ where
 }
 
 fn shape_problem(path: &str, e: &serde_json::Error) -> Problem {
-    let path = if path == "." || path == "?" { String::new() } else { path.trim_end_matches(".?").replace(".?", "").to_owned() };
+    let path = if path == "." || path == "?" {
+        String::new()
+    } else {
+        path.trim_end_matches(".?").replace(".?", "").to_owned()
+    };
     let message = e.to_string();
     let code = match e.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof | serde_json::error::Category::Io => Code::Syntax,
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof | serde_json::error::Category::Io => {
+            Code::Syntax
+        }
         serde_json::error::Category::Data => {
             if message.starts_with("invalid type") {
                 Code::InvalidType
@@ -79,7 +89,9 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
         Path::Root => String::new(),
         Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
         Path::Map { parent, key } => crate::error::join(&ignored_path(parent), key),
-        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => ignored_path(parent),
+        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
+            ignored_path(parent)
+        }
     }
 }
 
@@ -133,7 +145,11 @@ pub fn pods(value: Value) -> Result<Vec<Pod>> {
 /// [`Error::Parse`] at `now` when the text is not an RFC 3339 time.
 pub fn time(text: &str) -> Result<Time> {
     text.parse::<jiff::Timestamp>().map(Time).map_err(|e| {
-        Error::Parse(Problem::new("now", Code::InvalidValue, format!("`{text}` is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}")))
+        Error::Parse(Problem::new(
+            "now",
+            Code::InvalidValue,
+            format!("`{text}` is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}"),
+        ))
     })
 }
 
@@ -165,9 +181,13 @@ mod tests {
 
     #[test]
     fn wrong_type_has_its_path() {
-        let v = serde_json::json!({"metadata": {"name": "a"}, "spec": {"replicaSpecs": {"worker": {"replicas": "three"}}}});
+        let v =
+            serde_json::json!({"metadata": {"name": "a"}, "spec": {"replicaSpecs": {"worker": {"replicas": "three"}}}});
         let e = from_value::<ElasticJob>(v).err();
-        assert_eq!(e.as_ref().map(path_code), Some(vec![("spec.replicaSpecs.worker.replicas".to_owned(), Code::InvalidType)]));
+        assert_eq!(
+            e.as_ref().map(path_code),
+            Some(vec![("spec.replicaSpecs.worker.replicas".to_owned(), Code::InvalidType)])
+        );
     }
 
     #[test]
@@ -176,13 +196,21 @@ mod tests {
             "template": {"spec": {"containers": [{"name": "m", "imag": "x"}]}}}}}});
         let (_, unknown) = from_value::<ElasticJob>(v).unwrap();
         let paths: Vec<&str> = unknown.iter().map(|p| p.path.as_str()).collect();
-        assert_eq!(paths, ["metadata.nmae", "spec.replicaSpecs.worker.replica", "spec.replicaSpecs.worker.template.spec.containers[0].imag"]);
+        assert_eq!(
+            paths,
+            [
+                "metadata.nmae",
+                "spec.replicaSpecs.worker.replica",
+                "spec.replicaSpecs.worker.template.spec.containers[0].imag"
+            ]
+        );
     }
 
     #[test]
     fn syntax_errors_have_line_and_column() {
         let e = from_json::<ElasticJob>("{\"metadata\": {\"name\": }").err();
-        let message = e.as_ref().map(|e| e.problems().first().map(|p| p.message.clone()).unwrap_or_default()).unwrap_or_default();
+        let message =
+            e.as_ref().map(|e| e.problems().first().map(|p| p.message.clone()).unwrap_or_default()).unwrap_or_default();
         assert!(message.contains("line 1 column"), "{message}");
         assert_eq!(e.as_ref().map(Error::code), Some("parse_error"));
     }

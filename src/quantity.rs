@@ -106,14 +106,8 @@ impl fmt::Display for Amount {
     /// The shortest exact form: binary suffixes for binary quantities that are whole multiples of
     /// 1Ki, otherwise the largest decimal suffix that keeps the number whole.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const BINARY: [(&str, i128); 6] = [
-            ("Ei", 1 << 60),
-            ("Pi", 1 << 50),
-            ("Ti", 1 << 40),
-            ("Gi", 1 << 30),
-            ("Mi", 1 << 20),
-            ("Ki", 1 << 10),
-        ];
+        const BINARY: [(&str, i128); 6] =
+            [("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)];
         const DECIMAL: [(&str, i128); 9] = [
             ("E", 1_000_000_000_000_000_000_000_000_000),
             ("P", 1_000_000_000_000_000_000_000_000),
@@ -173,7 +167,8 @@ fn parse(text: &str) -> Result<Amount, &'static str> {
     }
     let mut mantissa: i128 = 0;
     for d in int_digits.iter().chain(frac_digits) {
-        mantissa = mantissa.checked_mul(10).and_then(|m| m.checked_add(i128::from(d - b'0'))).ok_or("it is too large")?;
+        mantissa =
+            mantissa.checked_mul(10).and_then(|m| m.checked_add(i128::from(d - b'0'))).ok_or("it is too large")?;
     }
     let (exp10, pow2) = suffix(rest)?;
     // value = mantissa * 10^(exp10 - frac_len) * 2^pow2 units = ... * 10^9 nanos
@@ -267,7 +262,21 @@ mod tests {
         assert_eq!(units("0.1n"), 1);
         assert_eq!(units("1e-12"), 1);
         assert_eq!(units("0000000000000000000000000000000000000000001"), 1_000_000_000);
-        for bad in ["", "Mi", "1.2.3", "1 Gi", "1GB", "one", "1e", "1e+", "1e99999", "99999999999999999999999", "1Ki5", "--1", "1e41"] {
+        for bad in [
+            "",
+            "Mi",
+            "1.2.3",
+            "1 Gi",
+            "1GB",
+            "one",
+            "1e",
+            "1e+",
+            "1e99999",
+            "99999999999999999999999",
+            "1Ki5",
+            "--1",
+            "1e41",
+        ] {
             assert!(Amount::parse(bad).is_err(), "{bad}");
         }
     }

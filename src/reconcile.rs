@@ -121,9 +121,11 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 /// - none or `Created`: initialise the status (Created condition, start time), create the master,
 ///   sync;
 /// - `Pending`: sync;
-/// - `Running` (or `Restarting`): handle faults of every type, sync;
-/// - `Scaling`: when `scale_plan` is the job's `status.scalePlan` and its phase is `Pending`, mark
-///   it `Scaling`, reconcile every task type, mark it `Succeeded` with a finish time; then sync;
+/// - `Scaling`, `Running` (or `Restarting`): when `scale_plan` is the job's `status.scalePlan`
+///   and its phase is `Pending` or `Scaling`, run it: mark it `Scaling`, reconcile every task type,
+///   and mark it `Succeeded` with a finish time once every pod it asks for is created (a plan
+///   whose pods' TF_CONFIGs exceed [`MAX_TF_CONFIG_HOSTS`] takes several passes, and stays
+///   `Scaling` until then); in `Running`, also handle the faults of every type; then sync;
 /// - `Succeeded` or `Failed`: sync and stop running pods.
 ///
 /// Whenever the job ends this pass `Succeeded` or `Failed`, its Running and Pending pods are
@@ -167,28 +169,18 @@ pub fn reconcile(
             planner.sync_all(&mut status, now);
         }
         Some(JobConditionType::Pending) => planner.sync_all(&mut status, now),
-        Some(JobConditionType::Running | JobConditionType::Restarting) => {
-            for replica_type in ReplicaType::ALL {
-                planner.handle_faults(replica_type)?;
-            }
-            planner.sync_all(&mut status, now);
-        }
-        Some(JobConditionType::Scaling) => {
-            let pending = scale_plan.filter(|p| {
-                p.metadata.name.is_some()
-                    && p.metadata.name == status.scale_plan
-                    && p.status.as_ref().and_then(|s| s.phase) == Some(JobConditionType::Pending)
-            });
-            if let Some(plan) = pending {
-                let mut plan_status = plan.status.clone().unwrap_or_default();
-                plan_status.phase = Some(JobConditionType::Scaling);
-                planner.set_plan_status(plan, plan_status.clone());
-                for replica_type in ReplicaType::TASKS {
-                    planner.reconcile_type(replica_type, plan)?;
+        Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling) => {
+            // A finished master finishes the job in this pass: creating pods would only create
+            // pods to stop.
+            if !planner.master_finished() {
+                if let Some(plan) = scale_plan.filter(|p| is_active(p, &status)) {
+                    planner.execute(plan, now)?;
                 }
-                plan_status.phase = Some(JobConditionType::Succeeded);
-                plan_status.finish_time = Some(now.clone());
-                planner.set_plan_status(plan, plan_status);
+                if status.phase != Some(JobConditionType::Scaling) {
+                    for replica_type in ReplicaType::ALL {
+                        planner.handle_faults(replica_type)?;
+                    }
+                }
             }
             planner.sync_all(&mut status, now);
         }
@@ -282,6 +274,16 @@ pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Option
     for replica_type in ReplicaType::TASKS {
         planner.reconcile_type(replica_type, plan)?;
     }
+    if planner.deferred {
+        let path = if scale_plan.is_some() { "scalePlan.spec.replicaResourceSpecs" } else { "spec.replicaSpecs" };
+        return Err(Error::invalid(
+            path,
+            Code::TooLarge,
+            format!(
+                "the TF_CONFIGs of these pods would list more than {MAX_TF_CONFIG_HOSTS} addresses (a worker of rank r lists r + 1 workers), more than a preview renders; the operator creates such a job over several passes"
+            ),
+        ));
+    }
     let items = planner
         .finish()
         .actions
@@ -293,6 +295,16 @@ pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Option
         })
         .collect();
     Ok(List::new(items))
+}
+
+/// Whether `plan` is the job's current scale plan and is still to be carried out.
+fn is_active(plan: &ScalePlan, status: &ElasticJobStatus) -> bool {
+    plan.metadata.name.is_some()
+        && plan.metadata.name == status.scale_plan
+        && matches!(
+            plan.status.as_ref().and_then(|s| s.phase),
+            Some(JobConditionType::Pending | JobConditionType::Scaling)
+        )
 }
 
 /// The replica type a pod's label names.
@@ -410,6 +422,10 @@ struct Planner<'a> {
     pods: BTreeMap<ReplicaType, Vec<&'a Pod>>,
     /// Every observed pod name, the job's or not: a new pod must not take one.
     names: BTreeSet<&'a str>,
+    /// Names the scale plan lists to create or remove: a new id must not take one, or the next
+    /// pass would act on the new pod. (A pod the plan migrates but that does not exist yet may be
+    /// created under its name, with its new resource.)
+    reserved: BTreeSet<String>,
     actions: Vec<Action>,
     deleted: BTreeSet<String>,
     /// Pods created by this plan: (type, rank) and name.
@@ -418,7 +434,10 @@ struct Planner<'a> {
     created_memory: Amount,
     services: BTreeSet<String>,
     next_ids: BTreeMap<ReplicaType, i64>,
+    /// Addresses listed by the TF_CONFIGs of the pods created so far.
     tf_hosts: u64,
+    /// Whether some pods were left for the next pass to keep within [`MAX_TF_CONFIG_HOSTS`].
+    deferred: bool,
 }
 
 impl<'a> Planner<'a> {
@@ -437,7 +456,8 @@ impl<'a> Planner<'a> {
             if label(pod, naming::LABEL_JOB_NAME) != Some(name) {
                 continue;
             }
-            let replica_type = pod_type(pod).or_else(|| (pod_name(pod) == naming::master_name(name)).then_some(ReplicaType::DlroverMaster));
+            let replica_type = pod_type(pod)
+                .or_else(|| (pod_name(pod) == naming::master_name(name)).then_some(ReplicaType::DlroverMaster));
             let Some(replica_type) = replica_type else { continue };
             by_type.entry(replica_type).or_default().push(pod);
             if let Some(id) = pod_id(pod) {
@@ -451,6 +471,18 @@ impl<'a> Planner<'a> {
             factory: PodFactory::new(job, layout_plan, pods),
             pods: by_type,
             names: pods.iter().map(pod_name).collect(),
+            reserved: [&layout_plan.spec.create_pods, &layout_plan.spec.remove_pods]
+                .into_iter()
+                .flatten()
+                .filter_map(|m| {
+                    let t = m.replica_type()?;
+                    Some(if m.name.is_empty() {
+                        naming::task_pod_name(name, t, i64::from(m.id))
+                    } else {
+                        m.name.clone()
+                    })
+                })
+                .collect(),
             actions: Vec::new(),
             deleted: BTreeSet::new(),
             created: BTreeSet::new(),
@@ -459,6 +491,7 @@ impl<'a> Planner<'a> {
             services: BTreeSet::new(),
             next_ids,
             tf_hosts: 0,
+            deferred: false,
         })
     }
 
@@ -492,7 +525,8 @@ impl<'a> Planner<'a> {
                     format!("the {replica_type} pod ids have reached {}; no new id is left", i32::MAX),
                 )
             })?;
-            if !self.exists(&naming::task_pod_name(job, replica_type, i64::from(id))) {
+            let name = naming::task_pod_name(job, replica_type, i64::from(id));
+            if !self.exists(&name) && !self.reserved.contains(&name) {
                 return Ok(id);
             }
         }
@@ -506,23 +540,21 @@ impl<'a> Planner<'a> {
         spec.map_or(0, crate::api::ReplicaSpec::restart_count)
     }
 
-    fn create_task(&mut self, replica_type: ReplicaType, meta: TaskMeta, tf_config: Option<String>, reason: String) -> Result<()> {
-        self.tf_hosts = self.tf_hosts.saturating_add(self.factory.tf_config_hosts(replica_type, meta.rank));
-        if self.tf_hosts > MAX_TF_CONFIG_HOSTS {
-            return Err(Error::invalid(
-                "spec.replicaResourceSpecs.worker.replicas",
-                Code::TooLarge,
-                format!(
-                    "the TF_CONFIGs of the pods this plan creates would list more than {MAX_TF_CONFIG_HOSTS} addresses (a worker of rank r lists r + 1 workers); scale up in smaller steps"
-                ),
-            ));
+    fn create_task(
+        &mut self,
+        replica_type: ReplicaType,
+        meta: TaskMeta,
+        tf_config: Option<String>,
+        reason: String,
+    ) -> Result<()> {
+        let hosts = self.tf_hosts.saturating_add(self.factory.tf_config_hosts(replica_type, meta.rank));
+        if hosts > MAX_TF_CONFIG_HOSTS || self.deferred {
+            // Past this plan's memory bound: the rest waits for the next pass.
+            self.deferred = true;
+            return Ok(());
         }
-        let mut pod = self.factory.task_pod(replica_type, &meta)?;
-        if let Some(value) = tf_config {
-            if let Some(c) = pod.spec.as_mut().and_then(|s| s.containers.first_mut()) {
-                crate::tfconfig::set_env(c, naming::ENV_TF_CONFIG, value);
-            }
-        }
+        self.tf_hosts = hosts;
+        let pod = self.factory.task_pod(replica_type, &meta, tf_config)?;
         if let Some(memory) = meta.resource.get("memory").and_then(|q| Amount::parse(&q.0).ok()) {
             self.created_memory = self.created_memory.checked_add(memory).unwrap_or(self.created_memory);
         }
@@ -545,7 +577,12 @@ impl<'a> Planner<'a> {
         let name = pod_name(pod).to_owned();
         if self.deleted.insert(name.clone()) {
             self.actions.push(Action::DeletePod {
-                namespace: pod.metadata.namespace.clone().or_else(|| self.job.metadata.namespace.clone()).filter(|n| !n.is_empty()),
+                namespace: pod
+                    .metadata
+                    .namespace
+                    .clone()
+                    .or_else(|| self.job.metadata.namespace.clone())
+                    .filter(|n| !n.is_empty()),
                 name,
                 grace_period_seconds: 0,
                 reason,
@@ -603,7 +640,8 @@ impl<'a> Planner<'a> {
                     if excess == 0 {
                         break;
                     }
-                    let stoppable: Vec<&Pod> = ranks.get(rank).into_iter().flatten().copied().filter(|p| is_stoppable(p)).collect();
+                    let stoppable: Vec<&Pod> =
+                        ranks.get(rank).into_iter().flatten().copied().filter(|p| is_stoppable(p)).collect();
                     if stoppable.is_empty() {
                         continue;
                     }
@@ -616,6 +654,9 @@ impl<'a> Planner<'a> {
                 let held: BTreeSet<i32> = ranks.keys().copied().chain(create_ranks.iter().copied()).collect();
                 let free: Vec<i32> = (0..).filter(|r| !held.contains(r)).take(want - counted.len()).collect();
                 for rank in free {
+                    if self.deferred {
+                        break;
+                    }
                     let id = self.alloc_id(replica_type)?;
                     let name = naming::task_pod_name(job, replica_type, i64::from(id));
                     let resource = migrate_to.get(&name).copied().unwrap_or(&target.resource).clone();
@@ -626,13 +667,25 @@ impl<'a> Planner<'a> {
         }
         for meta in spec.create_pods.iter().filter(mine) {
             let name = meta_name(meta);
-            if self.exists(&name) || ranks.contains_key(&meta.rank_index) || self.created.contains(&(replica_type, meta.rank_index)) {
+            if self.exists(&name)
+                || ranks.contains_key(&meta.rank_index)
+                || self.created.contains(&(replica_type, meta.rank_index))
+            {
                 continue;
             }
-            let resource = if meta.resource.is_empty() { target.map(|t| t.resource.clone()).unwrap_or_default() } else { meta.resource.clone() };
+            let resource = if meta.resource.is_empty() {
+                target.map(|t| t.resource.clone()).unwrap_or_default()
+            } else {
+                meta.resource.clone()
+            };
             let next = self.next_ids.entry(replica_type).or_default();
             *next = (*next).max(i64::from(meta.id) + 1);
-            let task = TaskMeta { id: meta.id, rank: meta.rank_index, resource, restarts_left: self.restart_count(replica_type) };
+            let task = TaskMeta {
+                id: meta.id,
+                rank: meta.rank_index,
+                resource,
+                restarts_left: self.restart_count(replica_type),
+            };
             self.create_task(replica_type, task, None, "listed in the plan's createPods".to_owned())?;
         }
         for name in &removed {
@@ -659,8 +712,9 @@ impl<'a> Planner<'a> {
         match replacement {
             None if !self.created.contains(&(replica_type, rank)) => {
                 let id = self.alloc_id(replica_type)?;
-                let restarts_left =
-                    label(old, naming::LABEL_RESTART_COUNT).and_then(|v| v.parse().ok()).unwrap_or_else(|| self.restart_count(replica_type));
+                let restarts_left = label(old, naming::LABEL_RESTART_COUNT)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| self.restart_count(replica_type));
                 let mut new_resource = pod_resource(old);
                 new_resource.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
                 let meta = TaskMeta { id, rank, resource: new_resource, restarts_left };
@@ -678,6 +732,10 @@ impl<'a> Planner<'a> {
     fn handle_faults(&mut self, replica_type: ReplicaType) -> Result<()> {
         if replica_type == ReplicaType::DlroverMaster {
             return self.ensure_master();
+        }
+        if template::task_template(self.job, replica_type).is_err() {
+            // Pods of a type the job no longer has: nothing to relaunch them from.
+            return Ok(());
         }
         let mut by_rank: BTreeMap<i32, Vec<&'a Pod>> = BTreeMap::new();
         for pod in self.of_type(replica_type) {
@@ -731,17 +789,27 @@ impl<'a> Planner<'a> {
             let old = memory_of(failed);
             if let Some(new) = template::oom_memory(old, self.memory_headroom(failed)) {
                 resource.insert("memory".to_owned(), Quantity(new.to_string()));
-                why = format!("{name} was OOMKilled; memory {} -> {new}", old.map(|m| m.to_string()).unwrap_or_default());
+                why =
+                    format!("{name} was OOMKilled; memory {} -> {new}", old.map(|m| m.to_string()).unwrap_or_default());
             } else {
                 why = format!("{name} was OOMKilled (it declares no memory to raise)");
             }
+        }
+        let tf_config = tf_config_of(failed);
+        if tf_config.is_none()
+            && self.job.strategy() == crate::api::DistributionStrategy::ParameterServerStrategy
+            && self.factory.tf_config(replica_type, rank).is_err()
+        {
+            // A pod this operator did not make (it has no TF_CONFIG) at a rank the job's plan has
+            // no address for: no cluster spec lists it, so there is nothing to relaunch it into.
+            return Ok(());
         }
         let id = self.alloc_id(replica_type)?;
         let left = budget - 1;
         let meta = TaskMeta { id, rank, resource, restarts_left: left };
         let new_name = naming::task_pod_name(self.job.name(), replica_type, i64::from(id));
         let reason = format!("{why}: relaunched as {new_name} at rank {rank}, {left} relaunch(es) left");
-        self.create_task(replica_type, meta, tf_config_of(failed), reason)
+        self.create_task(replica_type, meta, tf_config, reason)
     }
 
     /// What `resourceLimits.memory` leaves for `failed`'s relaunch after every other live task pod
@@ -757,6 +825,13 @@ impl<'a> Planner<'a> {
             }
         }
         Some(limit.checked_sub(used)?.max(Amount::ZERO))
+    }
+
+    /// Whether the master pod has Succeeded or Failed, which ends the job.
+    fn master_finished(&self) -> bool {
+        self.of_type(ReplicaType::DlroverMaster)
+            .last()
+            .is_some_and(|m| matches!(pod_phase(m), Some("Succeeded" | "Failed")))
     }
 
     fn stop(&mut self, replica_type: ReplicaType, reason: &str) {
@@ -780,7 +855,9 @@ impl<'a> Planner<'a> {
             || status.replica_statuses.contains_key(&replica_type);
         if tracked {
             let counts = status.replica_statuses.entry(replica_type).or_default();
-            let count = |phase: &str| i32::try_from(pods.iter().filter(|p| pod_phase(p) == Some(phase)).count()).unwrap_or(i32::MAX);
+            let count = |phase: &str| {
+                i32::try_from(pods.iter().filter(|p| pod_phase(p) == Some(phase)).count()).unwrap_or(i32::MAX)
+            };
             counts.pending = count("Pending");
             counts.active = count("Running");
             counts.succeeded = count("Succeeded");
@@ -811,10 +888,22 @@ impl<'a> Planner<'a> {
                 update_status(status, JobConditionType::Failed, &reason, format!("job({job}) has failed"), now);
             }
             Some("Pending") if pod_id(master).unwrap_or(0) == 0 => {
-                update_status(status, JobConditionType::Pending, status::REASON_PENDING, format!("job({job}) is pending."), now);
+                update_status(
+                    status,
+                    JobConditionType::Pending,
+                    status::REASON_PENDING,
+                    format!("job({job}) is pending."),
+                    now,
+                );
             }
             Some("Running") if status.phase != Some(JobConditionType::Running) => {
-                update_status(status, JobConditionType::Running, status::REASON_RUNNING, format!("job({job}) is running."), now);
+                update_status(
+                    status,
+                    JobConditionType::Running,
+                    status::REASON_RUNNING,
+                    format!("job({job}) is running."),
+                    now,
+                );
             }
             _ => {}
         }
@@ -826,7 +915,23 @@ impl<'a> Planner<'a> {
         }
     }
 
-    fn set_plan_status(&mut self, plan: &ScalePlan, status: ScalePlanStatus) {
-        self.actions.push(plan_status_action(plan, status));
+    /// Carries out a scale plan: `Scaling`, every task type, then `Succeeded` unless pods were left
+    /// for the next pass.
+    fn execute(&mut self, plan: &ScalePlan, now: &Time) -> Result<()> {
+        let before = plan.status.clone().unwrap_or_default();
+        let mut status = before.clone();
+        status.phase = Some(JobConditionType::Scaling);
+        if status != before {
+            self.actions.push(plan_status_action(plan, status.clone()));
+        }
+        for replica_type in ReplicaType::TASKS {
+            self.reconcile_type(replica_type, plan)?;
+        }
+        if !self.deferred {
+            status.phase = Some(JobConditionType::Succeeded);
+            status.finish_time = Some(now.clone());
+            self.actions.push(plan_status_action(plan, status));
+        }
+        Ok(())
     }
 }

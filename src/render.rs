@@ -51,7 +51,12 @@ pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
 /// [`Error::Invalid`] when the job or plan is invalid, the job uses `AllreduceStrategy` (its pods
 /// get `RDZV_ENDPOINT` instead), or the task cannot be listed (see
 /// [`ClusterLayout::tf_config`]).
-pub fn tf_config(job: &ElasticJob, replica_type: ReplicaType, index: u32, scale_plan: Option<&ScalePlan>) -> Result<String> {
+pub fn tf_config(
+    job: &ElasticJob,
+    replica_type: ReplicaType,
+    index: u32,
+    scale_plan: Option<&ScalePlan>,
+) -> Result<String> {
     validate::check_job_and_plan(job, scale_plan)?;
     if job.strategy() == api::DistributionStrategy::AllreduceStrategy {
         return Err(Error::invalid(

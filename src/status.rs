@@ -33,7 +33,13 @@ pub fn has_condition(status: &ElasticJobStatus, type_: JobConditionType) -> bool
 
 /// Sets a true condition of `type_` and moves the phase to it (upstream's `UpdateStatus`), at `now`.
 /// Does nothing to a failed job.
-pub fn update_status(status: &mut ElasticJobStatus, type_: JobConditionType, reason: &str, message: String, now: &Time) {
+pub fn update_status(
+    status: &mut ElasticJobStatus,
+    type_: JobConditionType,
+    reason: &str,
+    message: String,
+    now: &Time,
+) {
     if has_condition(status, JobConditionType::Failed) {
         return;
     }

@@ -28,7 +28,7 @@ use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaTy
 use crate::error::{Code, Error, Result};
 use crate::naming;
 use crate::quantity::Amount;
-use crate::tfconfig::{set_env, ClusterLayout};
+use crate::tfconfig::{ClusterLayout, set_env};
 
 /// Settings of the operator itself, the same for every job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,7 +140,12 @@ pub fn task_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32) -> S
         (naming::LABEL_RANK_INDEX.to_owned(), rank.to_string()),
         (naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned()),
     ]);
-    service(job, naming::task_service_name(name, replica_type, i64::from(rank)), naming::service_port(replica_type), selector)
+    service(
+        job,
+        naming::task_service_name(name, replica_type, i64::from(rank)),
+        naming::service_port(replica_type),
+        selector,
+    )
 }
 
 /// The job master pod: the job's `dlrover-master` template when it has one, else a default
@@ -178,7 +183,10 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     }
     if job.spec.optimize_mode == Some(OptimizeMode::Cluster) {
         let brain = job.spec.brain_service.clone().filter(|b| !b.is_empty());
-        env.push(plain_env(naming::ENV_BRAIN_SERVICE_ADDR, brain.unwrap_or_else(|| naming::DEFAULT_BRAIN_SERVICE.to_owned())));
+        env.push(plain_env(
+            naming::ENV_BRAIN_SERVICE_ADDR,
+            brain.unwrap_or_else(|| naming::DEFAULT_BRAIN_SERVICE.to_owned()),
+        ));
     }
     Ok(pod)
 }
@@ -254,15 +262,30 @@ impl<'a> PodFactory<'a> {
         }
     }
 
-    pub(crate) fn task_pod(&self, replica_type: ReplicaType, meta: &TaskMeta) -> Result<Pod> {
+    /// The `TF_CONFIG` of a task under this factory's plan.
+    pub(crate) fn tf_config(&self, replica_type: ReplicaType, rank: i32) -> Result<String> {
+        let rank = u32::try_from(rank)
+            .map_err(|_| Error::invalid("rankIndex", Code::OutOfRange, format!("rank {rank} is negative")))?;
+        self.layout.tf_config(replica_type, rank)
+    }
+
+    /// A complete task pod. `tf_config` is the `TF_CONFIG` to give it (a relaunched pod keeps its
+    /// predecessor's); `None` computes it from the plan.
+    pub(crate) fn task_pod(
+        &self,
+        replica_type: ReplicaType,
+        meta: &TaskMeta,
+        tf_config: Option<String>,
+    ) -> Result<Pod> {
         let mut pod = task_pod_from_template(self.job, replica_type, meta)?;
         let container = first_container(&mut pod, replica_type)?;
         match self.job.strategy() {
             DistributionStrategy::ParameterServerStrategy => {
-                let rank = u32::try_from(meta.rank).map_err(|_| {
-                    Error::invalid("rankIndex", Code::OutOfRange, format!("rank {} is negative", meta.rank))
-                })?;
-                set_env(container, naming::ENV_TF_CONFIG, self.layout.tf_config(replica_type, rank)?);
+                let value = match tf_config {
+                    Some(value) => value,
+                    None => self.tf_config(replica_type, meta.rank)?,
+                };
+                set_env(container, naming::ENV_TF_CONFIG, value);
             }
             DistributionStrategy::AllreduceStrategy => {
                 let env = container.env.get_or_insert_with(Vec::new);
@@ -379,7 +402,11 @@ fn service(job: &ElasticJob, name: String, port: i32, selector: BTreeMap<String,
         spec: Some(ServiceSpec {
             type_: Some("ClusterIP".to_owned()),
             selector: Some(selector),
-            ports: Some(vec![ServicePort { port, target_port: Some(IntOrString::Int(port)), ..ServicePort::default() }]),
+            ports: Some(vec![ServicePort {
+                port,
+                target_port: Some(IntOrString::Int(port)),
+                ..ServicePort::default()
+            }]),
             ..ServiceSpec::default()
         }),
         status: None,
@@ -395,7 +422,10 @@ fn field_env(name: &str, field_path: &str) -> EnvVar {
         name: name.to_owned(),
         value: None,
         value_from: Some(EnvVarSource {
-            field_ref: Some(ObjectFieldSelector { api_version: Some("v1".to_owned()), field_path: field_path.to_owned() }),
+            field_ref: Some(ObjectFieldSelector {
+                api_version: Some("v1".to_owned()),
+                field_path: field_path.to_owned(),
+            }),
             ..EnvVarSource::default()
         }),
     }

@@ -208,9 +208,7 @@ impl ClusterLayout {
     /// The layout of `job` under `plan` (see the module docs for the rules).
     pub fn new(job: &ElasticJob, plan: &ScalePlan) -> ClusterLayout {
         let name = job.name();
-        let planned = |t: ReplicaType| {
-            plan.spec.replica_resource_specs.get(&t).map(|s| i64::from(s.replicas))
-        };
+        let planned = |t: ReplicaType| plan.spec.replica_resource_specs.get(&t).map(|s| i64::from(s.replicas));
         let ps = if plan.spec.ps_hosts.is_empty() {
             let count = planned(ReplicaType::Ps)
                 .or_else(|| job.replica_spec(ReplicaType::Ps).map(|s| i64::from(s.replicas())))
@@ -226,9 +224,10 @@ impl ClusterLayout {
             || plan.spec.create_pods.iter().any(|p| p.replica_type() == Some(ReplicaType::Chief));
         let chief = if has_chief { vec![naming::task_address(name, ReplicaType::Chief, 0)] } else { Vec::new() };
         let workers = planned(ReplicaType::Worker).unwrap_or_else(|| {
-            job.status.as_ref().and_then(|s| s.replica_statuses.get(&ReplicaType::Worker)).map_or(0, |s| {
-                i64::from(s.active) + i64::from(s.pending) + i64::from(s.succeeded)
-            })
+            job.status
+                .as_ref()
+                .and_then(|s| s.replica_statuses.get(&ReplicaType::Worker))
+                .map_or(0, |s| i64::from(s.active) + i64::from(s.pending) + i64::from(s.succeeded))
         });
         let workers = naming::task_hosts(name, ReplicaType::Worker, workers, naming::WORKER_SERVICE_PORT);
         ClusterLayout { job: name.to_owned(), ps, chief, workers }
@@ -306,7 +305,12 @@ impl ClusterLayout {
             ReplicaType::Worker => match self.workers.get(..=rank as usize) {
                 Some(seen) => write(seen, &self.chief, &[]),
                 None => {
-                    let seen = naming::task_hosts(&self.job, ReplicaType::Worker, i64::from(rank) + 1, naming::WORKER_SERVICE_PORT);
+                    let seen = naming::task_hosts(
+                        &self.job,
+                        ReplicaType::Worker,
+                        i64::from(rank) + 1,
+                        naming::WORKER_SERVICE_PORT,
+                    );
                     write(&seen, &self.chief, &[])
                 }
             },
@@ -330,7 +334,10 @@ mod tests {
             cluster: ClusterSpec { worker: vec!["w:1".into()], ..ClusterSpec::default() },
             task: TaskSpec { type_: ReplicaType::Worker, index: 0 },
         };
-        assert_eq!(config.to_json(), r#"{"cluster":{"worker":["w:1"],"ps":[],"chief":[]},"task":{"type":"worker","index":0}}"#);
+        assert_eq!(
+            config.to_json(),
+            r#"{"cluster":{"worker":["w:1"],"ps":[],"chief":[]},"task":{"type":"worker","index":0}}"#
+        );
     }
 
     #[test]
@@ -339,7 +346,10 @@ mod tests {
         sparse.worker.insert(0, "w0:1".into());
         sparse.worker.insert(2, "w2:1".into());
         let err = sparse.to_dense().err().map(|e| e.problems().to_vec());
-        assert_eq!(err.as_ref().and_then(|p| p.first()).map(|p| (p.path.as_str(), p.code)), Some(("sparseCluster.worker", Code::TfConfigHole)));
+        assert_eq!(
+            err.as_ref().and_then(|p| p.first()).map(|p| (p.path.as_str(), p.code)),
+            Some(("sparseCluster.worker", Code::TfConfigHole))
+        );
     }
 
     #[test]

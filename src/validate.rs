@@ -6,26 +6,30 @@
 //! replica counts (at most [`MAX_REPLICAS_PER_TYPE`]), more than one chief or evaluator, templates
 //! without a container, unknown replica types (refused when read), malformed quantities, PS hosts
 //! that are not `host:port`, duplicate pod names or ranks in a plan, master arguments that are not
-//! of their documented form, and jobs whose pods would exceed `resourceLimits` or whose
-//! `TF_CONFIG`s would exceed [`MAX_TF_CONFIG_HOSTS`].
+//! of their documented form, plans longer than [`MAX_REPLICAS_PER_TYPE`] entries, and jobs whose
+//! pods would exceed `resourceLimits`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 
 use crate::api::{self, ElasticJob, PodMeta, ReplicaType, ResourceList, ScalePlan};
-use crate::error::{into_result, join, Code, Problem, Result};
+use crate::error::{Code, Problem, Result, into_result, join};
 use crate::naming;
 use crate::quantity::Amount;
-use crate::tfconfig::ClusterLayout;
 
 /// The most replicas of one type a job or plan may ask for.
 pub const MAX_REPLICAS_PER_TYPE: i32 = 10_000;
 
-/// The most addresses all `TF_CONFIG`s of one plan may list together. A worker of rank r lists
-/// r + 1 workers, so `TF_CONFIG`s grow with the square of the worker count; this bound (about
-/// 70 MB of addresses, reached near 2,000 workers created at once) keeps a plan's memory bounded.
+/// The most addresses the `TF_CONFIG`s of the pods one plan creates may list together. A worker of
+/// rank r lists r + 1 workers, so `TF_CONFIG`s grow with the square of the worker count; this
+/// bound (about 70 MB of addresses, reached near 2,000 workers created at once) keeps the memory
+/// of a plan bounded. The controller creates a larger job over several passes; a preview
+/// ([`crate::render()`]) of one is refused.
 pub const MAX_TF_CONFIG_HOSTS: u64 = 2_000_000;
+
+/// The most entries of each list of a scale plan (`createPods`, `psHosts`, ...).
+pub const MAX_LIST_LEN: usize = 4 * MAX_REPLICAS_PER_TYPE as usize;
 
 /// The most pods a host may pass in as observed.
 pub const MAX_OBSERVED_PODS: usize = 100_000;
@@ -75,7 +79,9 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
                 p.push(Problem::new(
                     join(&path, "priority"),
                     Code::InvalidValue,
-                    format!("`{priority}` is not a priority: use `high`, `low`, or a fraction from 0 to 1 such as `0.5`"),
+                    format!(
+                        "`{priority}` is not a priority: use `high`, `low`, or a fraction from 0 to 1 such as `0.5`"
+                    ),
                 ));
             }
         }
@@ -141,11 +147,28 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
         replica_count(&mut p, &join(&path, "replicas"), *replica_type, target.replicas);
         resource_list(&mut p, &join(&path, "resource"), &target.resource);
     }
+    for (list, len) in [
+        ("spec.createPods", spec.create_pods.len()),
+        ("spec.removePods", spec.remove_pods.len()),
+        ("spec.migratePods", spec.migrate_pods.len()),
+        ("spec.psHosts", spec.ps_hosts.len()),
+    ] {
+        if len > MAX_LIST_LEN {
+            p.push(Problem::new(list, Code::TooLarge, format!("{len} entries; a plan lists at most {MAX_LIST_LEN}")));
+            return p;
+        }
+    }
     pod_metas(&mut p, "spec.createPods", &spec.create_pods, owner, false);
     pod_metas(&mut p, "spec.removePods", &spec.remove_pods, owner, false);
     pod_metas(&mut p, "spec.migratePods", &spec.migrate_pods, owner, true);
     unique(&mut p, "spec.createPods", &spec.create_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
-    unique(&mut p, "spec.createPods", &spec.create_pods, |m| Some((m.replica_type(), m.rank_index)), "type and rankIndex");
+    unique(
+        &mut p,
+        "spec.createPods",
+        &spec.create_pods,
+        |m| Some((m.replica_type(), m.rank_index)),
+        "type and rankIndex",
+    );
     unique(&mut p, "spec.removePods", &spec.remove_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
     unique(&mut p, "spec.migratePods", &spec.migrate_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
     let removed: BTreeSet<&str> = spec.remove_pods.iter().map(|m| m.name.as_str()).filter(|n| !n.is_empty()).collect();
@@ -164,7 +187,11 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
         if let Err(why) = naming::parse_host_port(host) {
             p.push(Problem::new(path, Code::InvalidAddress, why));
         } else if !seen.insert(host) {
-            p.push(Problem::new(path, Code::Duplicate, format!("`{host}` is listed twice; each PS has its own address")));
+            p.push(Problem::new(
+                path,
+                Code::Duplicate,
+                format!("`{host}` is listed twice; each PS has its own address"),
+            ));
         }
     }
     if let Some(ps) = spec.replica_resource_specs.get(&ReplicaType::Ps) {
@@ -197,7 +224,11 @@ pub fn validate_plan_for_job(job: &ElasticJob, plan: &ScalePlan) -> Vec<Problem>
         )),
         Some(_) => {}
         None => {
-            for (list, metas) in [("spec.createPods", &plan.spec.create_pods), ("spec.removePods", &plan.spec.remove_pods), ("spec.migratePods", &plan.spec.migrate_pods)] {
+            for (list, metas) in [
+                ("spec.createPods", &plan.spec.create_pods),
+                ("spec.removePods", &plan.spec.remove_pods),
+                ("spec.migratePods", &plan.spec.migrate_pods),
+            ] {
                 for (i, meta) in metas.iter().enumerate() {
                     pod_name_matches(&mut p, &format!("{list}[{i}]"), meta, name);
                 }
@@ -268,7 +299,11 @@ fn job_name(p: &mut Vec<Problem>, path: &str, name: &str) {
 
 fn replica_count(p: &mut Vec<Problem>, path: &str, replica_type: ReplicaType, n: i32) {
     if n < 0 {
-        p.push(Problem::new(path, Code::OutOfRange, format!("{n} {replica_type} replicas: the count cannot be negative")));
+        p.push(Problem::new(
+            path,
+            Code::OutOfRange,
+            format!("{n} {replica_type} replicas: the count cannot be negative"),
+        ));
     } else if replica_type.is_singleton() && n > 1 {
         p.push(Problem::new(
             path,
@@ -291,7 +326,8 @@ fn non_negative(p: &mut Vec<Problem>, path: &str, n: Option<i32>, what: &str) {
 }
 
 fn valid_priority(s: &str) -> bool {
-    let fraction = s.bytes().all(|c| c.is_ascii_digit() || c == b'.') && s.parse::<f64>().is_ok_and(|f| (0.0..=1.0).contains(&f));
+    let fraction =
+        s.bytes().all(|c| c.is_ascii_digit() || c == b'.') && s.parse::<f64>().is_ok_and(|f| (0.0..=1.0).contains(&f));
     s == "high" || s == "low" || fraction
 }
 
@@ -317,7 +353,11 @@ fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_
                 format!("`{}` is not a container name: use lower-case letters, digits and `-`", c.name),
             ));
         } else if !names.insert(c.name.as_str()) {
-            p.push(Problem::new(join(&path, "name"), Code::Duplicate, format!("two containers are named `{}`", c.name)));
+            p.push(Problem::new(
+                join(&path, "name"),
+                Code::Duplicate,
+                format!("two containers are named `{}`", c.name),
+            ));
         }
         if needs_image && c.image.as_deref().is_none_or(str::is_empty) {
             p.push(Problem::new(join(&path, "image"), Code::Required, "the container has no image"));
@@ -384,7 +424,11 @@ fn pod_metas(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], owner: Option<
             p.push(Problem::new(join(&path, "id"), Code::OutOfRange, format!("pod id {} is negative", meta.id)));
         }
         if meta.rank_index < 0 {
-            p.push(Problem::new(join(&path, "rankIndex"), Code::OutOfRange, format!("rank {} is negative", meta.rank_index)));
+            p.push(Problem::new(
+                join(&path, "rankIndex"),
+                Code::OutOfRange,
+                format!("rank {} is negative", meta.rank_index),
+            ));
         } else if meta.rank_index >= MAX_REPLICAS_PER_TYPE {
             p.push(Problem::new(
                 join(&path, "rankIndex"),
@@ -434,7 +478,13 @@ fn pod_name_matches(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str)
     }
 }
 
-fn unique<K: Ord>(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], key: impl Fn(&PodMeta) -> Option<K>, what: &str) {
+fn unique<K: Ord>(
+    p: &mut Vec<Problem>,
+    list: &str,
+    metas: &[PodMeta],
+    key: impl Fn(&PodMeta) -> Option<K>,
+    what: &str,
+) {
     let mut seen = BTreeMap::new();
     for (i, meta) in metas.iter().enumerate() {
         if let Some(k) = key(meta) {
@@ -461,7 +511,10 @@ fn master_arguments(p: &mut Vec<Problem>, job: &ElasticJob) {
             "pre_check_bypass" => matches!(value.as_str(), "true" | "false" | "True" | "False" | "1" | "0"),
             _ => {
                 // pre_check_ops: a Python list literal such as [('module', 'Class', 'y')].
-                value.starts_with('[') && value.ends_with(']') && value.len() <= 4096 && !value.chars().any(char::is_control)
+                value.starts_with('[')
+                    && value.ends_with(']')
+                    && value.len() <= 4096
+                    && !value.chars().any(char::is_control)
             }
         };
         if !ok {
@@ -521,7 +574,8 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
         }
     };
     for (replica_type, target) in &plan.spec.replica_resource_specs {
-        let resource = if target.resource.is_empty() { template_resource(job, *replica_type) } else { target.resource.clone() };
+        let resource =
+            if target.resource.is_empty() { template_resource(job, *replica_type) } else { target.resource.clone() };
         add(&resource, i64::from(target.replicas));
     }
     for meta in &plan.spec.create_pods {
@@ -530,30 +584,12 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
     for (name, limit) in &job.spec.resource_limits {
         let (Ok(limit_amount), Some(total)) = (Amount::parse(&limit.0), totals.get(name)) else { continue };
         if *total > limit_amount {
-            let path = if counts == "spec.replicaSpecs" { format!("spec.resourceLimits.{name}") } else { counts.to_owned() };
+            let path =
+                if counts == "spec.replicaSpecs" { format!("spec.resourceLimits.{name}") } else { counts.to_owned() };
             p.push(Problem::new(
                 path,
                 Code::ExceedsResourceLimits,
                 format!("the replicas ask for {total} {name} in all, more than the job's limit of {}; raise the limit or lower replicas or resources", limit.0),
-            ));
-        }
-    }
-    // TF_CONFIG size.
-    if job.strategy() == api::DistributionStrategy::ParameterServerStrategy {
-        let layout = ClusterLayout::new(job, plan);
-        let mut hosts: u64 = 0;
-        for (replica_type, target) in &plan.spec.replica_resource_specs {
-            for rank in 0..u32::try_from(target.replicas).unwrap_or(0) {
-                hosts = hosts.saturating_add(layout.host_count(*replica_type, rank));
-            }
-        }
-        if hosts > MAX_TF_CONFIG_HOSTS {
-            p.push(Problem::new(
-                format!("{counts}.worker.replicas"),
-                Code::TooLarge,
-                format!(
-                    "the TF_CONFIGs of these pods would list {hosts} addresses in all (a worker of rank r lists r + 1 workers), more than the {MAX_TF_CONFIG_HOSTS} one plan may create; start with fewer workers and scale up in steps"
-                ),
             ));
         }
     }

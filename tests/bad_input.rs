@@ -1,9 +1,9 @@
 //! Malformed jobs and plans: each row changes one field of a valid input and names the exact
 //! field path and code the core must report, and nothing else.
 
-use elasticjob::{parse, Code, Options};
+use elasticjob::{Code, Options, parse};
 use rstest::rstest;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn base_job() -> Value {
     json!({
@@ -94,7 +94,12 @@ fn bases_are_valid() {
 #[case::no_containers("/spec/replicaSpecs/worker/template/spec/containers", json!([]), "spec.replicaSpecs.worker.template.spec.containers", Code::NoContainers)]
 #[case::no_pod_spec("/spec/replicaSpecs/ps/template", json!({}), "spec.replicaSpecs.ps.template.spec.containers", Code::NoContainers)]
 #[case::container_unnamed("/spec/replicaSpecs/worker/template/spec/containers/0/name", json!(""), "spec.replicaSpecs.worker.template.spec.containers[0].name", Code::Required)]
-#[case::container_without_image("/spec/replicaSpecs/worker/template/spec/containers/0/image", Value::Null, "spec.replicaSpecs.worker.template.spec.containers[0].image", Code::Required)]
+#[case::container_without_image(
+    "/spec/replicaSpecs/worker/template/spec/containers/0/image",
+    Value::Null,
+    "spec.replicaSpecs.worker.template.spec.containers[0].image",
+    Code::Required
+)]
 #[case::quantity_malformed("/spec/replicaSpecs/ps/template/spec/containers/0/resources/requests/memory", json!("4 GB"), "spec.replicaSpecs.ps.template.spec.containers[0].resources.requests.memory", Code::InvalidQuantity)]
 #[case::quantity_negative("/spec/replicaSpecs/worker/template/spec/containers/0/resources/limits/cpu", json!("-1"), "spec.replicaSpecs.worker.template.spec.containers[0].resources.limits.cpu", Code::OutOfRange)]
 #[case::limit_malformed("/spec/resourceLimits/memory", json!("lots"), "spec.resourceLimits.memory", Code::InvalidQuantity)]
@@ -115,10 +120,21 @@ fn bad_job(#[case] pointer: &str, #[case] value: Value, #[case] path: &str, #[ca
 }
 
 #[test]
-fn tf_configs_too_large_for_one_plan() {
-    // 2,500 workers list 2,500 * 2,501 / 2 addresses between them: past the bound.
-    let doc = with(with(base_job(), "/spec/resourceLimits", Value::Null), "/spec/replicaSpecs/worker/replicas", json!(2_500));
-    assert_eq!(problems(parse::job(doc)), [("spec.replicaSpecs.worker.replicas".to_owned(), Code::TooLarge)]);
+fn previews_too_large_to_hold_are_refused() {
+    // 2,500 workers list 2,500 * 2,501 / 2 addresses between them, past the bound of one plan: a
+    // valid job (the controller creates it over several passes) that a preview does not render.
+    let doc =
+        with(with(base_job(), "/spec/resourceLimits", Value::Null), "/spec/replicaSpecs/worker/replicas", json!(2_500));
+    let job = parse::job(doc).unwrap();
+    let err = elasticjob::render(&job, None, &Options::default());
+    assert_eq!(problems(err), [("spec.replicaSpecs".to_owned(), Code::TooLarge)]);
+}
+
+#[test]
+fn plan_lists_are_bounded() {
+    let hosts: Vec<String> = (0..40_001).map(|i| format!("h{i}:1")).collect();
+    let plan = with(base_plan(), "/spec/psHosts", json!(hosts));
+    assert_eq!(problems(parse::scale_plan(plan)), [("spec.psHosts".to_owned(), Code::TooLarge)]);
 }
 
 #[rstest]
@@ -135,7 +151,12 @@ fn tf_configs_too_large_for_one_plan() {
 #[case::pod_name_mismatch("/spec/createPods/0/name", json!("ctr-edljob-ps-7"), "spec.createPods[0].name", Code::Mismatch)]
 #[case::pod_type_disagrees_with_name("/spec/createPods/0/type", json!("worker"), "spec.createPods[0].type", Code::Mismatch)]
 #[case::pod_type_missing("/spec/migratePods/0/name", json!("ps-zero"), "spec.migratePods[0].type", Code::Required)]
-#[case::migrate_without_resource("/spec/migratePods/0/resource", Value::Null, "spec.migratePods[0].resource", Code::Required)]
+#[case::migrate_without_resource(
+    "/spec/migratePods/0/resource",
+    Value::Null,
+    "spec.migratePods[0].resource",
+    Code::Required
+)]
 #[case::pod_service_not_an_address("/spec/createPods/0/service", json!("ctr-edljob-ps-2"), "spec.createPods[0].service", Code::InvalidAddress)]
 #[case::created_and_removed("/spec/removePods/0", json!({"name": "ctr-edljob-ps-2", "id": 2, "type": "ps", "rankIndex": 2}), "spec.createPods[0].name", Code::Duplicate)]
 #[case::second_chief("/spec/createPods/0", json!({"name": "ctr-edljob-chief-1", "id": 1, "type": "chief", "rankIndex": 1}), "spec.createPods[0].rankIndex", Code::OutOfRange)]

@@ -37,5 +37,10 @@ fn golden_cases() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} golden case(s) differ (UPDATE_GOLDEN=1 regenerates):\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} golden case(s) differ (UPDATE_GOLDEN=1 regenerates):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

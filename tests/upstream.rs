@@ -2,8 +2,8 @@
 //! `easydl`.
 
 use elasticjob::naming::{self, task_hosts};
-use elasticjob::template::{task_pod_from_template, task_service, TaskMeta};
-use elasticjob::{parse, ReplicaType};
+use elasticjob::template::{TaskMeta, task_pod_from_template, task_service};
+use elasticjob::{ReplicaType, parse};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde_json::json;
 
@@ -34,7 +34,11 @@ fn test_training() -> elasticjob::ElasticJob {
 fn task_hosts_of_three_workers() {
     assert_eq!(
         task_hosts("test-training", ReplicaType::Worker, 3, 2222),
-        ["test-training-edljob-worker-0:2222", "test-training-edljob-worker-1:2222", "test-training-edljob-worker-2:2222"]
+        [
+            "test-training-edljob-worker-0:2222",
+            "test-training-edljob-worker-1:2222",
+            "test-training-edljob-worker-2:2222"
+        ]
     );
 }
 

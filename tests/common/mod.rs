@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use elasticjob::{parse, Action, ElasticJob, Options, Plan, ReplicaType};
+use elasticjob::{Action, ElasticJob, Options, Plan, ReplicaType, parse};
 use k8s_openapi::api::core::v1::{Pod, PodStatus};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Reads a YAML file (one document) into JSON.
 pub fn yaml_file(path: &Path) -> Value {
@@ -47,10 +47,12 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
         None => Options::default(),
     };
     let job = || parse::job(field("job").unwrap_or(Value::Null));
-    let plan = || field("scalePlan").map(|v| parse::scale_plan(v).map_err(|e| parse::prefix(e, "scalePlan"))).transpose();
+    let plan =
+        || field("scalePlan").map(|v| parse::scale_plan(v).map_err(|e| parse::prefix(e, "scalePlan"))).transpose();
     let pods = || parse::pods(field("pods").unwrap_or(json!([])));
     let now = || parse::time(input["now"].as_str().unwrap_or("2026-01-01T00:00:00Z"));
-    let replica_type = || ReplicaType::parse(input["replicaType"].as_str().expect("replicaType")).expect("replica type");
+    let replica_type =
+        || ReplicaType::parse(input["replicaType"].as_str().expect("replicaType")).expect("replica type");
     Ok(match op {
         "render" => value(&elasticjob::render(&job()?, plan()?.as_ref(), &options)?),
         "initialScalePlan" => value(&elasticjob::initial_scale_plan(&job()?)),
@@ -75,7 +77,7 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
         "stopRunningPods" => value(&elasticjob::stop_running_pods(&job()?, replica_type(), &pods()?)?),
         "syncJobState" => value(&elasticjob::sync_job_state(&job()?, replica_type(), &pods()?, &now()?)?),
         "reconcileScalePlan" => {
-            let job = field("job").map(|v| parse::job(v)).transpose()?;
+            let job = field("job").map(parse::job).transpose()?;
             let plan = plan()?.expect("scalePlan");
             value(&elasticjob::reconcile_scale_plan(&plan, job.as_ref(), &now()?)?)
         }

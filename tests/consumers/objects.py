@@ -1,0 +1,41 @@
+"""Walks the golden outputs and yields every Kubernetes object and TF_CONFIG they hold."""
+import json
+import pathlib
+
+
+def golden_outputs(root):
+    for case in sorted(pathlib.Path(root).iterdir()):
+        out = case / "output.json"
+        if out.is_file():
+            yield case.name, json.loads(out.read_text())
+
+
+def kube_objects(doc):
+    """Pods and services in a rendered List or in a plan's actions."""
+    if not isinstance(doc, dict):
+        return
+    if doc.get("kind") == "List":
+        yield from doc.get("items", [])
+    for action in doc.get("actions", []):
+        for key in ("pod", "service"):
+            if key in action:
+                yield action[key]
+
+
+def env_value(container, name):
+    for var in container.get("env", []):
+        if var.get("name") == name:
+            return var.get("value")
+    return None
+
+
+def tf_configs(doc):
+    """(tf_config, task type, rank) of every task pod, from its env and labels."""
+    for obj in kube_objects(doc):
+        if obj.get("kind") != "Pod":
+            continue
+        labels = obj["metadata"].get("labels", {})
+        containers = obj["spec"]["containers"]
+        value = env_value(containers[0], "TF_CONFIG")
+        if value is not None:
+            yield value, labels["elasticjob.dlrover/replica-type"], int(labels["elasticjob.dlrover/rank-index"])

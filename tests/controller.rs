@@ -1,0 +1,106 @@
+//! Multi-pass scenarios of the job controller, carried out against a simulated cluster.
+
+mod common;
+
+use elasticjob::validate::MAX_TF_CONFIG_HOSTS;
+use elasticjob::{Action, JobConditionType, Options, ReplicaType, parse, reconcile};
+use serde_json::json;
+
+fn set_phase(pods: &mut [k8s_openapi::api::core::v1::Pod], name: &str, phase: &str) {
+    let pod = pods.iter_mut().find(|p| p.metadata.name.as_deref() == Some(name)).unwrap();
+    pod.status.as_mut().unwrap().phase = Some(phase.into());
+}
+
+#[test]
+fn a_large_scale_up_is_created_over_several_passes() {
+    let mut job = common::job("big", Some(1), Some(1), None, None);
+    job.status = Some(serde_json::from_value(json!({"phase": "Scaling", "scalePlan": "big-1"})).unwrap());
+    let mut plan = parse::scale_plan(json!({
+        "metadata": {"name": "big-1"},
+        "spec": {"ownerJob": "big", "replicaResourceSpecs": {"worker": {"replicas": 2500}}},
+        "status": {"phase": "Pending"}
+    }))
+    .unwrap();
+    let mut master = common::pod("big", ReplicaType::DlroverMaster, 0, 0, "Running");
+    master.metadata.name = Some(elasticjob::naming::master_name("big"));
+    let mut pods = vec![
+        master,
+        common::pod("big", ReplicaType::Ps, 0, 0, "Running"),
+        common::pod("big", ReplicaType::Worker, 0, 0, "Running"),
+    ];
+    let now = parse::time("2026-01-01T00:00:00Z").unwrap();
+    let mut passes = 0;
+    while plan.status.as_ref().unwrap().phase != Some(JobConditionType::Succeeded) {
+        passes += 1;
+        assert!(passes <= 3, "the plan is not done after 3 passes");
+        let out = reconcile(&job, Some(&plan), &pods, &now, &Options::default()).unwrap();
+        let hosts: usize = out
+            .created_pods()
+            .map(|p| elasticjob::render::pod_tf_config(p).unwrap())
+            .map(|c| c.cluster.worker.len() + c.cluster.ps.len() + c.cluster.chief.len())
+            .sum();
+        assert!(hosts as u64 <= MAX_TF_CONFIG_HOSTS, "pass {passes} lists {hosts} addresses");
+        common::apply(&mut pods, &out);
+        common::apply_status(&mut job, &out);
+        for action in &out.actions {
+            if let Action::SetScalePlanStatus { status, .. } = action {
+                plan.status = Some(status.clone());
+            }
+        }
+    }
+    assert!(passes >= 2);
+    let workers: std::collections::BTreeSet<i32> = pods
+        .iter()
+        .filter(|p| elasticjob::reconcile::pod_type(p) == Some(ReplicaType::Worker))
+        .map(|p| elasticjob::reconcile::pod_rank(p).unwrap())
+        .collect();
+    assert_eq!(workers, (0..2500).collect());
+}
+
+#[test]
+fn a_migration_replaces_the_pod_then_removes_it() {
+    let job = common::job("mig", Some(1), Some(1), None, None);
+    let plan = parse::scale_plan(json!({
+        "metadata": {"name": "mig-1"},
+        "spec": {"ownerJob": "mig", "migratePods": [{"name": "mig-edljob-ps-0", "resource": {"cpu": "4", "memory": "8Gi"}}]}
+    }))
+    .unwrap();
+    let mut pods = vec![common::pod("mig", ReplicaType::Ps, 0, 0, "Running")];
+    let pass =
+        |pods: &Vec<_>| elasticjob::reconcile_pods(&job, ReplicaType::Ps, &plan, pods, &Options::default()).unwrap();
+
+    let first = pass(&pods);
+    let created: Vec<_> = first.created_pods().collect();
+    assert_eq!(created.len(), 1);
+    let replacement = created[0].metadata.name.clone().unwrap();
+    assert_eq!(replacement, "mig-edljob-ps-1");
+    assert_eq!(elasticjob::reconcile::pod_rank(created[0]), Some(0));
+    common::apply(&mut pods, &first);
+
+    assert!(pass(&pods).is_empty(), "the old pod stays until its replacement runs");
+    set_phase(&mut pods, &replacement, "Running");
+    let third = pass(&pods);
+    assert_eq!(third.deleted_pods().collect::<Vec<_>>(), ["mig-edljob-ps-0"]);
+    common::apply(&mut pods, &third);
+    assert!(pass(&pods).is_empty());
+}
+
+#[test]
+fn a_relaunched_pod_fails_until_its_budget_is_spent() {
+    let job = common::job("rb", None, Some(1), None, None);
+    let mut pods = vec![common::pod("rb", ReplicaType::Worker, 0, 0, "Failed")];
+    pods[0].metadata.labels.as_mut().unwrap().insert("restart-count".into(), "2".into());
+    let mut launched = Vec::new();
+    for _ in 0..4 {
+        let out = elasticjob::handle_fault_pods(&job, ReplicaType::Worker, &pods, &Options::default()).unwrap();
+        let Some(pod) = out.created_pods().next() else { break };
+        let name = pod.metadata.name.clone().unwrap();
+        launched.push((name.clone(), pod.metadata.labels.as_ref().unwrap()["restart-count"].clone()));
+        common::apply(&mut pods, &out);
+        set_phase(&mut pods, &name, "Failed");
+    }
+    assert_eq!(
+        launched,
+        [("rb-edljob-worker-1".to_owned(), "1".to_owned()), ("rb-edljob-worker-2".to_owned(), "0".to_owned())]
+    );
+}
