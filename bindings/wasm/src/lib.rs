@@ -1,0 +1,1 @@
+//! wasm-bindgen bindings of the elasticjob core (to be written).

@@ -1,0 +1,1 @@
+//! Kubewarden policy (to be written).
