@@ -48,6 +48,7 @@
 )]
 #![warn(missing_docs)]
 
+pub mod admission;
 pub mod api;
 pub mod error;
 pub mod naming;
@@ -70,3 +71,8 @@ pub use reconcile::{
 pub use render::{initial_scale_plan, summary, tf_config};
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;
+
+/// The Rust snippets of README.md run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

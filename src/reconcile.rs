@@ -31,6 +31,7 @@
 //! type's pods by phase into `replicaStatuses`, keeping `initial`; for the master it also moves
 //! the job to Succeeded, Failed (with the pod's reason), Pending (first master pending) or Running.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
@@ -80,7 +81,7 @@ pub fn reconcile_pods(
 /// [`Error::Invalid`] when the job or the pods are invalid.
 pub fn handle_fault_pods(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod], options: &Options) -> Result<Plan> {
     validate::check_job(job)?;
-    let layout_plan = crate::render::initial_scale_plan(job);
+    let layout_plan = plan_or_initial(job, None);
     let mut planner = Planner::new(job, options, pods, &layout_plan)?;
     planner.handle_faults(replica_type)?;
     Ok(planner.finish())
@@ -144,15 +145,8 @@ pub fn reconcile(
     options: &Options,
 ) -> Result<Plan> {
     validate::check_job_and_plan(job, scale_plan)?;
-    let initial;
-    let layout_plan = match scale_plan {
-        Some(p) => p,
-        None => {
-            initial = crate::render::initial_scale_plan(job);
-            &initial
-        }
-    };
-    let mut planner = Planner::new(job, options, pods, layout_plan)?;
+    let layout_plan = plan_or_initial(job, scale_plan);
+    let mut planner = Planner::new(job, options, pods, &layout_plan)?;
     let before = job.status.clone().unwrap_or_default();
     let mut status = before.clone();
     match status.phase {
@@ -261,18 +255,11 @@ pub fn reconcile_scale_plan(scale_plan: &ScalePlan, job: Option<&ElasticJob>, no
 /// [`Error::Invalid`] when the job or the plan is invalid or too large.
 pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<List> {
     validate::check_job_and_plan(job, scale_plan)?;
-    let initial;
-    let plan = match scale_plan {
-        Some(p) => p,
-        None => {
-            initial = crate::render::initial_scale_plan(job);
-            &initial
-        }
-    };
-    let mut planner = Planner::new(job, options, &[], plan)?;
+    let plan = plan_or_initial(job, scale_plan);
+    let mut planner = Planner::new(job, options, &[], &plan)?;
     planner.ensure_master()?;
     for replica_type in ReplicaType::TASKS {
-        planner.reconcile_type(replica_type, plan)?;
+        planner.reconcile_type(replica_type, &plan)?;
     }
     if planner.deferred {
         let path = if scale_plan.is_some() { "scalePlan.spec.replicaResourceSpecs" } else { "spec.replicaSpecs" };
@@ -295,6 +282,11 @@ pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Option
         })
         .collect();
     Ok(List::new(items))
+}
+
+/// The given plan, or the job's first plan.
+pub(crate) fn plan_or_initial<'p>(job: &ElasticJob, scale_plan: Option<&'p ScalePlan>) -> Cow<'p, ScalePlan> {
+    scale_plan.map_or_else(|| Cow::Owned(crate::render::initial_scale_plan(job)), Cow::Borrowed)
 }
 
 /// Whether `plan` is the job's current scale plan and is still to be carried out.

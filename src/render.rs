@@ -65,15 +65,8 @@ pub fn tf_config(
             "an AllreduceStrategy job gets RDZV_ENDPOINT, not TF_CONFIG",
         ));
     }
-    let initial;
-    let plan = match scale_plan {
-        Some(p) => p,
-        None => {
-            initial = initial_scale_plan(job);
-            &initial
-        }
-    };
-    ClusterLayout::new(job, plan).tf_config(replica_type, index)
+    let plan = crate::reconcile::plan_or_initial(job, scale_plan);
+    ClusterLayout::new(job, &plan).tf_config(replica_type, index)
 }
 
 /// The parsed `TF_CONFIG` of a rendered pod, if it has one.
