@@ -43,7 +43,9 @@ where
     let mut unknown = Vec::new();
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(deserializer, &mut track);
-    let result: std::result::Result<T, _> = serde_ignored::deserialize(tracked, |path| {
+    // One callback type for every `T`: each type's `Deserialize` is instantiated once per
+    // deserializer, not once per (deserializer, target type) pair.
+    let mut on_unknown = |path: serde_ignored::Path<'_>| {
         let path = ignored_path(&path);
         let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
         unknown.push(Problem::new(
@@ -51,7 +53,9 @@ where
             Code::UnknownField,
             format!("`{field}` is not a field here; check its spelling and indentation"),
         ));
-    });
+    };
+    let callback: &mut dyn FnMut(serde_ignored::Path<'_>) = &mut on_unknown;
+    let result: std::result::Result<T, _> = serde_ignored::deserialize(tracked, callback);
     match result {
         Ok(value) => Ok((value, unknown)),
         Err(e) => Err(Error::Parse(shape_problem(&track.path().to_string(), &e))),

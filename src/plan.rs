@@ -95,7 +95,7 @@ impl Plan {
 }
 
 /// An object of a rendered job.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum Object {
@@ -103,6 +103,24 @@ pub enum Object {
     Pod(Box<Pod>),
     /// A service.
     Service(Box<Service>),
+}
+
+/// Read by its `kind`, through the same reader as every other input (an untagged enum would try
+/// each type in turn and compile every Kubernetes type's reader a second time).
+impl<'de> Deserialize<'de> for Object {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let kind = value.get("kind").and_then(serde_json::Value::as_str).map(str::to_owned);
+        let read = |e: crate::Error| D::Error::custom(e);
+        match kind.as_deref() {
+            Some("Pod") => crate::parse::from_value(value).map(|(pod, _)| Object::Pod(pod)).map_err(read),
+            Some("Service") => crate::parse::from_value(value).map(|(svc, _)| Object::Service(svc)).map_err(read),
+            other => Err(D::Error::custom(format!(
+                "an item of kind {other:?}: a rendered List holds only Pods and Services"
+            ))),
+        }
+    }
 }
 
 /// Every object a job will have, as a Kubernetes `List` (`apiVersion: v1`, `kind: List`) that
@@ -150,4 +168,21 @@ pub struct SummaryRow {
     /// The TF_CONFIG task of a pod, as `type:index`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rendered_list_reads_back_by_kind() {
+        let text = r#"{"apiVersion":"v1","kind":"List","items":[
+            {"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}},
+            {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}]}"#;
+        let list: List = serde_json::from_str(text).unwrap();
+        assert!(matches!(list.items.as_slice(), [Object::Service(s), Object::Pod(p)]
+            if s.metadata.name.as_deref() == Some("s") && p.metadata.name.as_deref() == Some("p")));
+        let bad = r#"{"apiVersion":"v1","kind":"List","items":[{"kind":"ConfigMap"}]}"#;
+        assert!(serde_json::from_str::<List>(bad).unwrap_err().to_string().contains("only Pods and Services"));
+    }
 }

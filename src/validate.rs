@@ -107,7 +107,7 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
     }
     master_arguments(&mut p, job);
     if p.is_empty() {
-        // These need a well-formed job: the plan a job starts from must fit its limits and bounds.
+        // This needs a well-formed job: the pods a job starts with must fit its resourceLimits.
         let plan = crate::render::initial_scale_plan(job);
         plan_fits_job(&mut p, job, &plan, "spec.replicaSpecs");
     }
