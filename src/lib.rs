@@ -5,8 +5,8 @@
 //! never talks to a cluster; hosts (a Node controller, a browser preview, a Kubewarden policy, a
 //! Rust program) carry its plans out.
 //!
-//! - [`render`]: every object a job will have ([`reconcile::render`]), for previews;
-//! - [`tf_config`]: the `TF_CONFIG` of any task ([`tfconfig`]);
+//! - [`render()`]: every object a job will have, for previews;
+//! - [`tf_config()`]: the `TF_CONFIG` of any task ([`tfconfig`]);
 //! - [`reconcile()`]: one pass of the job state machine; [`reconcile_pods`],
 //!   [`handle_fault_pods`], [`stop_running_pods`] and [`sync_job_state`] are its per-type steps;
 //! - [`validate`]: every check, every problem at once, each with a field path and a stable code.
