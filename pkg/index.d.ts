@@ -1,0 +1,20 @@
+// The types of the package entry (both node.js and browser.js): the functions and the error class
+// as the generated glue declares them, and every type of the core, generated from its JSON Schemas.
+export {
+  ElasticJobError,
+  handleFaultPods,
+  initialScalePlan,
+  insertTfConfigToEnv,
+  reconcile,
+  reconcilePods,
+  reconcileScalePlan,
+  render,
+  stopRunningPods,
+  summary,
+  syncJobState,
+  tfConfig,
+  validate,
+  validateScalePlan,
+} from "./dist/elasticjob_wasm.js";
+export type { Pods } from "./dist/elasticjob_wasm.js";
+export type * from "./dist/types.js";

@@ -1,0 +1,168 @@
+// The package's API as a Node user imports it: every function, plain objects in the core's field
+// order, `require()` as well as `import`, and nothing exported that the types do not declare.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { test } from "node:test";
+import * as api from "elasticjob";
+import { job } from "./fixtures.js";
+
+
+const FUNCTIONS = [
+  "handleFaultPods",
+  "initialScalePlan",
+  "insertTfConfigToEnv",
+  "reconcile",
+  "reconcilePods",
+  "reconcileScalePlan",
+  "render",
+  "stopRunningPods",
+  "summary",
+  "syncJobState",
+  "tfConfig",
+  "validate",
+  "validateScalePlan",
+];
+
+test("the package exports every function of the glue and the error class, and nothing else", () => {
+  assert.deepEqual(Object.keys(api).sort(), ["ElasticJobError", ...FUNCTIONS].sort());
+  // The generated glue's exports, less its loaders: a new binding must be exported too.
+  const glue = readFileSync(new URL("../dist/elasticjob_wasm.js", import.meta.url), "utf8");
+  const exported = [...glue.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
+  assert.deepEqual(exported.filter((n) => n !== "initSync").sort(), FUNCTIONS);
+  const declared = readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
+  for (const name of ["ElasticJobError", ...FUNCTIONS]) {
+    assert.match(declared, new RegExp(`\\b${name},`), `index.d.ts does not export ${name}`);
+  }
+});
+
+test("require() gives the same module", () => {
+  const required = createRequire(import.meta.url)("elasticjob");
+  assert.equal(required.render, api.render);
+  assert.equal(required.ElasticJobError, api.ElasticJobError);
+});
+
+test("render: the master, one PS and two workers, each with a service, as plain objects", () => {
+  const list = api.render(job());
+  assert.equal(list.apiVersion, "v1");
+  assert.equal(list.kind, "List");
+  assert.deepEqual(
+    list.items.map((o) => `${o.kind}/${o.metadata.name}`),
+    [
+      "Pod/elasticjob-mnist-dlrover-master",
+      "Service/elasticjob-mnist-dlrover-master",
+      "Pod/mnist-edljob-ps-0",
+      "Service/mnist-edljob-ps-0",
+      "Pod/mnist-edljob-worker-0",
+      "Service/mnist-edljob-worker-0",
+      "Pod/mnist-edljob-worker-1",
+      "Service/mnist-edljob-worker-1",
+    ],
+  );
+  const ps = list.items[2];
+  assert.equal(Object.getPrototypeOf(ps.metadata.labels), Object.prototype, "maps are plain objects");
+  assert.deepEqual(ps.spec.containers[0].resources, { limits: { cpu: "1", memory: "2Gi" }, requests: { cpu: "1", memory: "2Gi" } });
+  // Fields in the order Kubernetes objects are written, not sorted.
+  assert.deepEqual(Object.keys(ps), ["apiVersion", "kind", "metadata", "spec"]);
+  const env = Object.fromEntries(ps.spec.containers[0].env.map((e) => [e.name, e.value]));
+  assert.equal(env.TF_CONFIG, api.tfConfig(job(), "ps", 0));
+});
+
+test("render with a scale plan and options", () => {
+  const plan = api.initialScalePlan(job());
+  plan.spec.replicaResourceSpecs.worker.replicas = 3;
+  const list = api.render(job(), plan, { masterImage: "registry.example.com/dlrover:1" });
+  assert.equal(list.items.filter((o) => o.kind === "Pod" && o.metadata.name.includes("worker")).length, 3);
+  assert.equal(list.items[0].spec.containers[0].image, "registry.example.com/dlrover:1");
+});
+
+test("tfConfig: the TF_CONFIG a worker gets", () => {
+  assert.deepEqual(JSON.parse(api.tfConfig(job(), "worker", 1)), {
+    cluster: { worker: ["mnist-edljob-worker-0:3333", "mnist-edljob-worker-1:3333"], ps: ["mnist-edljob-ps-0:2222"], chief: [] },
+    task: { type: "worker", index: 1 },
+  });
+});
+
+test("initialScalePlan: replicas, resources and PS hosts of the job", () => {
+  const plan = api.initialScalePlan(job());
+  assert.equal(plan.kind, "ScalePlan");
+  assert.equal(plan.metadata.name, "mnist-initial");
+  assert.deepEqual(plan.spec.psHosts, ["mnist-edljob-ps-0:2222"]);
+  assert.deepEqual(plan.spec.replicaResourceSpecs.ps, { replicas: 1, resource: { cpu: "1", memory: "2Gi" } });
+});
+
+test("validate and validateScalePlan answer instead of throwing", () => {
+  assert.deepEqual(api.validate(job()), { valid: true });
+  const bad = job();
+  bad.metadata.name = "Deep_CTR";
+  const answer = api.validate(bad);
+  assert.equal(answer.valid, false);
+  assert.equal(answer.error.code, "invalid");
+  assert.deepEqual(answer.error.errors.map((p) => [p.path, p.code]), [["metadata.name", "invalid_name"]]);
+  assert.deepEqual(api.validate("not a job").error.errors.map((p) => p.code), ["invalid_type"]);
+  assert.deepEqual(api.validateScalePlan(api.initialScalePlan(job())), { valid: true });
+});
+
+test("reconcile: a new job gets its master and a status", () => {
+  const plan = api.reconcile(job(), null, [], "2026-01-02T03:04:05Z");
+  assert.deepEqual(
+    plan.actions.map((a) => a.action),
+    ["createPod", "createOrUpdateService", "setJobStatus"],
+  );
+  const status = plan.actions[2].status;
+  assert.equal(status.phase, "Created");
+  assert.equal(status.startTime, "2026-01-02T03:04:05Z");
+  // Planning again with the same inputs gives the same plan.
+  assert.deepEqual(api.reconcile(job(), null, [], "2026-01-02T03:04:05Z"), plan);
+});
+
+test("the per-type operations: reconcilePods, handleFaultPods, stopRunningPods, syncJobState", () => {
+  const pods = api.render(job()).items.filter((o) => o.kind === "Pod").map((p) => ({ ...p, status: { phase: "Running" } }));
+  const plan = api.initialScalePlan(job());
+  plan.spec.replicaResourceSpecs.worker.replicas = 3;
+  const up = api.reconcilePods(job(), "worker", plan, pods);
+  assert.deepEqual(up.actions.map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), ["createPod mnist-edljob-worker-2", "createOrUpdateService mnist-edljob-worker-2"]);
+
+  const failed = pods.map((p) => (p.metadata.name === "mnist-edljob-worker-1" ? { ...p, status: { phase: "Failed" } } : p));
+  const relaunch = api.handleFaultPods(job(), "worker", failed);
+  assert.deepEqual(relaunch.actions.map((a) => a.action), ["createPod", "createOrUpdateService"]);
+  assert.equal(relaunch.actions[0].pod.metadata.labels["elasticjob.dlrover/rank-index"], "1");
+
+  const stop = api.stopRunningPods(job(), "worker", { items: pods });
+  assert.deepEqual(stop.actions.map((a) => a.name), ["mnist-edljob-worker-0", "mnist-edljob-worker-1"]);
+  assert.ok(stop.actions.every((a) => a.action === "deletePod" && a.gracePeriodSeconds === 0));
+
+  const sync = api.syncJobState(job(), "worker", failed, "2026-01-02T03:04:05Z");
+  assert.deepEqual(sync.actions[0].status.replicaStatuses.worker, { active: 1, failed: 1 });
+});
+
+test("reconcileScalePlan: an auto plan moves its job to Scaling", () => {
+  const plan = api.initialScalePlan(job());
+  plan.metadata.labels["scale-type"] = "auto";
+  const result = api.reconcileScalePlan(plan, job(), "2026-01-02T03:04:05Z");
+  assert.deepEqual(result.actions.map((a) => a.action), ["setScalePlanStatus", "setJobStatus"]);
+  assert.equal(result.actions[1].status.phase, "Scaling");
+  assert.deepEqual(api.reconcileScalePlan(plan, null, "2026-01-02T03:04:05Z").actions.map((a) => a.action), ["setScalePlanStatus"]);
+});
+
+test("insertTfConfigToEnv: a container with TF_CONFIG from a sparse cluster", () => {
+  const container = api.insertTfConfigToEnv({ name: "main", image: "tf:2" }, { worker: { 0: "w0:2222" }, ps: ["ps0:2222"] }, "worker", 0);
+  assert.deepEqual(container.env, [
+    { name: "TF_CONFIG", value: '{"cluster":{"worker":["w0:2222"],"ps":["ps0:2222"],"chief":[]},"task":{"type":"worker","index":0}}' },
+  ]);
+});
+
+test("summary: one row per rendered object", () => {
+  const rows = api.summary(api.render(job()));
+  assert.equal(rows.length, 8);
+  assert.deepEqual(rows[2], { kind: "Pod", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, cpu: "1", memory: "2Gi", task: "ps:0" });
+  assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0 });
+});
+
+test("inputs are not modified", () => {
+  const input = job();
+  const copy = structuredClone(input);
+  api.render(input);
+  api.reconcile(input, null, [], "2026-01-02T03:04:05Z");
+  assert.deepEqual(input, copy);
+});

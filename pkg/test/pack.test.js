@@ -1,0 +1,103 @@
+// `npm pack`, then the tarball installed into a fresh project, the way users get it: imported from
+// ESM and CommonJS, its types compiled by tsc (Node and bundler resolution), its CLI run with npx.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const PKG = fileURLToPath(new URL("../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const TSC = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
+const NPM_FLAGS = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
+
+const work = mkdtempSync(join(tmpdir(), "elasticjob-pack-"));
+const project = join(work, "consumer");
+
+function run(command, args, cwd) {
+  try {
+    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: "pipe" });
+  } catch (e) {
+    assert.fail(`${command} ${args.join(" ")} failed:\n${e.stdout}${e.stderr}`);
+  }
+}
+
+let packed;
+
+test("npm pack ships the package and nothing else", (t) => {
+  [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work, "--loglevel=error"], PKG));
+  const files = packed.files.map((f) => f.path).sort();
+  const snippet = files.find((f) => /^dist\/snippets\/[^/]+\/js\/errors\.js$/.test(f));
+  assert.ok(snippet, "the error class is shipped");
+  assert.deepEqual(
+    files.filter((f) => f !== snippet),
+    [
+      "README.md",
+      "api.js",
+      "bin/elasticjob.js",
+      "browser.js",
+      "dist/elasticjob_wasm.d.ts",
+      "dist/elasticjob_wasm.js",
+      "dist/elasticjob_wasm_bg.wasm",
+      "dist/types.d.ts",
+      "index.d.ts",
+      "node.js",
+      "package.json",
+    ],
+  );
+  t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.unpackedSize} bytes unpacked, ${packed.entryCount} files`);
+});
+
+test("installed into a fresh project, it imports from ESM and CommonJS", () => {
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  run("npm", ["install", ...NPM_FLAGS, join(work, packed.filename)], project);
+  writeFileSync(
+    join(project, "main.js"),
+    `import { render, validate, ElasticJobError } from "elasticjob";
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+const job = parse(readFileSync(process.argv[2], "utf8"));
+const list = render(job);
+let error;
+try { render({ metadata: { name: 5 } }); } catch (e) { error = e; }
+console.log(JSON.stringify({ kinds: list.items.map((o) => o.kind), valid: validate(job).valid,
+  error: error instanceof ElasticJobError && error instanceof Error ? error.errors[0].path : String(error) }));
+`,
+  );
+  const esm = JSON.parse(run(process.execPath, ["main.js", join(ROOT, "examples/elasticjob.yaml")], project));
+  assert.deepEqual(esm, { kinds: ["Pod", "Service", "Pod", "Service"], valid: true, error: "metadata.name" });
+
+  writeFileSync(join(project, "main.cjs"), `const { tfConfig } = require("elasticjob");\nconsole.log(typeof tfConfig);\n`);
+  assert.equal(run(process.execPath, ["main.cjs"], project), "function\n");
+});
+
+test("its types compile in the fresh project, with Node and with bundler resolution", () => {
+  writeFileSync(
+    join(project, "main.ts"),
+    `import { render, ElasticJobError, type ElasticJob, type List } from "elasticjob";
+const job: ElasticJob = { metadata: { name: "mnist" }, spec: { distributionStrategy: "ParameterServerStrategy",
+  replicaSpecs: { worker: { replicas: 2, template: { spec: { containers: [{ name: "main", image: "tf:2" }] } } } } } };
+const list: List = render(job);
+try { render(job); } catch (e) { if (e instanceof ElasticJobError) { const paths: string[] = e.errors.map((p) => p.path); void paths; } }
+// @ts-expect-error replicas is a number
+render({ spec: { replicaSpecs: { worker: { replicas: "2" } } } });
+export { list };
+`,
+  );
+  const options = { target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: [] };
+  writeFileSync(join(project, "tsconfig.node.json"), JSON.stringify({ compilerOptions: { ...options, module: "nodenext", moduleResolution: "nodenext" }, files: ["main.ts"] }));
+  writeFileSync(join(project, "tsconfig.bundler.json"), JSON.stringify({ compilerOptions: { ...options, module: "esnext", moduleResolution: "bundler" }, files: ["main.ts"] }));
+  run(process.execPath, [TSC, "--project", "tsconfig.node.json"], project);
+  run(process.execPath, [TSC, "--project", "tsconfig.bundler.json"], project);
+});
+
+test("npx elasticjob runs the CLI of the installed package", () => {
+  const version = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8")).version;
+  assert.equal(run("npx", ["--no-install", "elasticjob", "--version"], project), `${version}\n`);
+  const summary = run("npx", ["--no-install", "elasticjob", "render", join(ROOT, "examples/elasticjob.yaml"), "-o", "summary"], project);
+  assert.match(summary, /^KIND +NAME +TYPE +RANK +CPU +MEMORY +TF_CONFIG TASK\n/);
+  assert.match(summary, /\nPod +elasticjob-sample-edljob-ps-0 +ps +0 /);
+});

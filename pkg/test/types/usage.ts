@@ -1,0 +1,83 @@
+// Compiled by `tsc --noEmit` (test/types.test.js): the package's declarations type real uses, refuse
+// misuse, and no function takes or returns `any`.
+import * as elasticjob from "elasticjob";
+import {
+  ElasticJobError,
+  reconcile,
+  render,
+  summary,
+  tfConfig,
+  validate,
+  type Container,
+  type ElasticJob,
+  type List,
+  type Plan,
+  type Problem,
+  type ScalePlan,
+  type SummaryRow,
+  type Validation,
+} from "elasticjob";
+
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type NoAnyIn<F> = F extends (...args: infer A) => infer R
+  ? [IsAny<R>, ...{ [K in keyof A]-?: IsAny<A[K]> }][number] extends false
+    ? true
+    : false
+  : true;
+type Assert<T extends true> = T;
+// Every export: no parameter and no result is `any`.
+export type EveryExportIsTyped = Assert<{ [K in keyof typeof elasticjob]: NoAnyIn<(typeof elasticjob)[K]> }[keyof typeof elasticjob]>;
+export type ErrorsAreTyped = Assert<IsAny<ElasticJobError["errors"]> extends false ? true : false>;
+
+const job: ElasticJob = {
+  apiVersion: "elastic.iml.github.io/v1alpha1",
+  kind: "ElasticJob",
+  metadata: { name: "mnist", labels: { team: "ads" } },
+  spec: {
+    distributionStrategy: "ParameterServerStrategy",
+    replicaSpecs: {
+      ps: { replicas: 1, template: { spec: { containers: [{ name: "main", image: "tf:2", ports: [{ containerPort: 2222 }] }] } } },
+      worker: { replicas: 2, restartPolicy: "ExitCode", template: { spec: { containers: [{ name: "main", image: "tf:2" }] } } },
+    },
+  },
+};
+
+const list: List = render(job);
+const names: (string | undefined)[] = list.items.map((o) => o.metadata?.name);
+const rows: SummaryRow[] = summary(list);
+const config: string = tfConfig(job, "worker", 0);
+const plan: ScalePlan = elasticjob.initialScalePlan(job);
+const next: Plan = reconcile(job, plan, [], "2026-01-01T00:00:00Z");
+for (const action of next.actions) {
+  if (action.action === "createPod") {
+    const pod: string | undefined = action.pod.metadata.name;
+    void pod;
+  } else if (action.action === "deletePod") {
+    const grace: number = action.gracePeriodSeconds;
+    void grace;
+  }
+}
+const answer: Validation = validate(JSON.parse("{}") as unknown);
+const problems: Problem[] = answer.valid ? [] : (answer.error?.errors ?? []);
+const container: Container = elasticjob.insertTfConfigToEnv({ name: "main" }, { ps: ["ps-0:2222"] }, "ps", 0);
+
+try {
+  render(job);
+} catch (e) {
+  if (e instanceof ElasticJobError) {
+    const code: string = e.code;
+    const paths: string[] = e.errors.map((p) => p.path);
+    void [code, paths];
+  }
+}
+
+// @ts-expect-error replicas is a number
+render({ ...job, spec: { replicaSpecs: { worker: { replicas: "2" } } } });
+// @ts-expect-error not a replica type
+tfConfig(job, "workers", 0);
+// @ts-expect-error a misspelt field
+render({ metadata: { nmae: "mnist" } });
+// @ts-expect-error the time is a string
+reconcile(job, null, [], 1767225600);
+
+void [names, rows, config, problems, container];
