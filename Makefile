@@ -14,16 +14,19 @@ VENV := $(TOOLS)/venv
 PYTHON := $(VENV)/bin/python
 # Test targets of every artifact; the included .mk files add theirs.
 TEST_TARGETS := test-core test-consumers
+# wasm-opt for the npm package and the policy: a current binaryen from the npm registry
+# (distribution packages are too old for what rustc emits), installed once under .tools/.
+BINARYEN_VERSION := 132.0.0
+WASM_OPT := $(TOOLS)/binaryen-$(BINARYEN_VERSION)/node_modules/.bin/wasm-opt
 
 -include mk/*.mk
 
-.PHONY: help demo test test-core test-properties test-consumers bench fmt clean
+.PHONY: help demo test test-core test-consumers bench fuzz fmt clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
-demo: ## render examples/elasticjob.yaml with examples/scaleplan.yaml: a summary, then the objects as YAML
-	$(CARGO) run --quiet --example render -- examples/elasticjob.yaml examples/scaleplan.yaml
+demo: demo-npm ## render examples/elasticjob.yaml with the `elasticjob` CLI: a summary, then the objects as YAML
 
 test: $(TEST_TARGETS) ## everything: core, real consumers, and every artifact's tests
 	@echo "make test: all passed"
@@ -33,11 +36,15 @@ test-core: ## Rust: format, lints (unwrap/expect/panic/indexing denied), unit, g
 	$(CARGO) clippy --quiet --all-targets -- -D warnings
 	$(CARGO) test --quiet
 	PROPTEST_CASES=2000 $(CARGO) test --quiet --release --test properties
+	K8S_OPENAPI_ENABLED_VERSION=1.36 RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet --no-deps -p elasticjob
 
 test-consumers: $(VENV)/.installed ## rendered objects vs Kubernetes' schemas, TF_CONFIG vs TensorFlow's resolver
 	$(CARGO) test --quiet --test golden
 	cd tests/consumers && $(PYTHON) check_objects.py ../golden 1.36
 	cd tests/consumers && $(PYTHON) check_tf_config.py ../golden
+
+$(WASM_OPT):
+	npm install --prefix $(TOOLS)/binaryen-$(BINARYEN_VERSION) --no-save --no-audit --no-fund --loglevel=error binaryen@$(BINARYEN_VERSION)
 
 $(VENV)/.installed: tests/consumers/requirements.txt
 	@test -x $(PYTHON) || python3 -m venv $(VENV)
@@ -53,3 +60,8 @@ fmt: ## format the Rust code
 clean: ## remove build output and installed test tools
 	$(CARGO) clean
 	rm -rf $(TOOLS)
+
+fuzz: ## fuzz the core for FUZZ_SECONDS (default 60) with cargo-fuzz (libFuzzer)
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install --quiet cargo-fuzz
+	mkdir -p fuzz/corpus/job
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run job corpus/job seeds -- -max_total_time=$${FUZZ_SECONDS:-60}
