@@ -454,10 +454,9 @@ fn judge_plan(read: Result<(ScalePlan, Vec<Problem>)>, settings: &Settings) -> V
     result.map_or_else(Verdict::invalid, |()| Verdict::Accepted)
 }
 
-/// The payload of Kubewarden's `validate`, read once for everything but the object, which is only
-/// checked to be JSON: most requests are decided on `operation` and `kind` alone, and the object
-/// is then read straight into its type ([`payload::Typed`]) instead of through a
-/// `serde_json::Value`. The type names show in messages (`expected struct AdmissionRequest`).
+/// The payload of Kubewarden's `validate` without its object, which is taken out before the rest
+/// is read (most requests are decided on `operation` and `kind` alone). The type names show in
+/// messages (`expected struct AdmissionRequest`).
 mod payload {
     use serde::Deserialize;
     use serde_json::Value;
@@ -475,19 +474,6 @@ mod payload {
     pub(super) struct AdmissionRequest {
         pub(super) operation: String,
         pub(super) kind: GroupVersionKind,
-        #[serde(default)]
-        pub(super) object: Option<serde::de::IgnoredAny>,
-    }
-
-    /// The payload read again, for the object only.
-    #[derive(Deserialize)]
-    pub(super) struct Typed<T> {
-        pub(super) request: TypedObject<T>,
-    }
-
-    #[derive(Deserialize)]
-    pub(super) struct TypedObject<T> {
-        pub(super) object: T,
     }
 }
 
@@ -501,13 +487,12 @@ mod payload {
 /// `settings.`.
 pub fn review_payload(payload: &[u8]) -> Verdict {
     let read = utf8(payload, "the validation payload").and_then(|text| {
-        // Fast path without path tracking; a payload that fails is read again for the cause.
-        match serde_json::from_str::<payload::ValidationRequest>(text) {
-            Ok(envelope) => Ok((text, envelope)),
-            Err(_) => Ok((text, parse::from_json::<payload::ValidationRequest>(text)?.0)),
-        }
+        let (mut value, _) = parse::from_json::<Value>(text)?;
+        let object = value.get_mut("request").and_then(|r| r.as_object_mut()).and_then(|r| r.remove("object"));
+        let (envelope, _) = parse::from_value::<payload::ValidationRequest>(value)?;
+        Ok((envelope, object.unwrap_or(Value::Null)))
     });
-    let (text, envelope) = match read {
+    let (envelope, object) = match read {
         Ok(read) => read,
         Err(error) => return Verdict::invalid(in_context(error, "cannot read the validation payload")),
     };
@@ -517,58 +502,13 @@ pub fn review_payload(payload: &[u8]) -> Verdict {
     };
     let request = envelope.request;
     let Some(subject) = reviewed(&request.operation, &request.kind) else { return Verdict::Accepted };
-    if request.object.is_none() {
+    if object.is_null() {
         return no_object(&request.operation);
     }
     match subject {
-        Subject::Job => judge_job(object::<ElasticJob>(text), &settings),
-        Subject::Plan => judge_plan(object::<ScalePlan>(text), &settings),
+        Subject::Job => judge_job(parse::from_value(object), &settings),
+        Subject::Plan => judge_plan(parse::from_value(object), &settings),
     }
-}
-
-/// Reads `request.object` of a payload as a `T`, with paths inside the object, as
-/// [`parse::from_value`] gives them.
-fn object<T: serde::de::DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>)> {
-    const ROOT: &str = "request.object";
-    let inside = |path: &str| -> Option<String> {
-        let rest = path.strip_prefix(ROOT)?;
-        if rest.is_empty() {
-            Some(String::new())
-        } else {
-            rest.strip_prefix('.').or_else(|| rest.starts_with('[').then_some(rest)).map(str::to_owned)
-        }
-    };
-    match parse::from_json::<payload::Typed<T>>(text) {
-        Ok((typed, unknown)) => {
-            // Fields of the request and the payload outside the object are not the object's.
-            let unknown = unknown
-                .into_iter()
-                .filter_map(|mut p| {
-                    p.path = inside(&p.path)?;
-                    Some(p)
-                })
-                .collect();
-            Ok((typed.request.object, unknown))
-        }
-        Err(Error::Parse(mut p)) => {
-            if let Some(path) = inside(&p.path) {
-                p.path = path;
-                // A position in the payload means nothing to whoever wrote the object.
-                p.message = without_position(&p.message).to_owned();
-            }
-            Err(Error::Parse(p))
-        }
-        Err(other) => Err(other),
-    }
-}
-
-/// `invalid type: string "3", expected i32` without serde_json's ` at line 1 column 629`.
-fn without_position(message: &str) -> &str {
-    let Some((before, position)) = message.rsplit_once(" at line ") else { return message };
-    let is_position = position.split_once(" column ").is_some_and(|(line, column)| {
-        [line, column].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    });
-    if is_position { before } else { message }
 }
 
 fn utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str> {

@@ -55,6 +55,7 @@ pub mod naming;
 pub mod parse;
 pub mod plan;
 pub mod quantity;
+mod reader;
 pub mod reconcile;
 pub mod render;
 pub mod status;

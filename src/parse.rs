@@ -14,14 +14,18 @@ use serde_json::Value;
 
 use crate::api::{ElasticJob, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, into_result};
-use crate::validate;
+use crate::{reader, validate};
 
 /// Reads a `T` from a JSON value. Returns the value and a problem for every unknown field.
 ///
 /// # Errors
 /// [`Error::Parse`] with the path and cause of the first shape problem.
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<(T, Vec<Problem>)> {
-    read(value)
+    let outcome = reader::read(value);
+    match outcome.result {
+        Ok(value) => Ok((value, outcome.unknown.into_iter().map(unknown_field).collect())),
+        Err(e) => Err(Error::Parse(Problem::new(outcome.error_path, e.code, e.message))),
+    }
 }
 
 /// Reads a `T` from JSON text. Returns the value and a problem for every unknown field.
@@ -29,74 +33,13 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<(T, Vec<Problem>)
 /// # Errors
 /// [`Error::Parse`] with the path (and for syntax errors, line and column) of the first problem.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>)> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let (value, unknown) = read(&mut de)?;
-    de.end().map_err(|e| Error::Parse(Problem::new("", Code::Syntax, e.to_string())))?;
-    Ok((value, unknown))
+    let value = serde_json::from_str(text).map_err(|e| Error::Parse(Problem::new("", Code::Syntax, e.to_string())))?;
+    from_value(value)
 }
 
-fn read<'de, D, T>(deserializer: D) -> Result<(T, Vec<Problem>)>
-where
-    D: serde::Deserializer<'de, Error = serde_json::Error>,
-    T: DeserializeOwned,
-{
-    let mut unknown = Vec::new();
-    let mut track = serde_path_to_error::Track::new();
-    let tracked = serde_path_to_error::Deserializer::new(deserializer, &mut track);
-    // One callback type for every `T`: each type's `Deserialize` is instantiated once per
-    // deserializer, not once per (deserializer, target type) pair.
-    let mut on_unknown = |path: serde_ignored::Path<'_>| {
-        let path = ignored_path(&path);
-        let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
-        unknown.push(Problem::new(
-            path,
-            Code::UnknownField,
-            format!("`{field}` is not a field here; check its spelling and indentation"),
-        ));
-    };
-    let callback: &mut dyn FnMut(serde_ignored::Path<'_>) = &mut on_unknown;
-    let result: std::result::Result<T, _> = serde_ignored::deserialize(tracked, callback);
-    match result {
-        Ok(value) => Ok((value, unknown)),
-        Err(e) => Err(Error::Parse(shape_problem(&track.path().to_string(), &e))),
-    }
-}
-
-fn shape_problem(path: &str, e: &serde_json::Error) -> Problem {
-    let path = if path == "." || path == "?" {
-        String::new()
-    } else {
-        path.trim_end_matches(".?").replace(".?", "").to_owned()
-    };
-    let message = e.to_string();
-    let code = match e.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof | serde_json::error::Category::Io => {
-            Code::Syntax
-        }
-        serde_json::error::Category::Data => {
-            if message.starts_with("invalid type") {
-                Code::InvalidType
-            } else if message.starts_with("missing field") {
-                Code::Required
-            } else {
-                Code::InvalidValue
-            }
-        }
-    };
-    Problem::new(path, code, message)
-}
-
-/// `spec.replicaSpecs.worker.template.spec.containers[0].foo`, the notation of every other path.
-fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path;
-    match path {
-        Path::Root => String::new(),
-        Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
-        Path::Map { parent, key } => crate::error::join(&ignored_path(parent), key),
-        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
-            ignored_path(parent)
-        }
-    }
+fn unknown_field(path: String) -> Problem {
+    let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
+    Problem::new(path, Code::UnknownField, format!("`{field}` is not a field here; check its spelling and indentation"))
 }
 
 /// Reads and validates an `ElasticJob`: unknown fields and every rule of

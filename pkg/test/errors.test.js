@@ -82,12 +82,11 @@ test("broken rules are all reported at once", () => {
 });
 
 test("anything that is not a job is an ElasticJobError too", () => {
-  for (const value of [undefined, null, 42, "job", true]) {
+  // An array is not an object either (serde_json alone would read a struct from one).
+  for (const value of [undefined, null, 42, "job", true, []]) {
     const e = thrown(() => api.render(value));
     assert.deepEqual(problems(e), [["", "invalid_type"]], String(value));
   }
-  // serde reads a struct from an array too: an empty one is a job with nothing in it.
-  assert.equal(thrown(() => api.render([])).code, "invalid");
   for (const [value, path] of [
     [new Map(), "metadata.labels"],
     [new Set(["a"]), "metadata.labels"],
