@@ -314,7 +314,8 @@ impl<'de> MapAccess<'de> for MapReader<'_> {
 }
 
 /// A map key: JSON keys are strings, read as numbers where the target type has numeric keys (the
-/// indices of a sparse cluster spec).
+/// indices of a sparse cluster spec). The inputs' maps are keyed by strings, replica types (read
+/// from strings) and these indices only.
 struct Key<'a>(&'a str);
 
 macro_rules! parse_key {
@@ -335,23 +336,6 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
         visitor.visit_str(self.0)
     }
 
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, ReadError> {
-        visitor.visit_enum(IntoDeserializer::<ReadError>::into_deserializer(self.0))
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, ReadError> {
-        visitor.visit_newtype_struct(self)
-    }
-
     parse_key!(
         deserialize_u8 visit_u64 u8, deserialize_u16 visit_u64 u16, deserialize_u32 visit_u64 u32,
         deserialize_u64 visit_u64 u64, deserialize_i8 visit_i64 i8, deserialize_i16 visit_i64 i16,
@@ -359,8 +343,8 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
     );
 
     forward_to_deserialize_any! {
-        bool i128 u128 f32 f64 char str string bytes byte_buf option unit unit_struct seq tuple tuple_struct map
-        struct identifier ignored_any
+        bool i128 u128 f32 f64 char str string bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
     }
 }
 
