@@ -1,7 +1,9 @@
 //! Benchmarks of the core, printing figures (nothing is asserted):
 //! - `render`: every object of a job with 1,000 workers, 50 PS, a chief and an evaluator;
 //! - `serialize`: the same output only serialised with serde_json, the floor of the work;
-//! - `reconcile`: one controller pass over a running job with 10,000 observed pods.
+//! - `reconcile`: one controller pass over a running job with 10,000 observed pods;
+//! - `read_10k_pods`: reading those pods from JSON values (with paths and unknown fields), as a
+//!   controller does before each pass.
 //!
 //! `cargo bench --bench core` (or `make bench`); the last lines print the ratio render/serialize.
 
@@ -100,12 +102,17 @@ fn main() {
     c.bench_function("reconcile_10k_pods", |b| {
         b.iter(|| reconcile(black_box(&running), None, black_box(&pods), &now, &options).unwrap())
     });
+    let pods_json = serde_json::to_value(&pods).unwrap();
+    c.bench_function("read_10k_pods", |b| {
+        b.iter_batched(|| pods_json.clone(), |v| parse::pods(v).unwrap(), criterion::BatchSize::LargeInput)
+    });
     c.final_summary();
 
     println!();
     println!("job: 1,000 workers, 50 PS, 1 chief, 1 evaluator -> {} objects, {bytes} bytes of JSON", list.items.len());
     println!("reconcile: {} observed pods -> {} actions", pods.len(), first.actions.len());
-    let figures = ["render", "serialize", "render_and_serialize", "reconcile_10k_pods"].map(|n| (n, median_ns(n)));
+    let figures = ["render", "serialize", "render_and_serialize", "reconcile_10k_pods", "read_10k_pods"]
+        .map(|n| (n, median_ns(n)));
     for (name, ns) in figures {
         if let Some(ns) = ns {
             println!("{name:<22} median {:>10.3} ms", ns / 1e6);

@@ -5,7 +5,8 @@
 //! This is what `serde_path_to_error` and `serde_ignored` do together over serde_json's own value
 //! deserializer, done in one layer instead of three. Each Kubernetes type's `Deserialize` is
 //! compiled once per deserializer wrapped around it; with one layer the npm package's
-//! WebAssembly is a third smaller, and reading is faster natively too.
+//! WebAssembly went from 522 KB to 411 KB gzipped, the admission policy's from 382 KB to 282 KB,
+//! and reading 10,000 observed pods natively from 99 ms to 65 ms (`read_10k_pods` in benches/).
 
 use std::fmt::{self, Display};
 
@@ -20,7 +21,8 @@ pub(crate) struct Outcome<T> {
     pub result: Result<T, ReadError>,
     /// Where the problem is (`spec.replicaSpecs.worker.replicas`), empty for the root.
     pub error_path: String,
-    /// The path of every field the target type does not know, in document order.
+    /// The path of every field the target type does not know, in the order read (objects' keys
+    /// sorted, as `serde_json::Map` keeps them).
     pub unknown: Vec<String>,
 }
 
