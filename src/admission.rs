@@ -125,7 +125,7 @@ impl Settings {
             return Ok(Settings::default());
         }
         if !value.is_object() {
-            // serde would read a struct from an array too, by position.
+            // Said in the words of settings rather than serde's `expected struct Settings`.
             return Err(Error::Parse(Problem::new(
                 "",
                 Code::InvalidType,

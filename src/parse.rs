@@ -37,6 +37,15 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>)> {
     from_value(value)
 }
 
+/// Reads a `T` whose unknown fields are problems too, as [`job`] and [`scale_plan`] treat them.
+///
+/// # Errors
+/// [`Error::Parse`] for a shape problem, else [`Error::Invalid`] with every unknown field.
+pub fn strict<T: DeserializeOwned>(value: Value) -> Result<T> {
+    let (value, unknown) = from_value(value)?;
+    into_result(unknown).map(|()| value)
+}
+
 fn unknown_field(path: String) -> Problem {
     let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
     Problem::new(path, Code::UnknownField, format!("`{field}` is not a field here; check its spelling and indentation"))

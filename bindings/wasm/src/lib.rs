@@ -359,14 +359,12 @@ fn read_time(now: &JsValue) -> Result<Time> {
 /// Reads a value of any type; shape problems start with `root`, unknown fields are ignored
 /// (the types read here have none).
 fn read<T: DeserializeOwned>(arg: &JsValue, root: &str) -> Result<T> {
-    parse::from_value(value(arg, root)?).map(|(v, _)| v).map_err(|e| parse::prefix(e, root))
+    required(arg, root, |v| parse::from_value(v).map(|(v, _)| v))
 }
 
 /// Reads a value whose unknown fields are problems, like the core's readers of jobs and plans.
 fn read_strict<T: DeserializeOwned>(arg: &JsValue, root: &str) -> Result<T> {
-    let (v, unknown) = parse::from_value(value(arg, root)?).map_err(|e| parse::prefix(e, root))?;
-    elasticjob::error::into_result(unknown).map_err(|e| parse::prefix(e, root))?;
-    Ok(v)
+    required(arg, root, parse::strict)
 }
 
 /// Returns a result as plain objects, or throws its error.
