@@ -5,19 +5,18 @@
 use elasticjob::{Options, ReplicaType, parse};
 use serde_json::json;
 
-fn job() -> elasticjob::ElasticJob {
+fn job() -> elasticjob::Result<elasticjob::ElasticJob> {
     parse::job(json!({
         "metadata": {"name": "mnist"},
         "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": {
             "ps": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}},
             "worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}}}}
     }))
-    .unwrap()
 }
 
 #[test]
 fn moved_functions_answer_as_their_new_homes() {
-    let job = job();
+    let job = job().unwrap();
     let options = Options::default();
     assert_eq!(elasticjob::reconcile::render(&job, None, &options), elasticjob::render(&job, None, &options));
     assert_eq!(elasticjob::render::initial_scale_plan(&job), elasticjob::initial_scale_plan(&job));
