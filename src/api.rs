@@ -9,7 +9,7 @@ use std::fmt;
 
 use k8s_openapi::api::core::v1::{EnvVar, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 
 /// The API group of both resources.
@@ -161,6 +161,8 @@ pub enum JobConditionType {
     Failed,
     /// A scale plan is being carried out.
     Scaling,
+    /// `spec.suspend` is true: no pod runs.
+    Suspended,
 }
 
 impl JobConditionType {
@@ -174,6 +176,7 @@ impl JobConditionType {
             JobConditionType::Succeeded => "Succeeded",
             JobConditionType::Failed => "Failed",
             JobConditionType::Scaling => "Scaling",
+            JobConditionType::Suspended => "Suspended",
         }
     }
 }
@@ -235,6 +238,10 @@ pub struct ElasticJobSpec {
     /// Environment variables added to every container of every pod, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub envs: BTreeMap<String, EnvVar>,
+    /// While true, no pod of the job runs (DLRover's and Kubeflow's `suspend`); false or absent
+    /// runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
 }
 
 /// How many replicas of one type to run, and how.
@@ -280,11 +287,41 @@ impl ReplicaSpec {
     }
 }
 
-/// The observed state of an [`ElasticJob`].
+/// The observed state of an [`ElasticJob`], in the shape of DLRover's CRD: the common job status
+/// of Kubeflow's operators under `status`, beside the job's `phase` and `scalePlan`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ElasticJobStatus {
+    /// Conditions, pod counts and times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<JobStatus>,
+    /// The type of the newest condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<JobConditionType>,
+    /// The name of the scale plan being carried out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_plan: Option<String>,
+}
+
+impl ElasticJobStatus {
+    /// The common job status, if any was written.
+    pub fn common(&self) -> Option<&JobStatus> {
+        self.status.as_ref()
+    }
+
+    /// The common job status, created empty when none was written.
+    pub fn common_mut(&mut self) -> &mut JobStatus {
+        self.status.get_or_insert_with(JobStatus::default)
+    }
+}
+
+/// The common job status (Kubeflow's `JobStatus`). `conditions` and `replicaStatuses` are always
+/// written, as DLRover's CRD requires them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct JobStatus {
     /// Conditions, oldest first; the newest decides `phase`.
     #[serde(default)]
     pub conditions: Vec<JobCondition>,
@@ -300,16 +337,10 @@ pub struct ElasticJobStatus {
     /// When the job was last reconciled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_reconcile_time: Option<Time>,
-    /// The type of the newest condition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<JobConditionType>,
-    /// The name of the scale plan being carried out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scale_plan: Option<String>,
 }
 
 /// Pod counts of one replica type. Zero counts are left out of the JSON, as upstream does.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReplicaStatus {
     /// Replicas at the start of the current scale plan.
@@ -327,6 +358,9 @@ pub struct ReplicaStatus {
     /// Pods in phase Failed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed: i32,
+    /// The selector of the type's pods, as upstream operators may write it; kept as read.
+    #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
 }
 
 fn is_zero(n: &i32) -> bool {
@@ -408,8 +442,8 @@ pub struct ScaleSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReplicaResourceSpec {
-    /// How many replicas.
-    #[serde(default)]
+    /// How many replicas (left out of the JSON when 0, as upstream writes it).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub replicas: i32,
     /// The resource of each replica.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -424,14 +458,16 @@ pub struct PodMeta {
     /// The pod name, `<job>-edljob-<type>-<id>`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// The pod id (its `replica-index`).
-    #[serde(default)]
-    pub id: i32,
+    /// The pod id (its `replica-index`). An entry that names its pod gives the id too, so the
+    /// two can be checked against each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i32>,
     /// The replica type.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<ReplicaType>,
-    /// The rank (its `rank-index`), which fixes its service and TF_CONFIG index.
-    #[serde(default)]
+    /// The rank (its `rank-index`), which fixes its service and TF_CONFIG index (left out of the
+    /// JSON when 0, as upstream writes it).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub rank_index: i32,
     /// The pod's service address, `host:port`.
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -103,12 +103,13 @@ impl PodMeta {
     }
 
     /// The name of the pod this entry is about in job `job`: its `name`, or
-    /// `<job>-edljob-<type>-<id>` when it has none. `None` when its type is unknown.
+    /// `<job>-edljob-<type>-<id>` when it has none. `None` when it has neither a name nor a type
+    /// and an id.
     pub fn pod_name(&self, job: &str) -> Option<String> {
         if !self.name.is_empty() {
             return Some(self.name.clone());
         }
-        Some(task_pod_name(job, self.replica_type()?, i64::from(self.id)))
+        Some(task_pod_name(job, self.replica_type()?, i64::from(self.id?)))
     }
 }
 
@@ -135,6 +136,13 @@ pub fn master_name(job: &str) -> String {
 /// The master address every task pod gets: `elasticjob-<job>-dlrover-master:50001`.
 pub fn master_address(job: &str) -> String {
     format!("{}:{MASTER_SERVICE_PORT}", master_name(job))
+}
+
+/// The name of the service behind an address `host:port`: the first label of its host
+/// (`mnist-edljob-ps-1` for `mnist-edljob-ps-1.training.svc:2222`), and its port.
+pub fn service_of_address(address: &str) -> Option<(&str, u16)> {
+    let (host, port) = parse_host_port(address).ok()?;
+    Some((host.split('.').next()?, port))
 }
 
 /// Whether `s` is a DNS-1035 label: lower-case letters, digits and `-`, starting with a letter,
@@ -170,6 +178,78 @@ pub fn is_dns1123_label(s: &str) -> bool {
 /// for pod names and host names.
 pub fn is_dns1123_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(is_dns1123_label)
+}
+
+/// The longest label value, and the longest name part of a qualified name.
+pub const MAX_LABEL_LEN: usize = 63;
+/// The longest prefix of a qualified name (a DNS-1123 subdomain).
+pub const MAX_PREFIX_LEN: usize = 253;
+/// The most bytes all annotations of one object may hold together, keys and values.
+pub const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+
+/// Whether `s` is the name part of a qualified name, or a non-empty label value: at most 63
+/// letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit.
+fn is_label_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(first), Some(last)) => {
+            b.len() <= MAX_LABEL_LEN
+                && first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+/// Checks a label or annotation key as the API server does: `[prefix/]name`, the prefix a DNS-1123
+/// subdomain of at most 253 characters, the name at most 63 letters, digits, `-`, `_` and `.`,
+/// starting and ending with a letter or digit. The API server checks an annotation key in lower
+/// case, so `annotation` allows upper-case letters in its prefix.
+///
+/// # Errors
+/// A sentence saying what is wrong, for the caller to put in a problem.
+pub fn check_qualified_name(key: &str, annotation: bool) -> Result<(), String> {
+    let word = "at most 63 letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit";
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let lower = if annotation { prefix.to_ascii_lowercase() } else { prefix.to_owned() };
+        if prefix.is_empty() || prefix.len() > MAX_PREFIX_LEN || !is_dns1123_subdomain(&lower) {
+            return Err(format!(
+                "`{key}`: the prefix before `/` must be a DNS subdomain such as `example.com` (lower-case letters, digits, `-` and `.`, at most 253)"
+            ));
+        }
+        if name.contains('/') {
+            return Err(format!("`{key}` has more than one `/`: a key is `[prefix/]name`"));
+        }
+    }
+    if name.is_empty() {
+        return Err(format!("`{key}` has an empty name: the name is {word}"));
+    }
+    if !is_label_word(name) {
+        return Err(format!("`{key}`: the name `{name}` must be {word}"));
+    }
+    Ok(())
+}
+
+/// Checks a label value as the API server does: empty, or at most 63 letters, digits, `-`, `_` and
+/// `.`, starting and ending with a letter or digit.
+///
+/// # Errors
+/// A sentence saying what is wrong.
+pub fn check_label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() || is_label_word(value) {
+        return Ok(());
+    }
+    if value.len() > MAX_LABEL_LEN {
+        return Err(format!("the value has {} characters; a label value has at most {MAX_LABEL_LEN}", value.len()));
+    }
+    Err(format!(
+        "`{value}` is not a label value: use letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit"
+    ))
 }
 
 /// Splits and checks a `host:port` address: the host a DNS-1123 subdomain or an IPv4 address,
@@ -226,6 +306,29 @@ mod tests {
         assert_eq!(parse_task_pod_name("a-edljob-ps-x"), None);
         assert_eq!(parse_task_pod_name("a-edljob-ps-+1"), None);
         assert_eq!(parse_task_pod_name("a-ps-1"), None);
+    }
+
+    #[test]
+    fn label_keys_and_values() {
+        for ok in ["app", "a.b_c-d", "example.com/x", "k8s.io/A_b", &"x".repeat(63)] {
+            assert_eq!(check_qualified_name(ok, false), Ok(()), "{ok}");
+        }
+        for bad in ["", "bad key", "-a", "a-", "/a", "a/", "a/b/c", "Example.com/x", &"x".repeat(64)] {
+            assert!(check_qualified_name(bad, false).is_err(), "{bad}");
+        }
+        assert_eq!(check_qualified_name("Example.com/x", true), Ok(()));
+        for ok in ["", "v1", "a.b-c_d", &"v".repeat(63)] {
+            assert_eq!(check_label_value(ok), Ok(()), "{ok}");
+        }
+        for bad in ["a b", "-v", "v-", "ü", &"v".repeat(64)] {
+            assert!(check_label_value(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn service_of_an_address() {
+        assert_eq!(service_of_address("a-ps-1.ns.svc:2222"), Some(("a-ps-1", 2222)));
+        assert_eq!(service_of_address("a-ps-1"), None);
     }
 
     #[test]

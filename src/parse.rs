@@ -1,9 +1,11 @@
 //! Reading inputs from JSON (text or an already-parsed value) with the field path of every
-//! problem: a wrong type or an unknown enum value stops reading with its path; fields the schema
-//! does not know are all collected, so a typo such as `replica: 3` is reported rather than
-//! silently ignored.
+//! problem; fields the schema does not know are all collected, so a typo such as `replica: 3` is
+//! reported rather than silently ignored.
 //!
-//! [`job`] and [`scale_plan`] read and validate in one step and report every problem together.
+//! [`job`], [`scale_plan`] and [`checked`] read and validate in one step and report every problem
+//! together: a wrong type, an unknown enum value or an unknown replica type in one field does not
+//! hide the problems of the others (the reader notes it, reads on with a stand-in value, and the
+//! rules run on the rest). [`from_value`] stops at the first shape problem.
 //! Observed pods ([`pods`]) come from the cluster, which may be newer than this crate's Kubernetes
 //! types, so their unknown fields are ignored.
 
@@ -40,10 +42,32 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>)> {
 /// Reads a `T` whose unknown fields are problems too, as [`job`] and [`scale_plan`] treat them.
 ///
 /// # Errors
-/// [`Error::Parse`] for a shape problem, else [`Error::Invalid`] with every unknown field.
+/// As [`checked`] with no rules.
 pub fn strict<T: DeserializeOwned>(value: Value) -> Result<T> {
-    let (value, unknown) = from_value(value)?;
-    into_result(unknown).map(|()| value)
+    checked(value, |_| Vec::new())
+}
+
+/// Reads a `T` and checks it with `rules`, reporting every problem at once: each shape problem
+/// (the reader goes on past it), each unknown field, and each problem `rules` finds, except those
+/// at or under a place the reader had to repair (they would be about its stand-in value).
+///
+/// # Errors
+/// [`Error::Parse`] when the input is not a `T` at all (a list where an object belongs) or cannot
+/// be read past its problems; else [`Error::Invalid`] with every problem.
+pub fn checked<T: DeserializeOwned>(value: Value, rules: impl FnOnce(&T) -> Vec<Problem>) -> Result<T> {
+    let read = reader::read_recovering::<T>(value);
+    let mut problems: Vec<Problem> = read.problems.into_iter().map(|(p, c, m)| Problem::new(p, c, m)).collect();
+    let whole = read.repaired.iter().any(String::is_empty);
+    let Some(value) = read.value.filter(|_| !whole) else {
+        return Err(match <[Problem; 1]>::try_from(problems) {
+            Ok([one]) => Error::Parse(one),
+            Err(many) => Error::Invalid(many),
+        });
+    };
+    problems.extend(read.unknown.into_iter().map(unknown_field));
+    let repaired = read.repaired;
+    problems.extend(rules(&value).into_iter().filter(|p| !repaired.iter().any(|r| reader::under(&p.path, r))));
+    into_result(problems).map(|()| value)
 }
 
 fn unknown_field(path: String) -> Problem {
@@ -51,25 +75,21 @@ fn unknown_field(path: String) -> Problem {
     Problem::new(path, Code::UnknownField, format!("`{field}` is not a field here; check its spelling and indentation"))
 }
 
-/// Reads and validates an `ElasticJob`: unknown fields and every rule of
-/// [`validate::validate_job`] are reported together.
+/// Reads and validates an `ElasticJob`: shape problems, unknown fields and every rule of
+/// [`validate::validate_job`] are reported together ([`checked`]).
 ///
 /// # Errors
-/// [`Error::Parse`] for a shape problem, else [`Error::Invalid`] with every problem.
+/// [`Error::Parse`] when the input is not an object, else [`Error::Invalid`] with every problem.
 pub fn job(value: Value) -> Result<ElasticJob> {
-    let (job, mut problems): (ElasticJob, _) = from_value(value)?;
-    problems.extend(validate::validate_job(&job));
-    into_result(problems).map(|()| job)
+    checked(value, validate::validate_job)
 }
 
-/// Reads and validates a `ScalePlan` on its own ([`validate::validate_scale_plan`]).
+/// Reads and validates a `ScalePlan` on its own ([`validate::validate_scale_plan`]), as [`job`].
 ///
 /// # Errors
-/// [`Error::Parse`] for a shape problem, else [`Error::Invalid`] with every problem.
+/// [`Error::Parse`] when the input is not an object, else [`Error::Invalid`] with every problem.
 pub fn scale_plan(value: Value) -> Result<ScalePlan> {
-    let (plan, mut problems): (ScalePlan, _) = from_value(value)?;
-    problems.extend(validate::validate_scale_plan(&plan));
-    into_result(problems).map(|()| plan)
+    checked(value, validate::validate_scale_plan)
 }
 
 /// Reads observed pods: a JSON array of pods, or a `v1` `List` / `PodList` with `items`.

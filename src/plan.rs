@@ -172,6 +172,9 @@ pub struct SummaryRow {
     /// The first container's memory request of a pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
+    /// The port a service listens on, and the port of its type's service for a pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<i32>,
     /// The TF_CONFIG task of a pod, as `type:index`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,

@@ -98,6 +98,13 @@ pub fn memory(pod: &Pod) -> Option<Amount> {
     resource(pod).get("memory").and_then(|q| Amount::parse(&q.0).ok())
 }
 
+/// The memory the kubelet kills the pod at: the first container's memory limit, else its memory
+/// ([`memory`]).
+pub fn memory_limit(pod: &Pod) -> Option<Amount> {
+    let limits = main_container(pod).and_then(|c| c.resources.as_ref()).and_then(|r| r.limits.as_ref());
+    limits.and_then(|l| l.get("memory")).and_then(|q| Amount::parse(&q.0).ok()).or_else(|| memory(pod))
+}
+
 /// The exit code of the pod's main (first) container, from its current or last terminated state;
 /// without one, the first non-zero exit code of another container.
 pub fn exit_code(pod: &Pod) -> Option<i32> {
@@ -199,6 +206,7 @@ mod tests {
         let p = worker("Running");
         assert_eq!(resource(&p).get("memory").map(|q| q.0.as_str()), Some("1Gi"));
         assert_eq!(memory(&p), Amount::parse("1Gi").ok());
+        assert_eq!(memory_limit(&p), Amount::parse("2Gi").ok());
         let limits_only = pod(serde_json::json!({"spec": {"containers": [{"name": "m",
             "resources": {"requests": {}, "limits": {"memory": "3Gi"}}}]}}));
         assert_eq!(resource(&limits_only).get("memory").map(|q| q.0.as_str()), Some("3Gi"));

@@ -86,7 +86,11 @@ pub fn pod_tf_config(p: &Pod) -> Option<TfConfig> {
 }
 
 /// One row per rendered object: kind, name, replica type, rank, the first container's CPU and
-/// memory requests, and the `TF_CONFIG` task.
+/// memory requests, the port it is reached on, and the `TF_CONFIG` task of a pod that has one.
+///
+/// The task is read from the pod's labels: the core writes every `TF_CONFIG` task as the pod's
+/// type and rank, so a summary needs no pod's `TF_CONFIG` parsed (a 1,000-worker job lists half a
+/// million addresses in them).
 pub fn summary(list: &List) -> Vec<SummaryRow> {
     list.items
         .iter()
@@ -101,19 +105,27 @@ pub fn summary(list: &List) -> Vec<SummaryRow> {
                     .and_then(|c| c.resources.as_ref())
                     .and_then(|r| r.requests.as_ref());
                 let request = |k: &str| requests.and_then(|r| r.get(k)).map(|q| q.0.clone());
+                let replica_type = get(naming::LABEL_REPLICA_TYPE).and_then(|t| ReplicaType::parse(t));
+                let rank: Option<i32> = get(naming::LABEL_RANK_INDEX).and_then(|r| r.parse().ok());
+                let task = match (pod::tf_config(pod), replica_type, rank) {
+                    (Some(_), Some(t), Some(r)) => Some(format!("{t}:{r}")),
+                    _ => None,
+                };
                 SummaryRow {
                     kind: "Pod".to_owned(),
                     name: pod.metadata.name.clone().unwrap_or_default(),
-                    replica_type: get(naming::LABEL_REPLICA_TYPE).and_then(|t| ReplicaType::parse(t)),
-                    rank: get(naming::LABEL_RANK_INDEX).and_then(|r| r.parse().ok()),
+                    replica_type,
+                    rank,
                     cpu: request("cpu"),
                     memory: request("memory"),
-                    task: pod_tf_config(pod).map(|c| format!("{}:{}", c.task.type_, c.task.index)),
+                    port: replica_type.map(naming::service_port),
+                    task,
                 }
             }
             Object::Service(service) => {
                 let selector = service.spec.as_ref().and_then(|s| s.selector.as_ref());
                 let get = |k: &str| selector.and_then(|l| l.get(k));
+                let ports = service.spec.as_ref().and_then(|s| s.ports.as_ref());
                 SummaryRow {
                     kind: "Service".to_owned(),
                     name: service.metadata.name.clone().unwrap_or_default(),
@@ -121,6 +133,7 @@ pub fn summary(list: &List) -> Vec<SummaryRow> {
                     rank: get(naming::LABEL_RANK_INDEX).and_then(|r| r.parse().ok()),
                     cpu: None,
                     memory: None,
+                    port: ports.and_then(|p| p.first()).map(|p| p.port),
                     task: None,
                 }
             }

@@ -60,6 +60,10 @@ pub struct TaskMeta {
     pub resource: ResourceList,
     /// Relaunches left for this rank (`restart-count` label).
     pub restarts_left: i32,
+    /// The address `host:port` a scale plan's `createPods` entry gave the pod: its service is named
+    /// after the host, and a chief or evaluator lists itself there. `None`: the rank's own
+    /// address, `<job>-edljob-<type>-<rank>:<port>`.
+    pub service: Option<String>,
 }
 
 /// The controller owner reference to the job, or `None` when the job has no uid yet (a manifest
@@ -123,19 +127,28 @@ pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta:
 /// The service of a task rank: ClusterIP, one port, selecting the pod of that type and rank, so a
 /// relaunched pod (new id, same rank) keeps the address `<job>-edljob-<type>-<rank>:<port>`.
 pub fn task_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32) -> Service {
-    let name = job.name();
+    let name = naming::task_service_name(job.name(), replica_type, i64::from(rank));
+    rank_service(job, replica_type, rank, name, naming::service_port(replica_type))
+}
+
+/// The service of a task pod: the rank's own ([`task_service`]), or for a pod whose `createPods`
+/// entry gave it an address, a service named after that address's host on its port (as upstream
+/// names it), selecting the pod's type and rank all the same.
+pub fn task_pod_service(job: &ElasticJob, replica_type: ReplicaType, meta: &TaskMeta) -> Service {
+    match meta.service.as_deref().and_then(naming::service_of_address) {
+        Some((host, port)) => rank_service(job, replica_type, meta.rank, host.to_owned(), i32::from(port)),
+        None => task_service(job, replica_type, meta.rank),
+    }
+}
+
+fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: String, port: i32) -> Service {
     let selector = BTreeMap::from([
         (naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned()),
-        (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
+        (naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned()),
         (naming::LABEL_RANK_INDEX.to_owned(), rank.to_string()),
         (naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned()),
     ]);
-    service(
-        job,
-        naming::task_service_name(name, replica_type, i64::from(rank)),
-        naming::service_port(replica_type),
-        selector,
-    )
+    service(job, name, port, selector)
 }
 
 /// The job master pod: the job's `dlrover-master` template when it has one, else a default
@@ -252,11 +265,12 @@ impl<'a> PodFactory<'a> {
         }
     }
 
-    /// The `TF_CONFIG` of a task under this factory's plan.
-    pub(crate) fn tf_config(&self, replica_type: ReplicaType, rank: i32) -> Result<String> {
+    /// The `TF_CONFIG` of a task under this factory's plan; `address` is the task's own when a
+    /// scale plan gave it one.
+    pub(crate) fn tf_config(&self, replica_type: ReplicaType, rank: i32, address: Option<&str>) -> Result<String> {
         let rank = u32::try_from(rank)
             .map_err(|_| Error::invalid("rankIndex", Code::OutOfRange, format!("rank {rank} is negative")))?;
-        self.layout.tf_config(replica_type, rank)
+        self.layout.tf_config_at(replica_type, rank, address)
     }
 
     /// A complete task pod. `tf_config` is the `TF_CONFIG` to give it (a relaunched pod keeps its
@@ -273,7 +287,7 @@ impl<'a> PodFactory<'a> {
             DistributionStrategy::ParameterServerStrategy => {
                 let value = match tf_config {
                     Some(value) => value,
-                    None => self.tf_config(replica_type, meta.rank)?,
+                    None => self.tf_config(replica_type, meta.rank, meta.service.as_deref())?,
                 };
                 set_env(container, naming::ENV_TF_CONFIG, value);
             }

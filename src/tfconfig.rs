@@ -234,6 +234,7 @@ impl ClusterLayout {
         let workers = planned(ReplicaType::Worker).unwrap_or_else(|| {
             job.status
                 .as_ref()
+                .and_then(|s| s.common())
                 .and_then(|s| s.replica_statuses.get(&ReplicaType::Worker))
                 .map_or(0, |s| i64::from(s.active) + i64::from(s.pending) + i64::from(s.succeeded))
         });
@@ -271,8 +272,19 @@ impl ClusterLayout {
     /// - [`Code::TfConfigHole`] for a chief or evaluator rank above 0 (TensorFlow allows one) and
     ///   for a PS rank with no address in the plan's `psHosts`.
     pub fn tf_config(&self, task_type: ReplicaType, rank: u32) -> Result<String> {
+        self.tf_config_at(task_type, rank, None)
+    }
+
+    /// The `TF_CONFIG` of a task whose own address is `address` rather than its rank's
+    /// (`<job>-edljob-<type>-<rank>:<port>`): a chief or evaluator that a scale plan's `createPods`
+    /// entry gave its own `service` lists itself there, as upstream does. Other tasks are listed by
+    /// the plan's addresses whatever their own is.
+    ///
+    /// # Errors
+    /// As [`ClusterLayout::tf_config`].
+    pub fn tf_config_at(&self, task_type: ReplicaType, rank: u32, address: Option<&str>) -> Result<String> {
         let task = TaskSpec { type_: task_type, index: rank };
-        let own = || naming::task_address(&self.job, task_type, i64::from(rank));
+        let own = || address.map_or_else(|| naming::task_address(&self.job, task_type, i64::from(rank)), str::to_owned);
         let single = |what: &str| {
             Error::invalid(
                 format!("task.{what}"),

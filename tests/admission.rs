@@ -236,12 +236,23 @@ fn core_problems_and_settings_problems_come_together_with_the_cli_messages() {
 #[test]
 fn a_malformed_job_is_rejected_with_its_path_and_cause() {
     let job = with(sample_job(), "/spec/replicaSpecs/worker/replicas", json!("three"));
-    let verdict = review(request("CREATE", "ElasticJob", job.clone()), &strict());
+    let verdict = review(request("CREATE", "ElasticJob", job.clone()), &Settings::default());
     assert_eq!(rejected(&verdict), [("spec.replicaSpecs.worker.replicas".to_owned(), Code::InvalidType)]);
-    assert_eq!(verdict.message(), Some(parse::job(job).unwrap_err().to_string()));
+    assert_eq!(verdict.message(), Some(parse::job(job.clone()).unwrap_err().to_string()));
     assert_eq!(
         verdict.message().as_deref(),
         Some("spec.replicaSpecs.worker.replicas: invalid type: string \"three\", expected i32")
+    );
+    // A wrong type hides nothing: the settings' problems come with it.
+    let strict_verdict = review(request("CREATE", "ElasticJob", job), &strict());
+    let found = rejected(&strict_verdict);
+    assert!(found.contains(&("spec.replicaSpecs.worker.replicas".to_owned(), Code::InvalidType)), "{found:?}");
+    assert!(
+        found.contains(&(
+            "spec.replicaSpecs.worker.template.spec.containers[0].resources.limits.cpu".to_owned(),
+            Code::Required
+        )),
+        "{found:?}"
     );
 }
 
@@ -268,7 +279,7 @@ fn scale_plans_get_their_own_validation() {
 
 #[test]
 fn a_plan_with_its_owner_job_has_its_pod_names_checked() {
-    let created = json!([{"name": "elasticjob-sample-edljob-worker-2", "id": 2, "type": "worker", "rankIndex": 2}]);
+    let created = json!([{"name": "elasticjob-sample-edljob-worker-2", "id": 2, "type": "worker", "rankIndex": 1}]);
     let plan = with(sample_plan(), "/spec/createPods", created);
     assert_eq!(review(request("CREATE", "ScalePlan", plan.clone()), &Settings::default()), Verdict::Accepted);
     let other = with(plan.clone(), "/spec/ownerJob", json!("other"));
@@ -280,7 +291,8 @@ fn a_plan_with_its_owner_job_has_its_pod_names_checked() {
 
 #[rstest]
 #[case::target_per_type("/spec/replicaResourceSpecs/worker/replicas", json!(5), "spec.replicaResourceSpecs.worker.replicas")]
-#[case::created_rank("/spec/createPods", json!([{"name": "elasticjob-sample-edljob-ps-4", "id": 4, "type": "ps", "rankIndex": 4}]), "spec.createPods[0].rankIndex")]
+// A PS the plan creates without a PS target (a target would bound its rank by the core's rules).
+#[case::created_rank("/spec", json!({"replicaResourceSpecs": {"worker": {"replicas": 2}}, "createPods": [{"name": "elasticjob-sample-edljob-ps-4", "id": 4, "type": "ps", "rankIndex": 4}]}), "spec.createPods[0].rankIndex")]
 #[case::total("/spec/replicaResourceSpecs", json!({"ps": {"replicas": 3}, "worker": {"replicas": 4}}), "spec.replicaResourceSpecs")]
 fn plan_checks_trip_alone(#[case] pointer: &str, #[case] value: Value, #[case] path: &str) {
     let settings = Settings { max_replicas_per_type: Some(4), max_total_replicas: Some(6), ..strict() };

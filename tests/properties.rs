@@ -1,6 +1,8 @@
 //! What must always hold, over generated jobs, plans and clusters:
 //! carrying a plan out and planning again creates and deletes nothing; names are unique and no two
-//! live task pods share a type and rank; the same input gives the same bytes; no input panics.
+//! live task pods share a type and rank (but a pod a plan's createPods makes beside the one it
+//! replaces); whatever validates can be planned; the same input gives the same bytes; no input
+//! panics.
 // A test crate: its helpers outside #[test] functions may unwrap, as the tests do
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -109,9 +111,11 @@ fn arb_pods() -> impl Strategy<Value = Vec<Pod>> {
 
 fn arb_plan() -> impl Strategy<Value = Value> {
     let counts = proptest::collection::btree_map(0..4usize, 0..7i32, 0..4);
-    let creates = proptest::collection::vec((0..4usize, 20..30i32, 0..9i32), 0..3);
+    let creates = proptest::collection::vec((0..4usize, 20..30i32, 0..9i32, any::<bool>()), 0..3);
     let removes = proptest::collection::vec((0..4usize, 0..14i32), 0..3);
-    (counts, creates, removes).prop_map(|(counts, creates, removes)| {
+    let migrates = proptest::collection::vec((0..4usize, 0..14i32), 0..2);
+    let ps_hosts = proptest::option::of(0..4usize);
+    (counts, creates, removes, migrates, ps_hosts).prop_map(|(counts, creates, removes, migrates, ps_hosts)| {
         let types = ReplicaType::TASKS;
         let specs: serde_json::Map<String, Value> = counts
             .into_iter()
@@ -123,10 +127,15 @@ fn arb_plan() -> impl Strategy<Value = Value> {
         let mut seen = BTreeSet::new();
         let creates: Vec<Value> = creates
             .into_iter()
-            .filter_map(|(t, id, rank)| {
+            .filter_map(|(t, id, rank, own_service)| {
                 let t = types[t];
                 let rank = if t.is_singleton() { 0 } else { rank };
-                seen.insert((t, rank)).then(|| json!({"name": elasticjob::naming::task_pod_name(JOB, t, id.into()), "id": id, "type": t, "rankIndex": rank}))
+                let name = elasticjob::naming::task_pod_name(JOB, t, id.into());
+                let mut entry = json!({"name": name, "id": id, "type": t, "rankIndex": rank});
+                if own_service {
+                    entry["service"] = json!(format!("{name}:{}", elasticjob::naming::service_port(t)));
+                }
+                seen.insert((t, rank)).then_some(entry)
             })
             .collect();
         let created: BTreeSet<String> = creates.iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect();
@@ -138,11 +147,23 @@ fn arb_plan() -> impl Strategy<Value = Value> {
             .into_iter()
             .map(|(t, id)| json!({"name": elasticjob::naming::task_pod_name(JOB, t, id.into()), "id": id, "type": t}))
             .collect();
-        json!({
+        let migrates: Vec<Value> = migrates
+            .into_iter()
+            .map(|(t, id)| (types[t], id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|(t, id)| json!({"name": elasticjob::naming::task_pod_name(JOB, t, id.into()), "resource": {"memory": "2Gi"}}))
+            .collect();
+        let mut plan = json!({
             "apiVersion": "elastic.iml.github.io/v1alpha1", "kind": "ScalePlan",
             "metadata": {"name": "prop-plan", "namespace": "ns"},
-            "spec": {"ownerJob": JOB, "replicaResourceSpecs": specs, "createPods": creates, "removePods": removes}
-        })
+            "spec": {"ownerJob": JOB, "replicaResourceSpecs": specs, "createPods": creates, "removePods": removes,
+                "migratePods": migrates}
+        });
+        if let Some(n) = ps_hosts {
+            plan["spec"]["psHosts"] = json!((0..n).map(|i| format!("prop-ps-{i}:2222")).collect::<Vec<_>>());
+        }
+        plan
     })
 }
 
@@ -159,13 +180,23 @@ fn creates_or_deletes(plan: &Plan) -> Vec<String> {
     plan.created_pods().filter_map(|p| p.metadata.name.clone()).chain(plan.deleted_pods().map(str::to_owned)).collect()
 }
 
-fn check_unique(pods: &[Pod]) -> Result<(), TestCaseError> {
+/// Pod names are unique, and no two live task pods share a type and rank, but where one of them is
+/// a pod the plan's `createPods` or `migratePods` names: a created pod is made as written, beside
+/// the pod it replaces (a PS migration), and a migrated pod runs until its replacement does.
+/// (`arb_pods` makes at most one live pod per rank to begin with.)
+fn check_unique(pods: &[Pod], plan: Option<&ScalePlan>) -> Result<(), TestCaseError> {
+    let listed: BTreeSet<String> = plan
+        .into_iter()
+        .flat_map(|p| p.spec.create_pods.iter().chain(&p.spec.migrate_pods))
+        .filter_map(|m| m.pod_name(JOB))
+        .collect();
     let mut names = BTreeSet::new();
     let mut ranks = BTreeSet::new();
     for p in pods {
         prop_assert!(names.insert(p.metadata.name.clone()), "two pods named {:?}", p.metadata.name);
         if let (Some(t), Some(r)) = (elasticjob::pod::pod_type(p), elasticjob::pod::pod_rank(p)) {
-            if t != ReplicaType::DlroverMaster && elasticjob::pod::is_alive(p) {
+            let by_plan = listed.contains(elasticjob::pod::name(p));
+            if t != ReplicaType::DlroverMaster && elasticjob::pod::is_alive(p) && !by_plan {
                 prop_assert!(ranks.insert((t, r)), "two live {t} pods at rank {r}");
             }
         }
@@ -186,7 +217,7 @@ proptest! {
         }).collect();
         prop_assert_eq!(services.iter().collect::<BTreeSet<_>>().len(), services.len(), "a service twice in one plan");
         common::apply(&mut pods, &first);
-        check_unique(&pods)?;
+        check_unique(&pods, Some(&plan))?;
         let second = reconcile_all(&job, &plan, &pods).expect("the second pass is refused");
         prop_assert_eq!(creates_or_deletes(&second), Vec::<String>::new());
     }
@@ -199,9 +230,10 @@ proptest! {
         let phases = [None, Some("Created"), Some("Pending"), Some("Running"), Some("Restarting"), Some("Succeeded"), Some("Failed")];
         let mut job = job;
         if let Some(p) = phases[phase] {
-            job["status"] = json!({"phase": p, "conditions": [{"type": "Created", "status": "True", "reason": "JobCreated"}]});
+            job["status"] = json!({"phase": p, "status": {
+                "conditions": [{"type": "Created", "status": "True", "reason": "JobCreated"}], "replicaStatuses": {}}});
         }
-        let Ok(mut job) = parse::job(job) else { return Ok(()) };
+        let mut job = parse::job(job).unwrap();
         let now = parse::time("2026-01-01T00:00:00Z").unwrap();
         let mut pods = pods;
         let mut passes = Vec::new();
@@ -215,8 +247,38 @@ proptest! {
             let last = passes.last().unwrap();
             common::apply(&mut pods, last);
             common::apply_status(&mut job, last);
-            check_unique(&pods)?;
+            check_unique(&pods, None)?;
         }
+    }
+
+    /// Whatever `validate` accepts can be planned: for a valid job and plan and the pods such a
+    /// job can have, every operation returns a plan (spec §4: every check `plan` would fail on is a
+    /// `validate` error first).
+    #[test]
+    fn what_validates_can_be_planned(job in arb_job(), plan in arb_plan(), pods in arb_pods(), phase in 0..4usize) {
+        let Ok(mut job) = parse::job(job) else { return Ok(()) };
+        let Ok(mut plan) = parse::scale_plan(plan) else { return Ok(()) };
+        if elasticjob::validate::check_job_and_plan(&job, Some(&plan)).is_err() {
+            return Ok(());
+        }
+        // The job carries the plan out in any phase a plan meets it in.
+        let phases = ["Running", "Scaling", "Restarting", "Pending"];
+        job.status = Some(serde_json::from_value(json!({"phase": phases[phase], "scalePlan": "prop-plan"})).unwrap());
+        plan.status = Some(serde_json::from_value(json!({"phase": "Pending"})).unwrap());
+        let now = parse::time("2026-01-01T00:00:00Z").unwrap();
+        let options = Options::default();
+        let result = reconcile(&job, Some(&plan), &pods, &now, &options);
+        prop_assert!(result.is_ok(), "reconcile refused a valid job and plan: {:?}", result.err());
+        for t in ReplicaType::ALL {
+            let pods_result = elasticjob::reconcile_pods(&job, t, &plan, &pods, &options);
+            prop_assert!(pods_result.is_ok(), "reconcile_pods({t}) refused: {:?}", pods_result.err());
+            let faults = elasticjob::handle_fault_pods(&job, t, &pods, &options);
+            prop_assert!(faults.is_ok(), "handle_fault_pods({t}) refused: {:?}", faults.err());
+        }
+        let scale = elasticjob::reconcile_scale_plan(&plan, Some(&job), &now);
+        prop_assert!(scale.is_ok(), "reconcile_scale_plan refused: {:?}", scale.err());
+        let rendered = elasticjob::render(&job, Some(&plan), &options);
+        prop_assert!(rendered.is_ok(), "render refused: {:?}", rendered.err());
     }
 
     #[test]

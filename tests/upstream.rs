@@ -8,7 +8,9 @@ use elasticjob::naming::{self, task_hosts};
 use elasticjob::template::{TaskMeta, task_pod_from_template, task_service};
 use elasticjob::{ReplicaType, parse};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use serde_json::json;
+use std::path::Path;
+
+use serde_json::{Value, json};
 
 fn test_training() -> elasticjob::ElasticJob {
     parse::job(json!({
@@ -49,7 +51,7 @@ fn task_hosts_of_three_workers() {
 fn chief_pod_from_its_template() {
     let job = test_training();
     let resource = [("cpu", "1"), ("memory", "1Gi")].map(|(k, v)| (k.to_owned(), Quantity(v.to_owned()))).into();
-    let meta = TaskMeta { id: 0, rank: 0, resource, restarts_left: 3 };
+    let meta = TaskMeta { id: 0, rank: 0, resource, restarts_left: 3, service: None };
     let pod = task_pod_from_template(&job, ReplicaType::Chief, &meta).unwrap();
 
     assert_eq!(pod.metadata.name.as_deref(), Some("test-training-edljob-chief-0"));
@@ -67,4 +69,47 @@ fn chief_pod_from_its_template() {
     let selector = service.spec.unwrap().selector.unwrap();
     assert_eq!(selector[naming::LABEL_REPLICA_TYPE], "chief");
     assert_eq!(selector[naming::LABEL_RANK_INDEX], "0");
+}
+
+/// Every key sorted, no spaces: two documents with the same content give the same bytes.
+fn canonical(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let sorted: std::collections::BTreeMap<&String, Value> =
+                    map.iter().map(|(k, v)| (k, sort(v))).collect();
+                Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string(&sort(value)).unwrap()
+}
+
+#[test]
+fn objects_stored_by_dlrover_round_trip_unchanged() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dlrover");
+    let stored =
+        |name: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap() };
+
+    // A running job as DLRover's operator stores it, status included (`status.status.conditions`,
+    // `replicaStatuses` with a `labelSelector`, `lastReconcileTime`): it validates, and writing it
+    // back gives the same document, byte for byte once keys are sorted (their order is the
+    // writer's, not data). Writing it again gives the same bytes as the first time.
+    let job_json = stored("stored-elasticjob.json");
+    let job = parse::job(job_json.clone()).unwrap();
+    let written = serde_json::to_value(&job).unwrap();
+    assert_eq!(canonical(&written), canonical(&job_json));
+    let again = serde_json::to_string(&parse::job(written).unwrap()).unwrap();
+    assert_eq!(again, serde_json::to_string(&job).unwrap());
+    let status = job.status.as_ref().and_then(|s| s.common()).unwrap();
+    assert_eq!(status.conditions.len(), 2);
+    assert!(status.replica_statuses[&ReplicaType::Ps].label_selector.is_some());
+
+    // A scale plan as DLRover's master writes it (Go leaves `rankIndex: 0` and empty ids out).
+    let plan_json = stored("stored-scaleplan.json");
+    let plan = parse::scale_plan(plan_json.clone()).unwrap();
+    assert_eq!(canonical(&serde_json::to_value(&plan).unwrap()), canonical(&plan_json));
+    assert!(elasticjob::validate::check_job_and_plan(&job, Some(&plan)).is_ok());
 }

@@ -17,7 +17,8 @@ Options:
   --scale-plan FILE   the ScalePlan to render (default: a ScalePlan document in FILE, else the
                       job's first plan)
   -o, --output FORMAT yaml (default), json, or summary: a table of kind, name, replica type,
-                      rank, CPU and memory requests, and TF_CONFIG task`,
+                      rank, CPU and memory requests, and TF_CONFIG task (headed by a line
+                      saying so when the job is suspended)`,
   options: { "scale-plan": { type: "string" }, output: { type: "string", short: "o" } },
   positionals: [1, 1],
   async run([file], options, io) {
@@ -28,6 +29,10 @@ Options:
     const inputs = new Inputs(io);
     const { job, scalePlan } = await inputs.jobAndPlan(file, options["scale-plan"]);
     const list = inputs.call(() => render(job.value, scalePlan?.value));
+    if (format === "summary" && job.value?.spec?.suspend === true) {
+      const name = job.value.metadata?.name;
+      io.stdout.write(`job ${name} is suspended (spec.suspend: true): none of these runs until it is set to false\n`);
+    }
     io.stdout.write(FORMATS[format](list));
     return EXIT.ok;
   },

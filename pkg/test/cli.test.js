@@ -85,6 +85,19 @@ test("render -o summary is a table of every object", async () => {
   assert.match(lines[2], /^Service +elasticjob-elasticjob-sample-dlrover-master +dlrover-master +- +- +- +-$/);
 });
 
+test("render -o summary of a suspended job says so first", async () => {
+  const job = parse(readFileSync(EXAMPLE, "utf8"));
+  job.spec.suspend = true;
+  const r = await run(["render", "-", "-o", "summary"], JSON.stringify(job));
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  assert.equal(lines[0], "job elasticjob-sample is suspended (spec.suspend: true): none of these runs until it is set to false");
+  assert.match(lines[1], /^KIND +NAME/);
+  // What it runs once resumed: the same objects as the job that is not suspended.
+  const running = await run(["render", EXAMPLE, "-o", "summary"]);
+  assert.equal(lines.slice(1).join("\n"), running.stdout.trimEnd());
+});
+
 test("`-` reads standard input, JSON as well as YAML", async () => {
   const job = parse(readFileSync(EXAMPLE, "utf8"));
   const fromYaml = await run(["render", "-", "-o", "json"], readFileSync(EXAMPLE, "utf8"));

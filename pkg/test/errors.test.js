@@ -40,11 +40,25 @@ function withJob(change) {
   return j;
 }
 
-test("a wrong type: parse_error at its path", () => {
+test("a wrong type is reported at its path, and hides no other problem", () => {
   const e = thrown(() => api.render(withJob((j) => (j.spec.replicaSpecs.worker.replicas = "three"))));
-  assert.equal(e.code, "parse_error");
+  assert.equal(e.code, "invalid");
   assert.deepEqual(problems(e), [["spec.replicaSpecs.worker.replicas", "invalid_type"]]);
   assert.equal(e.errors[0].message, 'invalid type: string "three", expected i32');
+  const many = thrown(() =>
+    api.render(
+      withJob((j) => {
+        j.spec.distributionStrategy = "PS";
+        j.metadata.name = "Bad_Name";
+        j.spec.replicaSpecs.workers = { replicas: 1 };
+      }),
+    ),
+  );
+  assert.deepEqual(problems(many), [
+    ["metadata.name", "invalid_name"],
+    ["spec.distributionStrategy", "invalid_value"],
+    ["spec.replicaSpecs.workers", "invalid_value"],
+  ]);
 });
 
 test("unknown fields are all reported, with their paths", () => {

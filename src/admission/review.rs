@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Settings, utf8};
 use crate::api::{self, ElasticJob, ScalePlan};
-use crate::error::{Code, Error, Problem, Result, into_result};
+use crate::error::{Code, Error, Problem};
 use crate::{parse, validate};
 
 /// The HTTP code of a rejected request: the object (or the request itself) is wrong.
@@ -98,8 +98,8 @@ pub fn review(request: AdmissionRequest, settings: &Settings) -> Verdict {
         return no_object(&request.operation);
     }
     match subject {
-        Subject::Job => judge_job(parse::from_value(request.object), settings),
-        Subject::Plan => judge_plan(parse::from_value(request.object), settings),
+        Subject::Job => judge_job(request.object, settings),
+        Subject::Plan => judge_plan(request.object, settings),
     }
 }
 
@@ -131,24 +131,26 @@ fn no_object(operation: &str) -> Verdict {
     )))
 }
 
-/// The core's problems (unknown fields, [`validate::validate_job`]) and the settings' together.
-fn judge_job(read: Result<(ElasticJob, Vec<Problem>)>, settings: &Settings) -> Verdict {
-    let result = read.and_then(|(job, mut problems)| {
-        problems.extend(validate::validate_job(&job));
-        problems.extend(settings.check_job(&job));
-        into_result(problems)
+/// The core's problems (shape, unknown fields, [`validate::validate_job`]) and the settings'
+/// together ([`parse::checked`]).
+fn judge_job(object: Value, settings: &Settings) -> Verdict {
+    let read = parse::checked(object, |job: &ElasticJob| {
+        let mut problems = validate::validate_job(job);
+        problems.extend(settings.check_job(job));
+        problems
     });
-    result.map_or_else(Verdict::invalid, |()| Verdict::Accepted)
+    read.map_or_else(Verdict::invalid, |_| Verdict::Accepted)
 }
 
-/// The core's problems (unknown fields, [`validate::validate_scale_plan`]) and the settings'.
-fn judge_plan(read: Result<(ScalePlan, Vec<Problem>)>, settings: &Settings) -> Verdict {
-    let result = read.and_then(|(plan, mut problems)| {
-        problems.extend(validate::validate_scale_plan(&plan));
-        problems.extend(settings.check_scale_plan(&plan));
-        into_result(problems)
+/// The core's problems (shape, unknown fields, [`validate::validate_scale_plan`]) and the
+/// settings'.
+fn judge_plan(object: Value, settings: &Settings) -> Verdict {
+    let read = parse::checked(object, |plan: &ScalePlan| {
+        let mut problems = validate::validate_scale_plan(plan);
+        problems.extend(settings.check_scale_plan(plan));
+        problems
     });
-    result.map_or_else(Verdict::invalid, |()| Verdict::Accepted)
+    read.map_or_else(Verdict::invalid, |_| Verdict::Accepted)
 }
 
 /// The payload of Kubewarden's `validate` without its object, which is taken out before the rest
@@ -203,7 +205,7 @@ pub fn review_payload(payload: &[u8]) -> Verdict {
         return no_object(&request.operation);
     }
     match subject {
-        Subject::Job => judge_job(parse::from_value(object), &settings),
-        Subject::Plan => judge_plan(parse::from_value(object), &settings),
+        Subject::Job => judge_job(object, &settings),
+        Subject::Plan => judge_plan(object, &settings),
     }
 }

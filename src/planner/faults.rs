@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::Planner;
-use crate::api::{DistributionStrategy, ReplicaType, RestartPolicy};
+use crate::api::{ReplicaType, RestartPolicy};
 use crate::error::Result;
 use crate::quantity::Amount;
 use crate::template::TaskMeta;
@@ -31,7 +31,12 @@ impl<'a> Planner<'a> {
                 by_rank.entry(rank).or_default().push(p);
             }
         }
+        // Fault handling never undoes a scale-down: ranks at or above the type's target stay down.
+        let target = self.target(replica_type);
         for (rank, pods) in by_rank {
+            if target.is_some_and(|n| rank >= n) {
+                continue;
+            }
             let alive = pods.iter().any(|p| pod::is_alive(p) && !self.deleted.contains(pod::name(p)));
             if alive || self.created.contains(&(replica_type, rank)) {
                 continue;
@@ -62,27 +67,27 @@ impl<'a> Planner<'a> {
             None => format!("{name} failed"),
         };
         if pod::is_oom_killed(failed) {
-            let old = pod::memory(failed);
+            // The limit it was killed at, doubled; the request follows (both are set to it).
+            let old = pod::memory_limit(failed);
             if let Some(new) = oom_memory(old, self.memory_headroom(failed)) {
                 resource.insert("memory".to_owned(), Quantity(new.to_string()));
-                why =
-                    format!("{name} was OOMKilled; memory {} -> {new}", old.map(|m| m.to_string()).unwrap_or_default());
+                why = format!(
+                    "{name} was OOMKilled; memory limit {} -> {new}",
+                    old.map(|m| m.to_string()).unwrap_or_default()
+                );
             } else {
                 why = format!("{name} was OOMKilled (it declares no memory to raise)");
             }
         }
         let tf_config = pod::tf_config(failed).map(str::to_owned);
-        if tf_config.is_none()
-            && self.job.strategy() == DistributionStrategy::ParameterServerStrategy
-            && self.factory.tf_config(replica_type, rank).is_err()
-        {
+        if tf_config.is_none() && !self.can_list(replica_type, rank) {
             // A pod this operator did not make (it has no TF_CONFIG) at a rank the job's plan has
             // no address for: no cluster spec lists it, so there is nothing to relaunch it into.
             return Ok(());
         }
         let id = self.alloc_id(replica_type)?;
         let left = budget - 1;
-        let meta = TaskMeta { id, rank, resource, restarts_left: left };
+        let meta = TaskMeta { id, rank, resource, restarts_left: left, service: None };
         let new_name = naming::task_pod_name(self.job.name(), replica_type, i64::from(id));
         let reason = format!("{why}: relaunched as {new_name} at rank {rank}, {left} relaunch(es) left");
         self.create_task(replica_type, meta, tf_config, reason)
@@ -113,9 +118,9 @@ fn retries(policy: RestartPolicy, code: Option<i32>) -> bool {
     }
 }
 
-/// The memory a relaunched OOMKilled pod gets: double its current memory, capped by what the
-/// job's `resourceLimits.memory` leaves after every other live pod's memory, and never less than
-/// it had. Returns `None` when the pod declares no memory (nothing to double).
+/// The memory a relaunched OOMKilled pod gets: double the limit it was killed at, capped by what
+/// the job's `resourceLimits.memory` leaves after every other live pod's memory, and never less
+/// than it had. Returns `None` when the pod declares no memory (nothing to double).
 fn oom_memory(current: Option<Amount>, headroom: Option<Amount>) -> Option<Amount> {
     let current = current?;
     let doubled = current.checked_mul(2).unwrap_or(current);

@@ -14,6 +14,8 @@ use crate::{job, naming, pod};
 
 /// Why a finished job's pods are deleted.
 pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
+/// Why a suspended job's pods are deleted.
+const SUSPEND_REASON: &str = "the job is suspended (spec.suspend): no pod runs until it is resumed";
 
 impl<'a> Planner<'a> {
     /// One pass of the job state machine: from the status read, decide by its phase, and set the
@@ -21,15 +23,25 @@ impl<'a> Planner<'a> {
     pub(crate) fn pass(&mut self, scale_plan: Option<&ScalePlan>, now: &Time) -> Result<()> {
         let before = self.job.status.clone().unwrap_or_default();
         let mut status = before.clone();
+        let finished = matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
+        if self.job.spec.suspend == Some(true) && !finished {
+            self.suspend(&mut status, now);
+            self.set_job_status(&before, status);
+            return Ok(());
+        }
+        if status.phase == Some(JobConditionType::Suspended) {
+            self.resume(&mut status, now);
+        }
         match status.phase {
             None | Some(JobConditionType::Created) => {
-                if status.conditions.is_empty() {
-                    status.replica_statuses.entry(ReplicaType::DlroverMaster).or_default();
+                if status.common().is_none_or(|s| s.conditions.is_empty()) {
+                    status.common_mut().replica_statuses.entry(ReplicaType::DlroverMaster).or_default();
                     let message = format!("ElasticJob {} is created.", self.job.name());
                     update_status(&mut status, JobConditionType::Created, status::REASON_CREATED, message, now);
                 }
-                if status.start_time.is_none() {
-                    status.start_time = Some(now.clone());
+                let common = status.common_mut();
+                if common.start_time.is_none() {
+                    common.start_time = Some(now.clone());
                 }
                 self.ensure_master()?;
                 self.sync_all(&mut status, now);
@@ -50,7 +62,9 @@ impl<'a> Planner<'a> {
                 }
                 self.sync_all(&mut status, now);
             }
-            Some(JobConditionType::Succeeded | JobConditionType::Failed) => self.sync_all(&mut status, now),
+            Some(JobConditionType::Succeeded | JobConditionType::Failed | JobConditionType::Suspended) => {
+                self.sync_all(&mut status, now);
+            }
         }
         // A finished job stops its running pods in the same pass that finds it finished (upstream
         // waits for the next pass).
@@ -61,6 +75,27 @@ impl<'a> Planner<'a> {
         }
         self.set_job_status(&before, status);
         Ok(())
+    }
+
+    /// `spec.suspend` is true: every Running or Pending pod goes (the master too), nothing is
+    /// created, scale plans wait, and the phase is `Suspended`. The pods are still counted.
+    fn suspend(&mut self, status: &mut ElasticJobStatus, now: &Time) {
+        for replica_type in ReplicaType::ALL {
+            self.stop(replica_type, SUSPEND_REASON);
+        }
+        for replica_type in ReplicaType::ALL {
+            self.count(status, replica_type);
+        }
+        let message = format!("ElasticJob {} is suspended.", self.job.name());
+        update_status(status, JobConditionType::Suspended, status::REASON_SUSPENDED, message, now);
+    }
+
+    /// `spec.suspend` went back to false: the `Suspended` condition turns false and the job starts
+    /// again as a created one (its master is made again, which plans its pods).
+    fn resume(&mut self, status: &mut ElasticJobStatus, now: &Time) {
+        let message = format!("ElasticJob {} is resumed.", self.job.name());
+        status::clear_condition(status, JobConditionType::Suspended, status::REASON_RESUMED, message.clone(), now);
+        update_status(status, JobConditionType::Created, status::REASON_RESUMED, message, now);
     }
 
     /// Whether the master pod has Succeeded or Failed, which ends the job.
@@ -84,47 +119,57 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// Counts the type's pods by phase into `replicaStatuses`, keeping `initial`; for the master,
-    /// moves the job to Succeeded, Failed, Pending or Running by the master pod's phase.
+    /// Counts the type's pods into the status; for the master, moves the job's phase with the
+    /// master pod's.
     pub(crate) fn sync(&self, status: &mut ElasticJobStatus, replica_type: ReplicaType, now: &Time) {
+        self.count(status, replica_type);
+        if replica_type == ReplicaType::DlroverMaster {
+            self.follow_master(status, now);
+        }
+    }
+
+    /// Counts the type's pods by phase into `replicaStatuses`, keeping `initial`.
+    fn count(&self, status: &mut ElasticJobStatus, replica_type: ReplicaType) {
         let pods = self.of_type(replica_type);
         let tracked = replica_type == ReplicaType::DlroverMaster
             || self.job.replica_spec(replica_type).is_some()
             || !pods.is_empty()
-            || status.replica_statuses.contains_key(&replica_type);
-        if tracked {
-            let counts = status.replica_statuses.entry(replica_type).or_default();
-            let count = |phase: &str| {
-                i32::try_from(pods.iter().filter(|p| pod::pod_phase(p) == Some(phase)).count()).unwrap_or(i32::MAX)
-            };
-            counts.pending = count("Pending");
-            counts.active = count("Running");
-            counts.succeeded = count("Succeeded");
-            counts.failed = count("Failed");
-        }
-        if replica_type != ReplicaType::DlroverMaster {
+            || status.common().is_some_and(|s| s.replica_statuses.contains_key(&replica_type));
+        if !tracked {
             return;
         }
-        let Some(master) = pods.last() else { return };
+        let count = |phase: &str| {
+            i32::try_from(pods.iter().filter(|p| pod::pod_phase(p) == Some(phase)).count()).unwrap_or(i32::MAX)
+        };
+        let counts = status.common_mut().replica_statuses.entry(replica_type).or_default();
+        counts.pending = count("Pending");
+        counts.active = count("Running");
+        counts.succeeded = count("Succeeded");
+        counts.failed = count("Failed");
+    }
+
+    /// Moves the job to Succeeded, Failed (with the pod's reason), Pending (first master pending)
+    /// or Running by the master pod's phase.
+    fn follow_master(&self, status: &mut ElasticJobStatus, now: &Time) {
+        let Some(master) = self.of_type(ReplicaType::DlroverMaster).last() else { return };
         let job = match job::namespace(self.job) {
             Some(ns) => format!("{ns}/{}", self.job.name()),
             None => self.job.name().to_owned(),
         };
         match pod::pod_phase(master) {
-            Some("Succeeded") => {
-                if status.completion_time.is_none() {
-                    status.completion_time = Some(now.clone());
+            Some(phase @ ("Succeeded" | "Failed")) => {
+                let common = status.common_mut();
+                if common.completion_time.is_none() {
+                    common.completion_time = Some(now.clone());
                 }
-                let message = format!("job({job}) successfully completed");
-                update_status(status, JobConditionType::Succeeded, status::REASON_SUCCEEDED, message, now);
-            }
-            Some("Failed") => {
-                if status.completion_time.is_none() {
-                    status.completion_time = Some(now.clone());
+                if phase == "Succeeded" {
+                    let message = format!("job({job}) successfully completed");
+                    update_status(status, JobConditionType::Succeeded, status::REASON_SUCCEEDED, message, now);
+                } else {
+                    let reason = master.status.as_ref().and_then(|s| s.reason.clone()).filter(|r| !r.is_empty());
+                    let reason = reason.unwrap_or_else(|| status::REASON_FAILED.to_owned());
+                    update_status(status, JobConditionType::Failed, &reason, format!("job({job}) has failed"), now);
                 }
-                let reason = master.status.as_ref().and_then(|s| s.reason.clone()).filter(|r| !r.is_empty());
-                let reason = reason.unwrap_or_else(|| status::REASON_FAILED.to_owned());
-                update_status(status, JobConditionType::Failed, &reason, format!("job({job}) has failed"), now);
             }
             Some("Pending") if pod::pod_id(master).unwrap_or(0) == 0 => {
                 let message = format!("job({job}) is pending.");
@@ -165,12 +210,14 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
         plan_status.create_time = Some(now.clone());
     }
     let phase = plan_status.phase;
+    // A suspended job is not moved: it would be moved back to Suspended on its next pass.
+    let job = job.filter(|j| j.spec.suspend != Some(true));
     if let (Some(job), Some(JobConditionType::Created | JobConditionType::Pending)) = (job, phase) {
         let job_before = job.status.clone().unwrap_or_default();
         let mut status = job_before.clone();
         status.scale_plan = scale_plan.metadata.name.clone();
         for (replica_type, target) in &scale_plan.spec.replica_resource_specs {
-            let entry = status.replica_statuses.entry(*replica_type).or_default();
+            let entry = status.common_mut().replica_statuses.entry(*replica_type).or_default();
             if entry.initial == 0 {
                 entry.initial = target.replicas;
             }
@@ -230,7 +277,7 @@ mod tests {
         );
         let status = plan.job_status().cloned().unwrap_or_default();
         assert_eq!(status.phase, Some(JobConditionType::Created));
-        assert_eq!(status.start_time, Some(at("2026-01-01T00:00:00Z")));
+        assert_eq!(status.common().and_then(|s| s.start_time.clone()), Some(at("2026-01-01T00:00:00Z")));
     }
 
     #[test]
@@ -241,7 +288,7 @@ mod tests {
         assert_eq!(plan.deleted_pods().collect::<Vec<_>>(), ["j-edljob-worker-0"]);
         let status = plan.job_status().cloned().unwrap_or_default();
         assert_eq!(status.phase, Some(JobConditionType::Succeeded));
-        assert_eq!(status.completion_time, Some(at("2026-01-01T00:00:00Z")));
+        assert_eq!(status.common().and_then(|s| s.completion_time.clone()), Some(at("2026-01-01T00:00:00Z")));
     }
 
     #[test]

@@ -22,7 +22,9 @@ use k8s_openapi::api::core::v1::Pod;
 
 pub(crate) use lifecycle::{STOP_REASON, scale_plan_pass};
 
-use crate::api::{ElasticJob, ElasticJobStatus, ReplicaType, ScalePlan, ScalePlanStatus};
+use crate::api::{
+    DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
+};
 use crate::error::{Code, Error, Result};
 use crate::plan::{Action, Plan};
 use crate::quantity::Amount;
@@ -55,6 +57,8 @@ pub(crate) struct Planner<'a> {
     tf_hosts: u64,
     /// Whether some pods were left for the next pass to keep within [`MAX_TF_CONFIG_HOSTS`].
     deferred: bool,
+    /// Each task type's target count: the plan's `replicas`, else the spec's.
+    targets: BTreeMap<ReplicaType, i32>,
 }
 
 impl<'a> Planner<'a> {
@@ -106,6 +110,7 @@ impl<'a> Planner<'a> {
             next_ids,
             tf_hosts: 0,
             deferred: false,
+            targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
         })
     }
 
@@ -117,6 +122,11 @@ impl<'a> Planner<'a> {
     /// Whether some pods were left for a later pass to keep within [`MAX_TF_CONFIG_HOSTS`].
     pub(crate) fn deferred(&self) -> bool {
         self.deferred
+    }
+
+    /// The type's target count under this pass's plan, when the plan or the spec gives one.
+    fn target(&self, replica_type: ReplicaType) -> Option<i32> {
+        self.targets.get(&replica_type).copied()
     }
 
     fn of_type(&self, replica_type: ReplicaType) -> &[&'a Pod] {
@@ -176,7 +186,7 @@ impl<'a> Planner<'a> {
         self.created.insert((replica_type, meta.rank));
         self.created_names.insert(pod::name(&new_pod).to_owned());
         self.actions.push(Action::CreatePod { pod: Box::new(new_pod), reason });
-        let service = template::task_service(self.job, replica_type, meta.rank);
+        let service = template::task_pod_service(self.job, replica_type, &meta);
         let service_name = service.metadata.name.clone().unwrap_or_default();
         if self.services.insert(service_name) {
             self.actions.push(Action::CreateOrUpdateService {
@@ -198,6 +208,13 @@ impl<'a> Planner<'a> {
                 reason,
             });
         }
+    }
+
+    /// Whether a new pod of the type at `rank` can be given a `TF_CONFIG` under this pass's plan
+    /// (always, in an all-reduce job): a PS rank needs an address in the plan's `psHosts`.
+    fn can_list(&self, replica_type: ReplicaType, rank: i32) -> bool {
+        self.job.strategy() != DistributionStrategy::ParameterServerStrategy
+            || self.factory.tf_config(replica_type, rank, None).is_ok()
     }
 
     /// Creates the master pod and service when the job has no master pod.
@@ -225,6 +242,21 @@ impl<'a> Planner<'a> {
             self.actions.push(Action::SetJobStatus { status });
         }
     }
+}
+
+/// A task type's target count under a plan: the plan's `replicas` for it; else what the job has
+/// and the plan adds: the spec's `replicas`, the ranks the plan's `createPods` fill and, for the
+/// PS, the addresses its `psHosts` lists. `None` when nothing gives one.
+fn target(job: &ElasticJob, plan: &ScalePlan, replica_type: ReplicaType) -> Option<i32> {
+    if let Some(planned) = plan.spec.replica_resource_specs.get(&replica_type) {
+        return Some(planned.replicas);
+    }
+    let spec = job.replica_spec(replica_type).map(ReplicaSpec::replicas);
+    let created = plan.spec.create_pods.iter().filter(|m| m.replica_type() == Some(replica_type));
+    let created = created.map(|m| m.rank_index.saturating_add(1)).max();
+    let hosts = (replica_type == ReplicaType::Ps && !plan.spec.ps_hosts.is_empty())
+        .then(|| i32::try_from(plan.spec.ps_hosts.len()).unwrap_or(i32::MAX));
+    [spec, created, hosts].into_iter().flatten().max()
 }
 
 /// The action that writes a scale plan's status.

@@ -36,17 +36,19 @@ impl<'a> Planner<'a> {
             }
         }
         if let Some(target) = target {
-            let counted: Vec<i32> = ranks.keys().copied().filter(|r| !create_ranks.contains(r)).collect();
+            // `replicas` is the total once the plan is carried out: the live ranks it keeps and
+            // the ranks its createPods entries fill.
+            let total: BTreeSet<i32> = ranks.keys().copied().chain(create_ranks.iter().copied()).collect();
             let want = usize::try_from(target.replicas).unwrap_or(0);
-            if want < counted.len() {
-                let mut excess = counted.len() - want;
-                for rank in counted.iter().rev() {
+            if want < total.len() {
+                // Scale down from the highest ranks, never one the plan itself creates.
+                let mut excess = total.len() - want;
+                for (rank, pods) in ranks.iter().rev() {
                     if excess == 0 {
                         break;
                     }
-                    let stoppable: Vec<&Pod> =
-                        ranks.get(rank).into_iter().flatten().copied().filter(|p| pod::is_stoppable(p)).collect();
-                    if stoppable.is_empty() {
+                    let stoppable: Vec<&Pod> = pods.iter().copied().filter(|p| pod::is_stoppable(p)).collect();
+                    if create_ranks.contains(rank) || stoppable.is_empty() {
                         continue;
                     }
                     for p in stoppable {
@@ -54,9 +56,8 @@ impl<'a> Planner<'a> {
                     }
                     excess -= 1;
                 }
-            } else if want > counted.len() {
-                let held: BTreeSet<i32> = ranks.keys().copied().chain(create_ranks.iter().copied()).collect();
-                let free: Vec<i32> = (0..).filter(|r| !held.contains(r)).take(want - counted.len()).collect();
+            } else if want > total.len() {
+                let free: Vec<i32> = (0..).filter(|r| !total.contains(r)).take(want - total.len()).collect();
                 for rank in free {
                     if self.deferred {
                         break;
@@ -65,17 +66,16 @@ impl<'a> Planner<'a> {
                     let name = naming::task_pod_name(job, replica_type, i64::from(id));
                     let resource = migrate_to.get(&name).copied().unwrap_or(&target.resource).clone();
                     let restarts_left = job::restart_count(self.job, replica_type);
-                    let meta = TaskMeta { id, rank, resource, restarts_left };
+                    let meta = TaskMeta { id, rank, resource, restarts_left, service: None };
                     self.create_task(replica_type, meta, None, format!("scale {replica_type} up to {want}"))?;
                 }
             }
         }
+        // Each createPods entry as written: its name, id, rank and service address, even while
+        // another pod holds its rank (a PS migration runs the new PS beside the old one).
         for meta in spec.create_pods.iter().filter(mine) {
-            let Some(name) = meta.pod_name(job) else { continue };
-            if self.exists(&name)
-                || ranks.contains_key(&meta.rank_index)
-                || self.created.contains(&(replica_type, meta.rank_index))
-            {
+            let (Some(name), Some(id)) = (meta.pod_name(job), meta.id) else { continue };
+            if self.exists(&name) {
                 continue;
             }
             let resource = if meta.resource.is_empty() {
@@ -84,12 +84,13 @@ impl<'a> Planner<'a> {
                 meta.resource.clone()
             };
             let next = self.next_ids.entry(replica_type).or_default();
-            *next = (*next).max(i64::from(meta.id) + 1);
+            *next = (*next).max(i64::from(id) + 1);
             let task = TaskMeta {
-                id: meta.id,
+                id,
                 rank: meta.rank_index,
                 resource,
                 restarts_left: job::restart_count(self.job, replica_type),
+                service: (!meta.service.is_empty()).then(|| meta.service.clone()),
             };
             self.create_task(replica_type, task, None, "listed in the plan's createPods".to_owned())?;
         }
@@ -101,19 +102,26 @@ impl<'a> Planner<'a> {
             }
         }
         for (name, resource) in migrate_to {
-            self.migrate(replica_type, &name, resource)?;
+            self.migrate(replica_type, &name, resource, &create_ranks)?;
         }
         Ok(())
     }
 
     /// Replaces the live pod `name` by one with the same rank and `resource`, then deletes it once
-    /// the replacement runs.
-    fn migrate(&mut self, replica_type: ReplicaType, name: &str, resource: &ResourceList) -> Result<()> {
+    /// the replacement runs. A rank the plan's `createPods` fills (`create_ranks`) has its
+    /// replacement there: the plan removes the old pod when it means to.
+    fn migrate(
+        &mut self,
+        replica_type: ReplicaType,
+        name: &str,
+        resource: &ResourceList,
+        create_ranks: &BTreeSet<i32>,
+    ) -> Result<()> {
         let Some(old) = self.live(replica_type).find(|p| pod::name(p) == name) else { return Ok(()) };
         if pod::has_resource(old, resource) {
             return Ok(());
         }
-        let Some(rank) = pod::pod_rank(old) else { return Ok(()) };
+        let Some(rank) = pod::pod_rank(old).filter(|r| !create_ranks.contains(r)) else { return Ok(()) };
         let replacement = self
             .live(replica_type)
             .find(|p| pod::name(p) != name && pod::pod_rank(p) == Some(rank) && pod::has_resource(p, resource));
@@ -124,8 +132,12 @@ impl<'a> Planner<'a> {
                     pod::restarts_left(old).unwrap_or_else(|| job::restart_count(self.job, replica_type));
                 let mut new_resource = pod::resource(old);
                 new_resource.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
-                let meta = TaskMeta { id, rank, resource: new_resource, restarts_left };
+                let meta = TaskMeta { id, rank, resource: new_resource, restarts_left, service: None };
                 let tf_config = pod::tf_config(old).map(str::to_owned);
+                if tf_config.is_none() && !self.can_list(replica_type, rank) {
+                    // A pod this operator did not make at a rank the plan has no address for.
+                    return Ok(());
+                }
                 self.create_task(replica_type, meta, tf_config, format!("migrate {name} to a new resource"))?;
             }
             Some(new) if pod::pod_phase(new) == Some("Running") => {
@@ -137,21 +149,22 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
-    /// Carries out a scale plan: `Scaling`, every task type, then `Succeeded` unless pods were left
-    /// for the next pass.
+    /// Carries out a scale plan: every task type, then the plan's status, written once: `Succeeded`
+    /// with a finish time, or `Scaling` while pods are left for the next pass.
     pub(super) fn execute(&mut self, plan: &ScalePlan, now: &Time) -> Result<()> {
         let before = plan.status.clone().unwrap_or_default();
-        let mut status = before.clone();
-        status.phase = Some(JobConditionType::Scaling);
-        if status != before {
-            self.actions.push(plan_status_action(plan, status.clone()));
-        }
         for replica_type in ReplicaType::TASKS {
             self.reconcile_type(replica_type, plan)?;
         }
-        if !self.deferred {
+        // One write of the plan's status per pass: where this pass leaves it.
+        let mut status = before.clone();
+        if self.deferred {
+            status.phase = Some(JobConditionType::Scaling);
+        } else {
             status.phase = Some(JobConditionType::Succeeded);
             status.finish_time = Some(now.clone());
+        }
+        if status != before {
             self.actions.push(plan_status_action(plan, status));
         }
         Ok(())
@@ -224,7 +237,7 @@ mod tests {
     }
 
     #[test]
-    fn executing_a_plan_marks_it_scaling_then_succeeded() {
+    fn executing_a_plan_writes_its_status_once() {
         let j = job();
         let options = Options::default();
         let mut p = plan(2);
@@ -241,6 +254,6 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(phases, [JobConditionType::Scaling, JobConditionType::Succeeded]);
+        assert_eq!(phases, [JobConditionType::Succeeded]);
     }
 }

@@ -106,11 +106,11 @@ fn tf_config_is_the_env_value_of_the_core() {
 }
 
 #[wasm_bindgen_test]
-fn a_wrong_type_is_a_parse_error_at_its_path() {
+fn a_wrong_type_is_reported_at_its_path() {
     let job = job();
     set(&get(&job, "spec.replicaSpecs.worker"), "replicas", &"three".into());
     let (error, problems) = thrown(ej::render(job, JsValue::UNDEFINED, JsValue::UNDEFINED));
-    assert_eq!(string(&error, "code"), "parse_error");
+    assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(problems, [pair("spec.replicaSpecs.worker.replicas", "invalid_type")]);
     assert!(string(&error, "message").starts_with("spec.replicaSpecs.worker.replicas: invalid type"));
 }

@@ -12,12 +12,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::api::{self, ElasticJob, PodMeta, ReplicaType, ResourceList, ScalePlan};
+use crate::api::{self, ElasticJob, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, into_result, join};
 use crate::job;
 use crate::naming;
 use crate::quantity::Amount;
+
+mod plan;
+
+pub use plan::{validate_plan_for_job, validate_scale_plan};
 
 /// The most replicas of one type a job or plan may ask for.
 pub const MAX_REPLICAS_PER_TYPE: i32 = 10_000;
@@ -71,6 +76,8 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
             ));
         }
     }
+    // The job's labels and annotations are copied onto every pod it makes.
+    labels_and_annotations(&mut p, "metadata", &job.metadata);
     if job.spec.distribution_strategy.is_none() {
         p.push(Problem::new(
             "spec.distributionStrategy",
@@ -126,133 +133,6 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
         // This needs a well-formed job: the pods a job starts with must fit its resourceLimits.
         let plan = job::initial_scale_plan(job);
         plan_fits_job(&mut p, job, &plan, "spec.replicaSpecs");
-    }
-    p
-}
-
-/// Checks what a scale plan says on its own, without its job: what an admission policy can check
-/// when the plan arrives. With `spec.ownerJob` set, pod names are checked against it.
-pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
-    let mut p = Vec::new();
-    type_meta(&mut p, plan.api_version.as_deref(), plan.kind.as_deref(), api::KIND_SCALE_PLAN);
-    if let Some(name) = plan.metadata.name.as_deref().filter(|n| !n.is_empty()) {
-        if !naming::is_dns1123_subdomain(name) {
-            p.push(Problem::new(
-                "metadata.name",
-                Code::InvalidName,
-                format!("`{name}` is not an object name: use lower-case letters, digits, `-` and `.`"),
-            ));
-        }
-    }
-    let mut owner = plan.spec.owner_job.as_deref().filter(|o| !o.is_empty());
-    if let Some(name) = owner {
-        let before = p.len();
-        job_name(&mut p, "spec.ownerJob", name);
-        if p.len() > before {
-            // Pod names cannot be checked against a name that is itself wrong.
-            owner = None;
-        }
-    }
-    let spec = &plan.spec;
-    for (replica_type, target) in &spec.replica_resource_specs {
-        let path = format!("spec.replicaResourceSpecs.{replica_type}");
-        if *replica_type == ReplicaType::DlroverMaster {
-            p.push(master_not_planned(path));
-            continue;
-        }
-        replica_count(&mut p, &join(&path, "replicas"), *replica_type, target.replicas);
-        resource_list(&mut p, &join(&path, "resource"), &target.resource);
-    }
-    for (list, len) in [
-        ("spec.createPods", spec.create_pods.len()),
-        ("spec.removePods", spec.remove_pods.len()),
-        ("spec.migratePods", spec.migrate_pods.len()),
-        ("spec.psHosts", spec.ps_hosts.len()),
-    ] {
-        if len > MAX_LIST_LEN {
-            p.push(Problem::new(list, Code::TooLarge, format!("{len} entries; a plan lists at most {MAX_LIST_LEN}")));
-            return p;
-        }
-    }
-    pod_metas(&mut p, "spec.createPods", &spec.create_pods, owner, false);
-    pod_metas(&mut p, "spec.removePods", &spec.remove_pods, owner, false);
-    pod_metas(&mut p, "spec.migratePods", &spec.migrate_pods, owner, true);
-    unique(&mut p, "spec.createPods", &spec.create_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
-    unique(
-        &mut p,
-        "spec.createPods",
-        &spec.create_pods,
-        |m| Some((m.replica_type(), m.rank_index)),
-        "type and rankIndex",
-    );
-    unique(&mut p, "spec.removePods", &spec.remove_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
-    unique(&mut p, "spec.migratePods", &spec.migrate_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
-    let removed: BTreeSet<&str> = spec.remove_pods.iter().map(|m| m.name.as_str()).filter(|n| !n.is_empty()).collect();
-    for (i, meta) in spec.create_pods.iter().enumerate() {
-        if removed.contains(meta.name.as_str()) {
-            p.push(Problem::new(
-                format!("spec.createPods[{i}].name"),
-                Code::Duplicate,
-                format!("`{}` is in both createPods and removePods; a pod is either created or removed", meta.name),
-            ));
-        }
-    }
-    let mut seen = BTreeSet::new();
-    for (i, host) in spec.ps_hosts.iter().enumerate() {
-        let path = format!("spec.psHosts[{i}]");
-        if let Err(why) = naming::parse_host_port(host) {
-            p.push(Problem::new(path, Code::InvalidAddress, why));
-        } else if !seen.insert(host) {
-            p.push(Problem::new(
-                path,
-                Code::Duplicate,
-                format!("`{host}` is listed twice; each PS has its own address"),
-            ));
-        }
-    }
-    if let Some(ps) = spec.replica_resource_specs.get(&ReplicaType::Ps) {
-        if !spec.ps_hosts.is_empty() && spec.ps_hosts.len() != usize::try_from(ps.replicas).unwrap_or(0) {
-            p.push(Problem::new(
-                "spec.psHosts",
-                Code::Mismatch,
-                format!(
-                    "the plan lists {} PS host(s) but asks for {} PS replica(s); list one address per PS",
-                    spec.ps_hosts.len(),
-                    ps.replicas
-                ),
-            ));
-        }
-    }
-    p
-}
-
-/// Checks a scale plan against the job it scales: its own checks, plus that it names this job,
-/// that the job has a template for every type it creates, and that the pods fit the job's
-/// `resourceLimits` and the core's `TF_CONFIG` bound.
-pub fn validate_plan_for_job(job: &ElasticJob, plan: &ScalePlan) -> Vec<Problem> {
-    let mut p = validate_scale_plan(plan);
-    let name = job.name();
-    match plan.spec.owner_job.as_deref().filter(|o| !o.is_empty()) {
-        Some(owner) if owner != name => p.push(Problem::new(
-            "spec.ownerJob",
-            Code::Mismatch,
-            format!("the plan scales job `{owner}`, not `{name}`"),
-        )),
-        Some(_) => {}
-        None => {
-            for (list, metas) in [
-                ("spec.createPods", &plan.spec.create_pods),
-                ("spec.removePods", &plan.spec.remove_pods),
-                ("spec.migratePods", &plan.spec.migrate_pods),
-            ] {
-                for (i, meta) in metas.iter().enumerate() {
-                    pod_name_matches(&mut p, &format!("{list}[{i}]"), meta, name);
-                }
-            }
-        }
-    }
-    if p.is_empty() {
-        plan_fits_job(&mut p, job, plan, "spec.replicaResourceSpecs");
     }
     p
 }
@@ -348,6 +228,9 @@ fn valid_priority(s: &str) -> bool {
 }
 
 fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_image: bool) {
+    if let Some(meta) = &template.metadata {
+        labels_and_annotations(p, &join(path, "metadata"), meta);
+    }
     let containers = template.spec.as_ref().map(|s| s.containers.as_slice()).unwrap_or_default();
     let cpath = join(path, "spec.containers");
     if containers.is_empty() {
@@ -389,6 +272,39 @@ fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_
     }
 }
 
+/// Labels and annotation keys as the API server checks them (`path` is the object's `metadata`).
+fn labels_and_annotations(p: &mut Vec<Problem>, path: &str, meta: &ObjectMeta) {
+    for (key, value) in meta.labels.iter().flatten() {
+        let at = join(&join(path, "labels"), key);
+        if let Err(why) = naming::check_qualified_name(key, false) {
+            p.push(Problem::new(at, Code::InvalidName, format!("not a label key: {why}")));
+        } else if let Err(why) = naming::check_label_value(value) {
+            p.push(Problem::new(at, Code::InvalidValue, why));
+        }
+    }
+    let mut bytes = 0usize;
+    for (key, value) in meta.annotations.iter().flatten() {
+        bytes = bytes.saturating_add(key.len()).saturating_add(value.len());
+        if let Err(why) = naming::check_qualified_name(key, true) {
+            p.push(Problem::new(
+                join(&join(path, "annotations"), key),
+                Code::InvalidName,
+                format!("not an annotation key: {why}"),
+            ));
+        }
+    }
+    if bytes > naming::MAX_ANNOTATIONS_BYTES {
+        p.push(Problem::new(
+            join(path, "annotations"),
+            Code::TooLarge,
+            format!(
+                "the annotations hold {bytes} bytes; an object's annotations hold at most {} (256 KiB)",
+                naming::MAX_ANNOTATIONS_BYTES
+            ),
+        ));
+    }
+}
+
 fn resource_list(p: &mut Vec<Problem>, path: &str, list: &ResourceList) {
     for (name, q) in list {
         let path = join(path, name);
@@ -398,119 +314,6 @@ fn resource_list(p: &mut Vec<Problem>, path: &str, list: &ResourceList) {
                 p.push(Problem::new(path, Code::OutOfRange, format!("`{}`: a resource cannot be negative", q.0)));
             }
             Ok(_) => {}
-        }
-    }
-}
-
-fn master_not_planned(path: String) -> Problem {
-    Problem::new(path, Code::InvalidValue, "the dlrover-master is not scaled by a plan; the operator keeps exactly one")
-}
-
-fn pod_metas(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], owner: Option<&str>, migrate: bool) {
-    for (i, meta) in metas.iter().enumerate() {
-        let path = format!("{list}[{i}]");
-        let named = naming::parse_task_pod_name(&meta.name).map(|(t, _)| t);
-        if let (Some(given), Some(named)) = (meta.type_, named) {
-            if given != named {
-                p.push(Problem::new(
-                    join(&path, "type"),
-                    Code::Mismatch,
-                    format!("the pod is a {given} but its name `{}` says {named}", meta.name),
-                ));
-            }
-        }
-        match meta.replica_type() {
-            None => p.push(Problem::new(
-                join(&path, "type"),
-                Code::Required,
-                "say which replica type the pod is: `ps`, `worker`, `chief` or `evaluator` (or name it `<job>-edljob-<type>-<id>`)",
-            )),
-            Some(ReplicaType::DlroverMaster) => p.push(master_not_planned(join(&path, "type"))),
-            Some(t) => {
-                if t.is_singleton() && meta.rank_index > 0 {
-                    p.push(Problem::new(
-                        join(&path, "rankIndex"),
-                        Code::OutOfRange,
-                        format!("a job has one {t}, at rank 0; rank {} cannot exist", meta.rank_index),
-                    ));
-                }
-            }
-        }
-        if meta.id < 0 {
-            p.push(Problem::new(join(&path, "id"), Code::OutOfRange, format!("pod id {} is negative", meta.id)));
-        }
-        if meta.rank_index < 0 {
-            p.push(Problem::new(
-                join(&path, "rankIndex"),
-                Code::OutOfRange,
-                format!("rank {} is negative", meta.rank_index),
-            ));
-        } else if meta.rank_index >= MAX_REPLICAS_PER_TYPE {
-            p.push(Problem::new(
-                join(&path, "rankIndex"),
-                Code::OutOfRange,
-                format!("rank {} is past the {MAX_REPLICAS_PER_TYPE} replicas a type may have", meta.rank_index),
-            ));
-        }
-        if !meta.name.is_empty() && !naming::is_dns1123_subdomain(&meta.name) {
-            p.push(Problem::new(
-                join(&path, "name"),
-                Code::InvalidName,
-                format!("`{}` is not a pod name: use lower-case letters, digits, `-` and `.`", meta.name),
-            ));
-        } else if let Some(owner) = owner {
-            pod_name_matches(p, &path, meta, owner);
-        }
-        if !meta.service.is_empty() {
-            if let Err(why) = naming::parse_host_port(&meta.service) {
-                p.push(Problem::new(join(&path, "service"), Code::InvalidAddress, why));
-            }
-        }
-        resource_list(p, &join(&path, "resource"), &meta.resource);
-        if migrate {
-            if meta.name.is_empty() {
-                p.push(Problem::new(join(&path, "name"), Code::Required, "name the pod to migrate"));
-            }
-            if meta.resource.is_empty() {
-                p.push(Problem::new(join(&path, "resource"), Code::Required, "give the resource the pod migrates to"));
-            }
-        }
-    }
-}
-
-fn pod_name_matches(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str) {
-    let Some(t) = meta.type_ else { return };
-    let named = naming::parse_task_pod_name(&meta.name).map(|(named, _)| named);
-    if meta.name.is_empty() || t == ReplicaType::DlroverMaster || meta.id < 0 || named.is_some_and(|n| n != t) {
-        return;
-    }
-    let expected = naming::task_pod_name(job, t, i64::from(meta.id));
-    if meta.name != expected {
-        p.push(Problem::new(
-            join(path, "name"),
-            Code::Mismatch,
-            format!("pod {} of {t} in job `{job}` is named `{expected}`, not `{}`", meta.id, meta.name),
-        ));
-    }
-}
-
-fn unique<K: Ord>(
-    p: &mut Vec<Problem>,
-    list: &str,
-    metas: &[PodMeta],
-    key: impl Fn(&PodMeta) -> Option<K>,
-    what: &str,
-) {
-    let mut seen = BTreeMap::new();
-    for (i, meta) in metas.iter().enumerate() {
-        if let Some(k) = key(meta) {
-            if let Some(first) = seen.insert(k, i) {
-                p.push(Problem::new(
-                    format!("{list}[{i}]"),
-                    Code::Duplicate,
-                    format!("this pod has the same {what} as {list}[{first}]"),
-                ));
-            }
         }
     }
 }

@@ -16,6 +16,10 @@ use serde_json::{Map, Value};
 
 use crate::error::Code;
 
+mod repair;
+
+pub(crate) use repair::{read_recovering, under};
+
 /// What reading a value found: the value, or the first problem and where it is.
 pub(crate) struct Outcome<T> {
     pub result: Result<T, ReadError>,
@@ -24,13 +28,25 @@ pub(crate) struct Outcome<T> {
     /// The path of every field the target type does not know, in the order read (objects' keys
     /// sorted, as `serde_json::Map` keeps them).
     pub unknown: Vec<String>,
+    /// Where the problem is, segment by segment, whether it is about a key, and what kind of
+    /// value was asked for there.
+    steps: Vec<Step>,
+    at_key: bool,
+    hint: Option<Hint>,
 }
 
 /// Reads a `T` from `value`.
 pub(crate) fn read<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
     let mut track = Track::default();
     let result = T::deserialize(Reader { value, track: &mut track });
-    Outcome { result, error_path: track.error_path.unwrap_or_default(), unknown: track.unknown }
+    Outcome {
+        result,
+        error_path: track.error_path.unwrap_or_default(),
+        unknown: track.unknown,
+        steps: track.error_steps,
+        at_key: track.error_at_key,
+        hint: track.error_hint,
+    }
 }
 
 /// A shape problem: a message as serde words it, and its code.
@@ -38,6 +54,19 @@ pub(crate) fn read<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
 pub(crate) struct ReadError {
     pub code: Code,
     pub message: String,
+    /// What kind of problem, for [`repair`] to mend it.
+    kind: Kind,
+}
+
+/// What went wrong, in the terms a repair needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A value of the wrong kind or out of its range, or one its type's own reader refused.
+    Value,
+    /// A struct lacks this required field.
+    MissingField(&'static str),
+    /// An enum name not among the type's; the first of them, if any.
+    UnknownVariant(Option<&'static str>),
 }
 
 impl Display for ReadError {
@@ -50,15 +79,25 @@ impl std::error::Error for ReadError {}
 
 impl de::Error for ReadError {
     fn custom<M: Display>(message: M) -> Self {
-        ReadError { code: Code::InvalidValue, message: message.to_string() }
+        ReadError { code: Code::InvalidValue, message: message.to_string(), kind: Kind::Value }
     }
 
     fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
-        ReadError { code: Code::InvalidType, message: format!("invalid type: {unexpected}, expected {expected}") }
+        ReadError {
+            code: Code::InvalidType,
+            message: format!("invalid type: {unexpected}, expected {expected}"),
+            kind: Kind::Value,
+        }
     }
 
     fn missing_field(field: &'static str) -> Self {
-        ReadError { code: Code::Required, message: format!("missing field `{field}`") }
+        ReadError { code: Code::Required, message: format!("missing field `{field}`"), kind: Kind::MissingField(field) }
+    }
+
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        // Worded as serde words it (its own error type keeps the default wording).
+        let message = <de::value::Error as de::Error>::unknown_variant(variant, expected).to_string();
+        ReadError { code: Code::InvalidValue, message, kind: Kind::UnknownVariant(expected.first().copied()) }
     }
 }
 
@@ -66,15 +105,47 @@ impl de::Error for ReadError {
 struct Track {
     /// The path of the value being read.
     path: String,
+    /// Where each segment of `path` starts, and whether it is an index.
+    marks: Vec<(usize, bool)>,
     /// Set by the deepest frame an error passes through.
     error_path: Option<String>,
+    /// The segments of `error_path`, as they are in the document (a key may hold a `.`).
+    error_steps: Vec<Step>,
+    /// Whether the error is about a map key rather than a value.
+    error_at_key: bool,
+    /// The kind of value the deepest failing frame was asked for.
+    error_hint: Option<Hint>,
     unknown: Vec<String>,
+}
+
+/// One segment of a path in the document.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Step {
+    /// A key of an object.
+    Key(String),
+    /// An index of an array.
+    Index(usize),
+}
+
+/// What a frame was asked to read, so that a repair can put a value of that kind in its place.
+#[derive(Clone, Copy, Debug)]
+enum Hint {
+    Any,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Seq,
+    Map,
+    Unit,
+    Enum(&'static [&'static str]),
 }
 
 impl Track {
     /// Adds `segment` to the path; returns what [`Track::leave`] needs to take it off.
     fn enter(&mut self, segment: Segment<'_>) -> usize {
         let len = self.path.len();
+        self.marks.push((len, matches!(segment, Segment::Index(_))));
         match segment {
             Segment::Key(key) => {
                 if !self.path.is_empty() {
@@ -95,8 +166,39 @@ impl Track {
     fn leave(&mut self, len: usize, failed: bool) {
         if failed && self.error_path.is_none() {
             self.error_path = Some(self.path.clone());
+            self.error_steps = self.steps();
         }
+        self.marks.pop();
         self.path.truncate(len);
+    }
+
+    /// The segments of the current path.
+    fn steps(&self) -> Vec<Step> {
+        let mut steps = Vec::with_capacity(self.marks.len());
+        for (i, &(start, index)) in self.marks.iter().enumerate() {
+            let end = self.marks.get(i + 1).map_or(self.path.len(), |m| m.0);
+            let text = self.path.get(start..end).unwrap_or_default();
+            steps.push(if index {
+                Step::Index(text.trim_start_matches('[').trim_end_matches(']').parse().unwrap_or(0))
+            } else {
+                Step::Key(if start > 0 { text.get(1..).unwrap_or_default() } else { text }.to_owned())
+            });
+        }
+        steps
+    }
+
+    /// Notes what the deepest failing frame was asked for (the first call on the way up).
+    fn failed_as(&mut self, hint: Hint) {
+        if self.error_hint.is_none() {
+            self.error_hint = Some(hint);
+        }
+    }
+
+    /// Notes that the error is about the key being read.
+    fn failed_at_key(&mut self) {
+        if self.error_path.is_none() {
+            self.error_at_key = true;
+        }
     }
 }
 
@@ -110,10 +212,9 @@ struct Reader<'t> {
     track: &'t mut Track,
 }
 
-impl<'de> de::Deserializer<'de> for Reader<'_> {
-    type Error = ReadError;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
+impl<'de> Reader<'_> {
+    /// The value as it is, to the visitor.
+    fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
         match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
@@ -130,6 +231,53 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
             Value::Array(items) => visit_seq(items, self.track, visitor),
             Value::Object(entries) => visit_map(entries, self.track, visitor),
         }
+    }
+
+    /// [`Reader::any`], noting `hint` when it fails.
+    fn hinted<V: Visitor<'de>>(self, hint: Hint, visitor: V) -> Result<V::Value, ReadError> {
+        let Reader { value, track } = self;
+        let read = Reader { value, track: &mut *track }.any(visitor);
+        if read.is_err() {
+            track.failed_as(hint);
+        }
+        read
+    }
+}
+
+macro_rules! hinted {
+    ($($method:ident $hint:ident),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
+            self.hinted(Hint::$hint, visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Reader<'_> {
+    type Error = ReadError;
+
+    hinted!(
+        deserialize_any Any, deserialize_bool Bool, deserialize_i8 Int, deserialize_i16 Int, deserialize_i32 Int,
+        deserialize_i64 Int, deserialize_i128 Int, deserialize_u8 Int, deserialize_u16 Int, deserialize_u32 Int,
+        deserialize_u64 Int, deserialize_u128 Int, deserialize_f32 Float, deserialize_f64 Float, deserialize_char Str,
+        deserialize_str Str, deserialize_string Str, deserialize_identifier Str, deserialize_bytes Seq,
+        deserialize_byte_buf Seq, deserialize_unit Unit,
+    );
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, ReadError> {
+        self.hinted(Hint::Unit, visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, ReadError> {
+        self.hinted(Hint::Seq, visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, ReadError> {
+        self.hinted(Hint::Seq, visitor)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
@@ -151,13 +299,17 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _variants: &'static [&'static str],
+        variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        match self.value {
+        let read = match self.value {
             Value::String(s) => visitor.visit_enum(s.into_deserializer()),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+        };
+        if read.is_err() {
+            self.track.failed_as(Hint::Enum(variants));
         }
+        read
     }
 
     /// Called for a field the target type does not know: note its path, skip its value.
@@ -178,22 +330,25 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.value {
-            Value::Object(entries) => visit_map(entries, self.track, visitor),
+        let read = match self.value {
+            Value::Object(entries) => visit_map(entries, &mut *self.track, visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+        };
+        if read.is_err() {
+            self.track.failed_as(Hint::Map);
         }
+        read
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.value {
-            Value::Array(items) => visit_seq(items, self.track, visitor),
+        let read = match self.value {
+            Value::Array(items) => visit_seq(items, &mut *self.track, visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+        };
+        if read.is_err() {
+            self.track.failed_as(Hint::Seq);
         }
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct
-        tuple tuple_struct identifier
+        read
     }
 }
 
@@ -298,6 +453,7 @@ impl<'de> MapAccess<'de> for MapReader<'_> {
         }
         let read = seed.deserialize(Key(&self.key));
         if read.is_err() {
+            self.track.failed_at_key();
             self.track.leave(self.len, true);
         }
         read.map(Some)

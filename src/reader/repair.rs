@@ -1,0 +1,237 @@
+//! Reading on past shape problems, so that one wrong field does not hide the problems of the
+//! others: each problem is noted, the value at its place is replaced by one of the kind the type
+//! asks for (`0`, `""`, `false`, `[]`, `{}`, the first name of an enum) or taken away, and the
+//! document is read again, up to [`MAX_REPAIRS`] times. A wrong map key (`workers:` among the
+//! replica types) is taken away with its value; a missing required field is put in as `null` and
+//! mended the same way.
+//!
+//! Only the first problem at a place is reported: what a repair itself causes there is not. The
+//! caller learns which places were repaired, so it can leave out the rule problems that follow
+//! from a stand-in value (a job whose `metadata.name` was a number is not also "missing its name").
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{Hint, Kind, Outcome, Step, read};
+use crate::error::Code;
+
+/// The most repairs one read makes before it gives up: each costs a read of the whole document.
+pub(crate) const MAX_REPAIRS: usize = 64;
+
+/// A document read past its shape problems.
+pub(crate) struct Recovered<T> {
+    /// The value, once every problem was mended; `None` when one could not be.
+    pub value: Option<T>,
+    /// Every shape problem: path, code, message, in the order found.
+    pub problems: Vec<(String, Code, String)>,
+    /// The paths of the places repaired, so rule problems under them can be left out.
+    pub repaired: Vec<String>,
+    /// The paths of fields the type does not know.
+    pub unknown: Vec<String>,
+}
+
+/// Reads a `T` from `value`, going on past shape problems (see the module docs).
+pub(crate) fn read_recovering<T: DeserializeOwned>(mut value: Value) -> Recovered<T> {
+    let mut problems: Vec<(String, Code, String)> = Vec::new();
+    let mut repaired: Vec<String> = Vec::new();
+    // How often each place was repaired (a missing field apart from a wrong value): a second
+    // repair of a value takes it away, a third gives up.
+    let mut attempts: BTreeMap<(Vec<Step>, bool), u8> = BTreeMap::new();
+    for _ in 0..=MAX_REPAIRS {
+        let outcome: Outcome<T> = read(value.clone());
+        let error = match outcome.result {
+            Ok(read) => return Recovered { value: Some(read), problems, repaired, unknown: outcome.unknown },
+            Err(error) => error,
+        };
+        let mut place = outcome.steps.clone();
+        let missing = matches!(error.kind, Kind::MissingField(_));
+        if let Kind::MissingField(field) = error.kind {
+            place.push(Step::Key(field.to_owned()));
+        }
+        let attempt = attempts.entry((place.clone(), missing)).or_insert(0);
+        *attempt += 1;
+        let attempt = *attempt;
+        let caused_by_repair = repaired.iter().any(|r| under(&outcome.error_path, r));
+        let seen = problems.iter().any(|(path, _, message)| *path == outcome.error_path && *message == error.message);
+        if !caused_by_repair && !seen {
+            problems.push((outcome.error_path.clone(), error.code, error.message));
+        }
+        let target = display(&place);
+        if !repaired.contains(&target) {
+            repaired.push(target);
+        }
+        let mended = match error.kind {
+            _ if outcome.at_key => remove(&mut value, &outcome.steps),
+            Kind::MissingField(field) => attempt <= 2 && insert_null(&mut value, &outcome.steps, field),
+            Kind::UnknownVariant(Some(first)) if attempt == 1 => {
+                set(&mut value, &outcome.steps, Value::String(first.to_owned()))
+            }
+            _ if attempt == 1 => match outcome.hint.and_then(stand_in) {
+                Some(stand_in) => set(&mut value, &outcome.steps, stand_in),
+                None => remove(&mut value, &outcome.steps) || set(&mut value, &outcome.steps, Value::Null),
+            },
+            _ if attempt == 2 => remove(&mut value, &outcome.steps),
+            _ => false,
+        };
+        if !mended {
+            break;
+        }
+    }
+    Recovered { value: None, problems, repaired, unknown: Vec::new() }
+}
+
+/// Whether `path` is `place` or inside it.
+pub(crate) fn under(path: &str, place: &str) -> bool {
+    place.is_empty() || path.strip_prefix(place).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
+/// A value of the kind a frame asked for, the most neutral there is.
+fn stand_in(hint: Hint) -> Option<Value> {
+    Some(match hint {
+        Hint::Any => return None,
+        Hint::Bool => Value::Bool(false),
+        Hint::Int | Hint::Float => Value::from(0),
+        Hint::Str => Value::String(String::new()),
+        Hint::Seq => Value::Array(Vec::new()),
+        Hint::Map => Value::Object(serde_json::Map::new()),
+        Hint::Unit => Value::Null,
+        Hint::Enum(variants) => Value::String((*variants.first()?).to_owned()),
+    })
+}
+
+/// The path as the reader spells it.
+fn display(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+fn at<'v>(value: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
+    steps.iter().try_fold(value, |v, step| match step {
+        Step::Key(key) => v.as_object_mut()?.get_mut(key),
+        Step::Index(i) => v.as_array_mut()?.get_mut(*i),
+    })
+}
+
+fn set(value: &mut Value, steps: &[Step], new: Value) -> bool {
+    at(value, steps).map(|v| *v = new).is_some()
+}
+
+/// Takes an object's key and value away; an array item cannot be (the items after it would move).
+fn remove(value: &mut Value, steps: &[Step]) -> bool {
+    let Some((Step::Key(key), parent)) = steps.split_last() else { return false };
+    at(value, parent).and_then(Value::as_object_mut).and_then(|o| o.remove(key)).is_some()
+}
+
+fn insert_null(value: &mut Value, steps: &[Step], field: &str) -> bool {
+    at(value, steps).and_then(Value::as_object_mut).map(|o| o.insert(field.to_owned(), Value::Null)).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::{Container, PodSpec};
+    use serde_json::json;
+
+    use super::*;
+
+    fn problems<T: DeserializeOwned>(value: Value) -> (bool, Vec<(String, Code)>, Vec<String>) {
+        let r = read_recovering::<T>(value);
+        (r.value.is_some(), r.problems.into_iter().map(|(p, c, _)| (p, c)).collect(), r.repaired)
+    }
+
+    #[test]
+    fn every_wrong_field_is_reported() {
+        let spec = json!({"containers": [
+            {"name": 1, "image": ["x"], "ports": [{"containerPort": "http"}]},
+            {"name": "b", "stdin": "yes"}]});
+        let (read, found, _) = problems::<PodSpec>(spec);
+        assert!(read);
+        assert_eq!(
+            found,
+            [
+                ("containers[0].image".to_owned(), Code::InvalidType),
+                ("containers[0].name".to_owned(), Code::InvalidType),
+                ("containers[0].ports[0].containerPort".to_owned(), Code::InvalidType),
+                ("containers[1].stdin".to_owned(), Code::InvalidType),
+            ]
+        );
+    }
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Named {
+        name: String,
+        #[serde(default)]
+        size: u32,
+    }
+
+    #[test]
+    fn a_missing_required_field_is_reported_once() {
+        let (read, found, repaired) = problems::<Vec<Named>>(json!([{"size": 1}, {"name": "b", "size": -1}]));
+        assert!(read);
+        assert_eq!(found, [("[0]".to_owned(), Code::Required), ("[1].size".to_owned(), Code::InvalidValue)]);
+        assert_eq!(repaired, ["[0].name", "[1].size"]);
+    }
+
+    #[test]
+    fn a_removed_value_that_was_required_is_not_reported_again() {
+        // A quantity that is not a string: replaced by "", then taken away, then given up on.
+        let (_, found, _) = problems::<Container>(json!({"name": "m", "resources": {"limits": {"cpu": []}}}));
+        assert_eq!(found.first(), Some(&("resources.limits.cpu".to_owned(), Code::InvalidType)));
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    /// A map key read from a string, as the replica types are.
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Role {
+        Ps,
+        Worker,
+    }
+
+    impl<'de> serde::Deserialize<'de> for Role {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match String::deserialize(d)?.as_str() {
+                "ps" => Ok(Role::Ps),
+                "worker" => Ok(Role::Worker),
+                other => Err(serde::de::Error::unknown_variant(other, &["ps", "worker"])),
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_key_goes_with_its_value() {
+        let (read, found, _) = problems::<BTreeMap<Role, u32>>(json!({"workers": 1, "ps": "two", "worker": 3}));
+        assert!(read);
+        assert_eq!(found, [("ps".to_owned(), Code::InvalidType), ("workers".to_owned(), Code::InvalidValue)]);
+    }
+
+    #[test]
+    fn a_document_of_the_wrong_kind_is_one_problem() {
+        let (read, found, repaired) = problems::<Container>(json!([1, 2]));
+        assert!(read);
+        assert_eq!(found, [(String::new(), Code::InvalidType)]);
+        assert_eq!(repaired, [String::new()]);
+        assert!(under("anything", ""));
+        assert!(under("a.b[0]", "a.b") && under("a.b.c", "a.b") && !under("a.bc", "a.b"));
+    }
+
+    #[test]
+    fn repairs_are_bounded() {
+        let many: Vec<Value> = (0..200).map(|_| json!({"name": 1})).collect();
+        let r = read_recovering::<Vec<Container>>(Value::Array(many));
+        assert!(r.value.is_none());
+        assert_eq!(r.problems.len(), MAX_REPAIRS + 1);
+    }
+}
