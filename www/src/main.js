@@ -65,6 +65,7 @@ const state = {
   detail: null,
   restoring: null, // a shared state waiting for its first analysis
 };
+let refreshTimer = 0; // see refreshDetailSoon
 
 const editor = createEditor($("editor"), {
   label: "ElasticJob manifest, YAML or JSON; a ScalePlan may follow after ---",
@@ -75,7 +76,12 @@ const editor = createEditor($("editor"), {
   onDrop: (file) => openFile(file),
 });
 
-const table = createTable($("table-scroll"), $("table"), { onSelect: (index) => showDetail(index) });
+const table = createTable($("table-scroll"), $("table"), {
+  onSelect: (index) => {
+    clearTimeout(refreshTimer);
+    showDetail(index);
+  },
+});
 
 const cluster = createCluster($("cluster"), $("cluster-caption"), {
   onPick: (type, rank) => {
@@ -104,13 +110,15 @@ async function analyse() {
   const text = editor.text();
   const sent = performance.now();
   try {
-    const result = await call("analyse", { text });
+    let result = await call("analyse", { text });
     if (editor.text() === text) {
       editor.show(result.problems);
     }
     showProblems(result.problems, text);
-    if (result.rows) {
+    if (result.columns) {
       state.generation += 1;
+      const { columns, ...rest } = result;
+      result = { ...rest, rows: rowsOf(columns) };
       state.result = { ...result, text };
       showObjects(result, performance.now() - sent);
     } else {
@@ -126,6 +134,20 @@ async function analyse() {
       saveSoon();
     }
   }
+}
+
+/** The worker's columns (one array per field) as row objects. */
+function rowsOf(columns) {
+  const keys = Object.keys(columns);
+  return columns.kind.map((_, i) => {
+    const row = {};
+    for (const key of keys) {
+      if (columns[key][i] !== null) {
+        row[key] = columns[key][i];
+      }
+    }
+    return row;
+  });
 }
 
 function showProblems(problems, text) {
@@ -206,7 +228,7 @@ function showObjects(result, ms) {
       }
     }
     if (selected >= 0) {
-      refreshDetailSoon(selected);
+      refreshDetailSoon();
     } else {
       clearDetail();
     }
@@ -215,11 +237,10 @@ function showObjects(result, ms) {
 
 // While the job is being typed into, the selected object's detail is fetched again once typing
 // pauses, not at every key (for a large job the worker renders everything to get one pod).
-let refreshTimer = 0;
-function refreshDetailSoon(index) {
+function refreshDetailSoon() {
   clearTimeout(refreshTimer);
   const generation = state.generation;
-  refreshTimer = setTimeout(() => generation === state.generation && showDetail(index), 250);
+  refreshTimer = setTimeout(() => generation === state.generation && table.selected >= 0 && showDetail(table.selected), 250);
 }
 
 // The selected object's manifest and TF_CONFIG: at most one request in flight, the last wins.

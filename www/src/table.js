@@ -58,7 +58,12 @@ export function createTable(scroller, table, { onSelect }) {
     for (const th of head.children) {
       th.setAttribute("aria-sort", th.dataset.key === sort.key ? (sort.descending ? "descending" : "ascending") : "none");
     }
-    draw();
+    if (active >= 0) {
+      moveTo(active, { select: false }); // the active row stays in view
+    } else {
+      scroller.scrollTop = 0;
+      draw();
+    }
   }
 
   function arrange() {

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { parse, parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments, stringify } from "yaml";
+import { bigJob } from "../../pkg/bench/job.js";
 import { serve } from "../serve.js";
 
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -78,6 +79,18 @@ async function shown(page, text) {
   await page.waitForFunction((t) => document.getElementById("status").textContent.includes(t), text);
 }
 
+/** Selects all of the editor's text and pastes `text` over it, as a user's Ctrl+V would. */
+async function pasteText(page, text) {
+  await page.evaluate((text) => {
+    const content = document.querySelector(".cm-content");
+    content.focus();
+    document.execCommand("selectAll");
+    const data = new DataTransfer();
+    data.setData("text/plain", text);
+    content.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+}
+
 let page;
 
 test("the sample: every object in the table, with kind, name, type, rank, cpu, memory and port", async () => {
@@ -141,6 +154,19 @@ test("an uploaded JSON file: its pods", async () => {
   // The cluster view: one node per task, grouped by type.
   assert.equal(await page.locator("#cluster .node").count(), 8);
   await shot(page, "02-upload");
+});
+
+test("a dropped file and pasted text replace the editor's text", async () => {
+  await page.evaluate((text) => {
+    const data = new DataTransfer();
+    data.items.add(new File([text], "dropped.yaml", { type: "application/yaml" }));
+    document.querySelector(".cm-content").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, readFileSync(EXAMPLE("allreduce.yaml"), "utf8"));
+  await shown(page, "resnet-allreduce: 10 objects (5 pods, 5 services)");
+  await page.waitForFunction(() => document.getElementById("toast").textContent === "Opened dropped.yaml.");
+  assert.equal(await page.inputValue("#example"), "allreduce");
+  await pasteText(page, readFileSync(EXAMPLE("ps-chief-evaluator.yaml"), "utf8").replace("name: deepctr", "name: uploaded"));
+  await shown(page, "uploaded: 18 objects (9 pods, 9 services)");
 });
 
 test("selecting worker 1 shows its manifest and TF_CONFIG, and highlights whom it lists", async () => {
@@ -339,6 +365,41 @@ test("an allreduce job: workers with RDZV_ENDPOINT instead of TF_CONFIG", async 
   await page.waitForFunction(() => document.getElementById("detail-title").textContent === "Pod resnet-allreduce-edljob-worker-2");
   assert.equal(await page.isHidden("#tfconfig-block"), true);
   assert.equal(await page.textContent("#rendezvous"), "No TF_CONFIG: an AllreduceStrategy pod gets RDZV_ENDPOINT, set from the pod's status.podIP.");
+  await shot(page, "09-allreduce");
+});
+
+test("the 1,000-worker job of the benchmark: 2,106 rows, only those in view in the page", async () => {
+  await pasteText(page, stringify(bigJob()));
+  await shown(page, "deepctr: 2,106 objects (1,053 pods, 1,053 services)");
+  assert.ok((await page.locator("#table tbody tr[data-index]").count()) < 60, "rows outside the view are not in the DOM");
+  assert.equal(await page.getAttribute("#table", "aria-rowcount"), "2107");
+  // End, then up past the evaluator's service and pod and worker 999's service.
+  await page.focus("#table");
+  await page.keyboard.press("End");
+  await page.waitForFunction(() => document.getElementById("detail-title").textContent === "Service deepctr-edljob-evaluator-0");
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press("ArrowUp");
+  }
+  await page.waitForFunction(() => document.getElementById("detail-title").textContent === "Pod deepctr-edljob-worker-999");
+  const tfConfig = JSON.parse(await page.textContent("#tfconfig"));
+  assert.equal(tfConfig.cluster.worker.length, 1000);
+  assert.equal(tfConfig.cluster.ps.length, 50);
+  assert.deepEqual(tfConfig.task, { type: "worker", index: 999 });
+  assert.equal(await page.textContent("#cluster-caption"), "worker 999's TF_CONFIG lists the chief, 50 PS (0–49) and 1000 workers (0–999).");
+  assert.equal(await page.locator("#cluster .node").count(), 1052);
+  assert.equal(await page.locator("#cluster .node.known").count(), 1050);
+  // Sorting 2,106 rows by rank, descending: worker 999's pod and service come first.
+  await page.click("#table th[data-key=rank] button");
+  await page.click("#table th[data-key=rank] button");
+  // The selected row stays in view; at the top are the highest ranks.
+  assert.equal(await page.getAttribute("#table", "aria-activedescendant"), `row-${2106 - 4}`);
+  await page.$eval("#table-scroll", (s) => {
+    s.scrollTop = 0;
+  });
+  await page.waitForFunction(() => document.querySelector("#table tbody tr[data-index]").cells[1].textContent === "deepctr-edljob-worker-999");
+  assert.deepEqual((await tableRows(page)).slice(0, 3).map((r) => r[1]), ["deepctr-edljob-worker-999", "deepctr-edljob-worker-999", "deepctr-edljob-worker-998"]);
+  await shot(page, "10-thousand-workers");
+  await page.click("#table th[data-key=rank] button");
 });
 
 test("a narrow window in the dark theme: readable, nothing wider than the window", async () => {
@@ -350,7 +411,7 @@ test("a narrow window in the dark theme: readable, nothing wider than the window
   assert.equal(await narrow.evaluate(() => document.documentElement.scrollWidth), 400);
   const colors = await narrow.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
   assert.deepEqual(colors, ["rgb(15, 19, 24)", "rgb(227, 231, 236)"]);
-  await shot(narrow, "09-narrow-dark");
+  await shot(narrow, "11-narrow-dark");
   // The theme picker overrides the system's.
   await narrow.selectOption("#theme", "light");
   assert.equal(await narrow.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(247, 248, 250)");
