@@ -14,6 +14,7 @@ export function createSimulator(root, { simulate, onChange }) {
   let base = []; // [{type, replicas, cpu, memory}] of the current plan
   let basePlan = ""; // that plan, as YAML
   let signature = "";
+  let jobName = null;
   let values = {};
   let mode = "values";
   let running = false;
@@ -179,6 +180,11 @@ export function createSimulator(root, { simulate, onChange }) {
     setJob(result) {
       const next = JSON.stringify([result.name, result.types, result.basePlan]);
       if (next !== signature) {
+        // Another job: a ScalePlan written for the last one is not for this one.
+        if (result.name !== jobName) {
+          jobName = result.name;
+          setMode("values");
+        }
         signature = next;
         base = result.types;
         basePlan = result.basePlan;
@@ -191,6 +197,10 @@ export function createSimulator(root, { simulate, onChange }) {
     /** No valid job: nothing to simulate. */
     clear() {
       signature = "";
+      jobName = null;
+      summary.textContent = "";
+      problems.replaceChildren();
+      diff.replaceChildren();
       base = [];
       root.hidden = true;
     },

@@ -231,6 +231,15 @@ function simulate({ text, target }) {
       if (v.memory !== "") resource.memory = v.memory;
       plan.spec.replicaResourceSpecs[type] = { replicas: Number(v.replicas), resource };
     }
+    // A plan that lists the PS addresses lists one per PS: with another PS count, the core's own
+    // addresses for that count (those of the first plan of the job with that many PS).
+    const ps = Number(target.values.ps?.replicas);
+    const psKey = Object.keys(state.job.spec.replicaSpecs ?? {}).find((k) => k.toLowerCase() === "ps");
+    if (plan.spec.psHosts?.length && psKey && Number.isInteger(ps) && ps >= 0 && ps !== plan.spec.psHosts.length) {
+      const resized = structuredClone(state.job);
+      resized.spec.replicaSpecs[psKey].replicas = ps;
+      plan.spec.psHosts = core.initialScalePlan(resized).spec.psHosts;
+    }
   }
   const checked = core.validateScalePlan(plan);
   if (!checked.valid) {

@@ -305,8 +305,19 @@ test("scale simulator: workers from 2 to 4 is two pods and two services to creat
   assert.match(await page.textContent("#sim-problems"), /scalePlan\.spec\.replicaResourceSpecs\.worker\.replicas/);
   await page.fill("#sim-plan", "apiVersion: elastic.iml.github.io/v1alpha1\nkind: ScalePlan\nmetadata: {name: p}\nspec:\n  replicaResourceSpecs:\n    worker: {replicas: 3, resource: {cpu: '1', memory: 1Gi}}\n");
   await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Create 1 pod and 1 service.");
-  // Back to the values, at 4 workers, for the shared link.
-  await page.check("input[name=sim-mode][value=values]");
+  // A job whose plan lists its PS addresses: one more PS, one more address.
+  await page.selectOption("#example", "ps-chief-evaluator");
+  await shown(page, "deepctr: 18 objects");
+  await page.waitForFunction(() => document.getElementById("sim-summary").textContent.startsWith("No change yet"));
+  assert.equal(await page.isChecked("input[name=sim-mode][value=values]"), true);
+  await page.fill("#sim-ps-replicas", "3");
+  await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Create 1 pod and 1 service.");
+  assert.deepEqual(parse(await page.inputValue("#sim-plan")).spec.psHosts, ["deepctr-edljob-ps-0:2222", "deepctr-edljob-ps-1:2222", "deepctr-edljob-ps-2:2222"]);
+  assert.deepEqual(await page.$$eval("#sim-diff code", (codes) => codes.map((c) => c.textContent)), ["Pod/deepctr-edljob-ps-2", "Service/deepctr-edljob-ps-2"]);
+  // Back to the sample, at 4 workers, for the shared link.
+  await page.selectOption("#example", "sample");
+  await shown(page, "elasticjob-sample: 8 objects");
+  await page.waitForFunction(() => document.getElementById("sim-summary").textContent.startsWith("No change yet"));
   await page.fill("#sim-worker-replicas", "4");
   await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Create 2 pods and 2 services.");
 });
