@@ -1,5 +1,5 @@
 // The page: the editor, the problem list, the object table and the selected object, the cluster
-// view, the scale simulator, sharing and download. Everything that computes runs in the worker
+// view, the scale simulator, sharing and download. Everything that computes runs in two workers
 // (worker.js); this thread only draws, so typing never waits for the core.
 import "./style.css";
 import sampleJob from "../../examples/elasticjob.yaml";
@@ -56,13 +56,12 @@ function startWorker() {
   };
 }
 const call = startWorker();
-const simulate = startWorker();
+const callSimulator = startWorker();
 
-// What the page shows: the last analysis, and which object is selected.
+// What the page shows: the last valid analysis, and a shared state being restored.
 const state = {
   generation: 0, // bumped by every analysis that gives rows
   result: null, // the last analysis with rows
-  detail: null,
   restoring: null, // a shared state waiting for its first analysis
 };
 let refreshTimer = 0; // see refreshDetailSoon
@@ -93,7 +92,7 @@ const cluster = createCluster($("cluster"), $("cluster-caption"), {
 });
 
 const simulator = createSimulator($("simulator"), {
-  simulate: (target) => simulate("simulate", { text: state.result.text, target }),
+  simulate: (target) => callSimulator("simulate", { text: state.result.text, target }),
   onChange: () => saveSoon(),
 });
 
@@ -276,7 +275,6 @@ async function showDetail(index) {
 }
 
 function drawDetail(detail) {
-  state.detail = detail;
   const row = state.result.rows[detail.index];
   $("detail").hidden = false;
   setText($("detail-title"), `${detail.kind} ${detail.name}`);
@@ -307,7 +305,6 @@ function setText(element, text) {
 }
 
 function clearDetail() {
-  state.detail = null;
   $("detail").hidden = true;
   cluster.highlight(null, 0, null);
 }

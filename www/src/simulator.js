@@ -196,6 +196,7 @@ export function createSimulator(root, { simulate, onChange }) {
     },
     /** No valid job: nothing to simulate. */
     clear() {
+      clearTimeout(timer);
       signature = "";
       jobName = null;
       summary.textContent = "";

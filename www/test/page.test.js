@@ -113,6 +113,13 @@ test("the sample: every object in the table, with kind, name, type, rank, cpu, m
     ["Service", "elasticjob-sample-edljob-worker-1", "worker", "1", "", "", "3333"],
   ]);
   assert.equal(await page.textContent("#problem-count"), "none");
+  // Every control has a name a screen reader can say.
+  const unnamed = await page.$$eval("button, input, select, textarea, [contenteditable=true], [role=grid]", (els) =>
+    els
+      .filter((el) => !(el.labels?.length > 0 || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby") || el.textContent.trim()))
+      .map((el) => el.outerHTML.slice(0, 80)),
+  );
+  assert.deepEqual(unnamed, []);
   // Sorting by a column, both ways.
   await page.click("#table th[data-key=name] button");
   assert.equal(await page.getAttribute("#table th[data-key=name]", "aria-sort"), "ascending");
