@@ -60,6 +60,7 @@ export function createCluster(svg, caption, { onPick }) {
     /** Lays out the tasks of `rows` (the table rows); does nothing when they did not change. */
     setTasks(rows, jobName) {
       laidOut = [rows, jobName];
+      svg.closest("section").hidden = !jobName; // before the width is read
       const tasks = rows.filter((r) => r.kind === "Pod" && TYPES.includes(r.replicaType));
       // Names are not drawn (a node's tooltip is made when the pointer comes), so a new job name
       // alone, typed letter by letter, does not draw everything again.
@@ -129,7 +130,7 @@ export function createCluster(svg, caption, { onPick }) {
       }
       svg.classList.toggle("has-selection", type !== null && nodes.has(`${type}/${rank}`));
       if (type === null || !nodes.has(`${type}/${rank}`)) {
-        caption.textContent = why ?? "Select a pod in the table or here to see whom its TF_CONFIG lists.";
+        caption.textContent = nodes.size === 0 ? "" : (why ?? "Select a pod in the table or here to see whom its TF_CONFIG lists.");
         return;
       }
       const self = nodes.get(`${type}/${rank}`);
