@@ -100,6 +100,7 @@ const simulator = createSimulator($("simulator"), {
 let analysing = false;
 let stale = false;
 async function analyse() {
+  busy(true);
   if (analysing) {
     stale = true;
     return;
@@ -130,8 +131,16 @@ async function analyse() {
     if (stale) {
       analyse();
     } else {
+      busy(false);
       saveSoon();
     }
+  }
+}
+
+/** Marks the problems and the objects as being brought up to date with the text, or not. */
+function busy(yes) {
+  for (const id of ["input", "objects"]) {
+    $(id).setAttribute("aria-busy", String(yes));
   }
 }
 

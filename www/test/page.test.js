@@ -79,6 +79,11 @@ async function shown(page, text) {
   await page.waitForFunction((t) => document.getElementById("status").textContent.includes(t), text);
 }
 
+/** Waits until the analysis of the editor's text, as it is now, is on screen. */
+async function settled(page) {
+  await page.waitForSelector("#objects[aria-busy=false]");
+}
+
 /** Selects all of the editor's text and pastes `text` over it, as a user's Ctrl+V would. */
 async function pasteText(page, text) {
   await page.evaluate((text) => {
@@ -229,7 +234,7 @@ test("a job name that is too long: a marker on its line, and the message", async
     await page.keyboard.press("Backspace");
   }
   await page.keyboard.type(name, { delay: 5 });
-  await page.waitForSelector(".cm-lint-marker-error");
+  await settled(page);
   const problems = await page.$$eval("#problems li", (lis) => lis.map((li) => [li.querySelector(".where").textContent, li.querySelector(".path").textContent, li.querySelector(".message").textContent]));
   assert.deepEqual(problems, [
     ["4:9", "metadata.name", `\`${name}\` has ${name.length} characters; the master service \`elasticjob-<name>-dlrover-master\` must fit in 63, so use at most 37`],
@@ -258,7 +263,7 @@ test("a YAML syntax error shows its line and column", async () => {
   }
   await page.keyboard.press("End");
   await page.keyboard.type(": [oops");
-  await page.waitForFunction(() => document.querySelector("#problems li .path")?.textContent === "syntax");
+  await settled(page);
   const first = await page.$eval("#problems li", (li) => [li.querySelector(".where").textContent, li.querySelector(".message").textContent]);
   assert.equal(first[0], "6:25");
   assert.match(first[1], /Nested mappings are not allowed in compact mappings/);
