@@ -19,7 +19,7 @@ TEST_TARGETS := test-core test-consumers
 BINARYEN_VERSION := 132.0.0
 WASM_OPT := $(TOOLS)/binaryen-$(BINARYEN_VERSION)/node_modules/.bin/wasm-opt
 
--include mk/*.mk
+include mk/*.mk
 
 .PHONY: help demo test test-core test-consumers bench fuzz fmt clean
 

@@ -6,6 +6,9 @@
 //!   controller does before each pass.
 //!
 //! `cargo bench --bench core` (or `make bench`); the last lines print the ratio render/serialize.
+// A benchmark crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::hint::black_box;
 use std::time::Duration;

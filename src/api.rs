@@ -1,5 +1,8 @@
 //! The `elastic.iml.github.io/v1alpha1` resources, `ElasticJob` and `ScalePlan`, with the JSON
 //! field names of the upstream Go types (including the capitalised `BatchScheduler`).
+//!
+//! Types only: this module imports nothing from the rest of the crate. What the core derives from
+//! these types lives above it ([`crate::naming`], [`crate::pod`], [`crate::job`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -452,14 +455,6 @@ pub struct ScalePlanStatus {
     /// `Created`, `Pending`, `Scaling`, `Succeeded`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<JobConditionType>,
-}
-
-impl PodMeta {
-    /// The replica type: `type`, or the one the name `<job>-edljob-<type>-<id>` encodes (upstream's
-    /// sample plan names its migrated pod without a type).
-    pub fn replica_type(&self) -> Option<ReplicaType> {
-        self.type_.or_else(|| crate::naming::parse_task_pod_name(&self.name).map(|(t, _)| t))
-    }
 }
 
 impl ElasticJob {

@@ -151,6 +151,40 @@ impl Error {
         Error::Invalid(vec![Problem::new(path, code, message)])
     }
 
+    /// The same error with `root` in front of every path: `scalePlan.spec.psHosts[0]` for a problem
+    /// at `spec.psHosts[0]` of the argument named `scalePlan`. A problem about the whole document
+    /// gets `root` as its path.
+    #[must_use]
+    pub fn prefixed(self, root: &str) -> Error {
+        let fix = |mut p: Problem| {
+            p.path = if p.path.is_empty() {
+                root.to_owned()
+            } else if p.path.starts_with('[') {
+                format!("{root}{}", p.path)
+            } else {
+                format!("{root}.{}", p.path)
+            };
+            p
+        };
+        match self {
+            Error::Parse(p) => Error::Parse(fix(p)),
+            Error::Invalid(ps) => Error::Invalid(ps.into_iter().map(fix).collect()),
+        }
+    }
+
+    /// The same error with `context` in front of the message of a parse problem that has no path
+    /// of its own (a syntax error), so the reader knows which input it is about.
+    #[must_use]
+    pub(crate) fn in_context(self, context: &str) -> Error {
+        match self {
+            Error::Parse(mut p) if p.path.is_empty() && !p.message.starts_with(context) => {
+                p.message = format!("{context}: {}", p.message);
+                Error::Parse(p)
+            }
+            other => other,
+        }
+    }
+
     /// The JSON shape every consumer shows: `{"code": ..., "message": ..., "errors": [{path, code, message}]}`.
     pub fn report(&self) -> ErrorReport {
         ErrorReport { code: self.code().to_owned(), message: self.to_string(), errors: self.problems().to_vec() }

@@ -35,25 +35,36 @@
 //! );
 //! # Ok::<(), elasticjob::Error>(())
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::unreachable,
-        clippy::todo
-    )
-)]
+//!
+//! # Layers
+//!
+//! Each module imports only from layers below its own (`tests/layers.rs` reads `src/` and fails
+//! on an import that points up or sideways, so no cycle can come back). Read from the top to
+//! follow a call down; read from the bottom to learn the vocabulary first.
+//!
+//! | layer | modules | what they hold |
+//! |---|---|---|
+//! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
+//! | 8 | [`mod@render`], [`admission`] | previews (`render`, `tf_config`, `summary`); the admission review |
+//! | 7 | `planner` | the crate-private planner: scaling, faults, the job's lifecycle |
+//! | 6 | [`parse`] | reading inputs with field paths, then validating them |
+//! | 5 | [`validate`], [`template`] | every check and every bound; the pods and services the operator makes |
+//! | 4 | [`job`] | facts derived from a job: effective replica spec and template, first scale plan |
+//! | 3 | [`pod`], [`tfconfig`] | what a pod says about itself; the TensorFlow cluster spec |
+//! | 2 | [`naming`], [`status`], [`plan`] | names, labels and ports; conditions and phase; the plan as data |
+//! | 1 | [`api`], `reader` | the resources' types; the one path-tracking reader |
+//! | 0 | [`error`], [`quantity`] | the error type; Kubernetes quantities |
 #![warn(missing_docs)]
 
 pub mod admission;
 pub mod api;
 pub mod error;
+pub mod job;
 pub mod naming;
 pub mod parse;
 pub mod plan;
+mod planner;
+pub mod pod;
 pub mod quantity;
 mod reader;
 pub mod reconcile;
@@ -65,11 +76,12 @@ pub mod validate;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
+pub use job::initial_scale_plan;
 pub use plan::{Action, List, Object, Plan, SummaryRow};
 pub use reconcile::{
-    handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, render, stop_running_pods, sync_job_state,
+    handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, stop_running_pods, sync_job_state,
 };
-pub use render::{initial_scale_plan, summary, tf_config};
+pub use render::{render, summary, tf_config};
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;
 

@@ -1,7 +1,7 @@
 //! Names, labels, ports and environment variable names the operator uses, and the functions that
 //! derive object names and addresses from a job.
 
-use crate::api::ReplicaType;
+use crate::api::{PodMeta, ReplicaType};
 
 /// The `app` label every pod carries.
 pub const LABEL_APP: &str = "app";
@@ -93,6 +93,23 @@ pub fn parse_task_pod_name(name: &str) -> Option<(ReplicaType, i32)> {
         return None;
     }
     Some((ReplicaType::parse(replica_type)?, id.parse().ok()?))
+}
+
+impl PodMeta {
+    /// The replica type: `type`, or the one the name `<job>-edljob-<type>-<id>` encodes (upstream's
+    /// sample plan names its migrated pod without a type).
+    pub fn replica_type(&self) -> Option<ReplicaType> {
+        self.type_.or_else(|| parse_task_pod_name(&self.name).map(|(t, _)| t))
+    }
+
+    /// The name of the pod this entry is about in job `job`: its `name`, or
+    /// `<job>-edljob-<type>-<id>` when it has none. `None` when its type is unknown.
+    pub fn pod_name(&self, job: &str) -> Option<String> {
+        if !self.name.is_empty() {
+            return Some(self.name.clone());
+        }
+        Some(task_pod_name(job, self.replica_type()?, i64::from(self.id)))
+    }
 }
 
 /// The name of the service of a task rank: `<job>-edljob-<type>-<rank>`.

@@ -83,15 +83,9 @@ pub fn pods(value: Value) -> Result<Vec<Pod>> {
         other => other,
     };
     if let Value::Array(a) = &items {
-        if a.len() > validate::MAX_OBSERVED_PODS {
-            return Err(Error::invalid(
-                "pods",
-                Code::TooLarge,
-                format!("{} pods were passed in; the core plans with at most {}", a.len(), validate::MAX_OBSERVED_PODS),
-            ));
-        }
+        validate::check_observed_pods(a.len())?;
     }
-    let (pods, _unknown): (Vec<Pod>, _) = from_value(items).map_err(|e| prefix(e, "pods"))?;
+    let (pods, _unknown): (Vec<Pod>, _) = from_value(items).map_err(|e| e.prefixed("pods"))?;
     Ok(pods)
 }
 
@@ -110,21 +104,9 @@ pub fn time(text: &str) -> Result<Time> {
 }
 
 /// Puts `root` in front of every path of an error: `scalePlan.spec.psHosts[0]`.
+#[deprecated(since = "0.2.0", note = "use `Error::prefixed`")]
 pub fn prefix(error: Error, root: &str) -> Error {
-    let fix = |mut p: Problem| {
-        p.path = if p.path.is_empty() {
-            root.to_owned()
-        } else if p.path.starts_with('[') {
-            format!("{root}{}", p.path)
-        } else {
-            format!("{root}.{}", p.path)
-        };
-        p
-    };
-    match error {
-        Error::Parse(p) => Error::Parse(fix(p)),
-        Error::Invalid(ps) => Error::Invalid(ps.into_iter().map(fix).collect()),
-    }
+    error.prefixed(root)
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ use k8s_openapi::api::core::v1::{Pod, Service};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
+use crate::error::Problem;
+use crate::reader;
 
 /// One thing to do to the cluster.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,15 +114,20 @@ impl<'de> Deserialize<'de> for Object {
         use serde::de::Error as _;
         let value = serde_json::Value::deserialize(deserializer)?;
         let kind = value.get("kind").and_then(serde_json::Value::as_str).map(str::to_owned);
-        let read = |e: crate::Error| D::Error::custom(e);
         match kind.as_deref() {
-            Some("Pod") => crate::parse::from_value(value).map(|(pod, _)| Object::Pod(pod)).map_err(read),
-            Some("Service") => crate::parse::from_value(value).map(|(svc, _)| Object::Service(svc)).map_err(read),
+            Some("Pod") => read_item(value).map(Object::Pod),
+            Some("Service") => read_item(value).map(Object::Service),
             other => Err(D::Error::custom(format!(
                 "an item of kind {other:?}: a rendered List holds only Pods and Services"
             ))),
         }
     }
+}
+
+/// An item of a List through the core's reader, its problem worded as every other one is.
+fn read_item<T: serde::de::DeserializeOwned, E: serde::de::Error>(value: serde_json::Value) -> Result<T, E> {
+    let outcome = reader::read(value);
+    outcome.result.map_err(|e| E::custom(Problem::new(outcome.error_path, e.code, e.message)))
 }
 
 /// Every object a job will have, as a Kubernetes `List` (`apiVersion: v1`, `kind: List`) that

@@ -1,47 +1,58 @@
-//! Previews: the first scale plan of a job, the `TF_CONFIG` of any of its tasks, and a summary of
-//! rendered objects. [`crate::reconcile::render`] renders the objects themselves.
+//! Previews: every object a job will have ([`render()`]), the `TF_CONFIG` of any of its tasks
+//! ([`tf_config`]), and a summary of rendered objects ([`summary`]).
 
-use std::collections::BTreeMap;
+use k8s_openapi::api::core::v1::Pod;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-
-use crate::api::{self, ElasticJob, ReplicaResourceSpec, ReplicaType, ScalePlan, ScaleSpec};
+use crate::api::{self, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Error, Result};
-use crate::naming;
-use crate::plan::{List, Object, SummaryRow};
-use crate::tfconfig::{ClusterLayout, TFConfig};
-use crate::validate;
+use crate::plan::{Action, List, Object, SummaryRow};
+use crate::planner::Planner;
+use crate::template::Options;
+use crate::tfconfig::{ClusterLayout, TfConfig};
+use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
+use crate::{job, naming, pod};
 
-/// The first scale plan of a job (for previews, and for a job whose master has not planned yet):
-/// each task type's `replicas`, a resource from its template's first container (requests, else
-/// limits), and `psHosts` from the PS addresses `0..replicas`. It is named `<job>-initial`.
-pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
-    let name = job.name();
-    let mut specs = BTreeMap::new();
+/// Every object the job will have once `scale_plan` (by default its first plan,
+/// [`initial_scale_plan`]) has run on an empty cluster: the master pod and service, then each task
+/// type's pods and services.
+///
+/// # Errors
+/// [`Error::Invalid`] when the job or the plan is invalid or too large.
+pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<List> {
+    validate::check_job_and_plan(job, scale_plan)?;
+    let plan = job::plan_or_initial(job, scale_plan);
+    let mut planner = Planner::new(job, options, &[], &plan)?;
+    planner.ensure_master()?;
     for replica_type in ReplicaType::TASKS {
-        if let Some(spec) = job.replica_spec(replica_type) {
-            let resource = validate::template_resource(job, replica_type);
-            specs.insert(replica_type, ReplicaResourceSpec { replicas: spec.replicas(), resource });
-        }
+        planner.reconcile_type(replica_type, &plan)?;
     }
-    let ps = job.replica_spec(ReplicaType::Ps).map_or(0, |s| i64::from(s.replicas()));
-    ScalePlan {
-        api_version: Some(api::API_VERSION.to_owned()),
-        kind: Some(api::KIND_SCALE_PLAN.to_owned()),
-        metadata: ObjectMeta {
-            name: Some(format!("{name}-initial")),
-            namespace: job.metadata.namespace.clone().filter(|n| !n.is_empty()),
-            labels: Some(BTreeMap::from([(naming::LABEL_SCALE_PLAN_JOB.to_owned(), name.to_owned())])),
-            ..ObjectMeta::default()
-        },
-        spec: ScaleSpec {
-            owner_job: Some(name.to_owned()),
-            replica_resource_specs: specs,
-            ps_hosts: naming::task_hosts(name, ReplicaType::Ps, ps, naming::PS_SERVICE_PORT),
-            ..ScaleSpec::default()
-        },
-        status: None,
+    if planner.deferred() {
+        let path = if scale_plan.is_some() { "scalePlan.spec.replicaResourceSpecs" } else { "spec.replicaSpecs" };
+        return Err(Error::invalid(
+            path,
+            Code::TooLarge,
+            format!(
+                "the TF_CONFIGs of these pods would list more than {MAX_TF_CONFIG_HOSTS} addresses (a worker of rank r lists r + 1 workers), more than a preview renders; the operator creates such a job over several passes"
+            ),
+        ));
     }
+    let items = planner
+        .finish()
+        .actions
+        .into_iter()
+        .filter_map(|a| match a {
+            Action::CreatePod { pod, .. } => Some(Object::Pod(pod)),
+            Action::CreateOrUpdateService { service, .. } => Some(Object::Service(service)),
+            _ => None,
+        })
+        .collect();
+    Ok(List::new(items))
+}
+
+/// The first scale plan of a job.
+#[deprecated(since = "0.2.0", note = "use `elasticjob::initial_scale_plan` (or `elasticjob::job::initial_scale_plan`)")]
+pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
+    job::initial_scale_plan(job)
 }
 
 /// The `TF_CONFIG` string the pod of `replica_type` at rank `index` gets under `scale_plan` (by
@@ -65,15 +76,13 @@ pub fn tf_config(
             "an AllreduceStrategy job gets RDZV_ENDPOINT, not TF_CONFIG",
         ));
     }
-    let plan = crate::reconcile::plan_or_initial(job, scale_plan);
+    let plan = job::plan_or_initial(job, scale_plan);
     ClusterLayout::new(job, &plan).tf_config(replica_type, index)
 }
 
 /// The parsed `TF_CONFIG` of a rendered pod, if it has one.
-pub fn pod_tf_config(pod: &k8s_openapi::api::core::v1::Pod) -> Option<TFConfig> {
-    let env = pod.spec.as_ref()?.containers.first()?.env.as_ref()?;
-    let value = env.iter().find(|e| e.name == naming::ENV_TF_CONFIG)?.value.as_deref()?;
-    serde_json::from_str(value).ok()
+pub fn pod_tf_config(p: &Pod) -> Option<TfConfig> {
+    serde_json::from_str(pod::tf_config(p)?).ok()
 }
 
 /// One row per rendered object: kind, name, replica type, rank, the first container's CPU and

@@ -26,9 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Result};
-use crate::naming;
-use crate::quantity::Amount;
 use crate::tfconfig::{ClusterLayout, set_env};
+use crate::{job, naming, pod};
 
 /// Settings of the operator itself, the same for every job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,18 +81,9 @@ pub fn owner_reference(job: &ElasticJob) -> Option<OwnerReference> {
 /// # Errors
 /// [`Code::Required`] at `spec.replicaSpecs.<type>` when the job has no spec for the type (nor,
 /// for a chief, a worker spec).
+#[deprecated(since = "0.2.0", note = "use `elasticjob::job::task_template`")]
 pub fn task_template(job: &ElasticJob, replica_type: ReplicaType) -> Result<&PodTemplateSpec> {
-    let spec = job.replica_spec(replica_type).or_else(|| match replica_type {
-        ReplicaType::Chief => job.replica_spec(ReplicaType::Worker),
-        _ => None,
-    });
-    spec.map(|s| &s.template).ok_or_else(|| {
-        Error::invalid(
-            format!("spec.replicaSpecs.{replica_type}"),
-            Code::Required,
-            format!("the plan asks for {replica_type} pods but the job has no `{replica_type}` replica spec to make them from"),
-        )
-    })
+    job::task_template(job, replica_type)
 }
 
 /// A task pod as made from its template, before `TF_CONFIG` or `RDZV_ENDPOINT` is added
@@ -103,7 +93,7 @@ pub fn task_template(job: &ElasticJob, replica_type: ReplicaType) -> Result<&Pod
 /// [`Code::Required`] when the job has no template for the type, [`Code::NoContainers`] when
 /// the template has no container.
 pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta: &TaskMeta) -> Result<Pod> {
-    let template = task_template(job, replica_type)?;
+    let template = job::task_template(job, replica_type)?;
     let name = job.name();
     let mut pod = pod_from_template(job, template, naming::task_pod_name(name, replica_type, i64::from(meta.id)));
     let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
@@ -168,13 +158,13 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned());
     labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), "0".to_owned());
 
-    let namespace = job.metadata.namespace.clone().filter(|n| !n.is_empty());
+    let namespace = job::namespace(job);
     let container = first_container(&mut pod, ReplicaType::DlroverMaster)?;
     if container.image.as_deref().is_none_or(str::is_empty) {
         container.image = Some(options.master_image.clone());
     }
     if container.command.as_ref().is_none_or(Vec::is_empty) && container.args.as_ref().is_none_or(Vec::is_empty) {
-        container.command = Some(master_command(job, namespace.as_deref()));
+        container.command = Some(master_command(job, namespace));
     }
     let env = container.env.get_or_insert_with(Vec::new);
     env.push(field_env(naming::ENV_POD_IP, "status.podIP"));
@@ -244,9 +234,9 @@ impl<'a> PodFactory<'a> {
     pub(crate) fn new(job: &'a ElasticJob, plan: &ScalePlan, pods: &[Pod]) -> Self {
         let rdzv_ip = pods
             .iter()
-            .filter(|p| crate::reconcile::pod_type(p) == Some(ReplicaType::Worker))
-            .filter(|p| crate::reconcile::pod_rank(p) == Some(0))
-            .filter(|p| crate::reconcile::is_alive(p))
+            .filter(|p| pod::pod_type(p) == Some(ReplicaType::Worker))
+            .filter(|p| pod::pod_rank(p) == Some(0))
+            .filter(|p| pod::is_alive(p))
             .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
             .find(|ip| !ip.is_empty());
         PodFactory { job, layout: ClusterLayout::new(job, plan), rdzv_ip }
@@ -333,7 +323,7 @@ fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String)
     Pod {
         metadata: ObjectMeta {
             name: Some(name),
-            namespace: job.metadata.namespace.clone().filter(|n| !n.is_empty()),
+            namespace: job::namespace(job).map(str::to_owned),
             labels: Some(labels),
             annotations: (!annotations.is_empty()).then_some(annotations),
             owner_references: owner_reference(job).map(|o| vec![o]),
@@ -394,7 +384,7 @@ fn service(job: &ElasticJob, name: String, port: i32, selector: BTreeMap<String,
     Service {
         metadata: ObjectMeta {
             name: Some(name),
-            namespace: job.metadata.namespace.clone().filter(|n| !n.is_empty()),
+            namespace: job::namespace(job).map(str::to_owned),
             labels: Some(selector.clone()),
             owner_references: owner_reference(job).map(|o| vec![o]),
             ..ObjectMeta::default()
@@ -429,16 +419,4 @@ fn field_env(name: &str, field_path: &str) -> EnvVar {
             ..EnvVarSource::default()
         }),
     }
-}
-
-/// The memory a relaunched OOMKilled pod gets: double its current memory, capped by what the
-/// job's `resourceLimits.memory` leaves after every other live pod's memory, and never less than
-/// it had. Returns `None` when the pod declares no memory (nothing to double).
-pub(crate) fn oom_memory(current: Option<Amount>, headroom: Option<Amount>) -> Option<Amount> {
-    let current = current?;
-    let doubled = current.checked_mul(2).unwrap_or(current);
-    Some(match headroom {
-        Some(room) => doubled.min(room).max(current),
-        None => doubled,
-    })
 }

@@ -81,23 +81,31 @@ pub struct SparseClusterSpec {
 /// The dense `TF_CONFIG` value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct TFConfig {
+pub struct TfConfig {
     /// The cluster.
     pub cluster: ClusterSpec,
     /// This pod's task.
     pub task: TaskSpec,
 }
 
-/// The sparse form of [`TFConfig`], as upstream names it.
+/// The sparse form of [`TfConfig`], as upstream names it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SparseTFConfig {
+pub struct SparseTfConfig {
     /// The cluster, keyed by index.
     #[serde(rename = "sparseCluster")]
     pub cluster: SparseClusterSpec,
     /// This pod's task.
     pub task: TaskSpec,
 }
+
+/// The old name of [`TfConfig`].
+#[deprecated(since = "0.2.0", note = "renamed to `TfConfig`")]
+pub type TFConfig = TfConfig;
+
+/// The old name of [`SparseTfConfig`].
+#[deprecated(since = "0.2.0", note = "renamed to `SparseTfConfig`")]
+pub type SparseTFConfig = SparseTfConfig;
 
 /// The one serialisation of a dense cluster, borrowed, so rendering many pods copies no address.
 #[derive(Serialize)]
@@ -123,7 +131,7 @@ impl TfConfigRef<'_> {
     }
 }
 
-impl TFConfig {
+impl TfConfig {
     /// The exact `TF_CONFIG` string.
     pub fn to_json(&self) -> String {
         let c = &self.cluster;
@@ -179,7 +187,7 @@ pub fn insert_tf_config_to_env(
     task_type: ReplicaType,
     rank: u32,
 ) -> Result<()> {
-    let config = TFConfig { cluster: cluster.to_dense()?, task: TaskSpec { type_: task_type, index: rank } };
+    let config = TfConfig { cluster: cluster.to_dense()?, task: TaskSpec { type_: task_type, index: rank } };
     set_env(container, naming::ENV_TF_CONFIG, config.to_json());
     Ok(())
 }
@@ -330,7 +338,7 @@ mod tests {
 
     #[test]
     fn dense_form_never_has_null_lists() {
-        let config = TFConfig {
+        let config = TfConfig {
             cluster: ClusterSpec { worker: vec!["w:1".into()], ..ClusterSpec::default() },
             task: TaskSpec { type_: ReplicaType::Worker, index: 0 },
         };

@@ -14,7 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 
 use crate::api::{self, ElasticJob, PodMeta, ReplicaType, ResourceList, ScalePlan};
-use crate::error::{Code, Problem, Result, into_result, join};
+use crate::error::{Code, Error, Problem, Result, into_result, join};
+use crate::job;
 use crate::naming;
 use crate::quantity::Amount;
 
@@ -33,6 +34,21 @@ pub const MAX_LIST_LEN: usize = 4 * MAX_REPLICAS_PER_TYPE as usize;
 
 /// The most pods a host may pass in as observed.
 pub const MAX_OBSERVED_PODS: usize = 100_000;
+
+/// Checks how many pods a host passes in as observed.
+///
+/// # Errors
+/// [`Code::TooLarge`] at `pods` when there are more than [`MAX_OBSERVED_PODS`].
+pub fn check_observed_pods(count: usize) -> Result<()> {
+    if count > MAX_OBSERVED_PODS {
+        return Err(Error::invalid(
+            "pods",
+            Code::TooLarge,
+            format!("{count} pods were passed in; the core plans with at most {MAX_OBSERVED_PODS}"),
+        ));
+    }
+    Ok(())
+}
 
 /// Checks a job and returns every problem (empty when it is valid).
 pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
@@ -108,7 +124,7 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
     master_arguments(&mut p, job);
     if p.is_empty() {
         // This needs a well-formed job: the pods a job starts with must fit its resourceLimits.
-        let plan = crate::render::initial_scale_plan(job);
+        let plan = job::initial_scale_plan(job);
         plan_fits_job(&mut p, job, &plan, "spec.replicaSpecs");
     }
     p
@@ -262,7 +278,7 @@ pub fn check_job_and_plan(job: &ElasticJob, plan: Option<&ScalePlan>) -> Result<
         Some(plan) => validate_scale_plan(plan),
         None => Vec::new(),
     };
-    let plan_result = into_result(plan_problems).map_err(|e| crate::parse::prefix(e, "scalePlan"));
+    let plan_result = into_result(plan_problems).map_err(|e| e.prefixed("scalePlan"));
     let mut all = job_problems;
     all.extend(plan_result.err().map(|e| e.problems().to_vec()).unwrap_or_default());
     into_result(all)
@@ -540,7 +556,7 @@ fn master_arguments(p: &mut Vec<Problem>, job: &ElasticJob) {
 /// initial plan, `spec.replicaResourceSpecs` for a scale plan.
 fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, counts: &str) {
     for (replica_type, target) in &plan.spec.replica_resource_specs {
-        if target.replicas > 0 && crate::template::task_template(job, *replica_type).is_err() {
+        if target.replicas > 0 && job::task_template(job, *replica_type).is_err() {
             p.push(Problem::new(
                 format!("spec.replicaResourceSpecs.{replica_type}"),
                 Code::Required,
@@ -551,7 +567,7 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
     for (list, metas) in [("spec.createPods", &plan.spec.create_pods), ("spec.migratePods", &plan.spec.migrate_pods)] {
         for (i, meta) in metas.iter().enumerate() {
             if let Some(t) = meta.replica_type() {
-                if crate::template::task_template(job, t).is_err() {
+                if job::task_template(job, t).is_err() {
                     p.push(Problem::new(
                         format!("{list}[{i}].type"),
                         Code::Required,
@@ -574,8 +590,11 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
         }
     };
     for (replica_type, target) in &plan.spec.replica_resource_specs {
-        let resource =
-            if target.resource.is_empty() { template_resource(job, *replica_type) } else { target.resource.clone() };
+        let resource = if target.resource.is_empty() {
+            job::template_resource(job, *replica_type)
+        } else {
+            target.resource.clone()
+        };
         add(&resource, i64::from(target.replicas));
     }
     for meta in &plan.spec.create_pods {
@@ -593,14 +612,4 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
             ));
         }
     }
-}
-
-/// The resource of a type's pods as its template gives it: the first container's requests, else
-/// its limits.
-pub(crate) fn template_resource(job: &ElasticJob, replica_type: ReplicaType) -> ResourceList {
-    let Ok(template) = crate::template::task_template(job, replica_type) else { return ResourceList::new() };
-    let resources = template.spec.as_ref().and_then(|s| s.containers.first()).and_then(|c| c.resources.as_ref());
-    resources
-        .and_then(|r| r.requests.clone().filter(|m| !m.is_empty()).or_else(|| r.limits.clone()))
-        .unwrap_or_default()
 }

@@ -1,6 +1,9 @@
 //! The admission policy's decisions (`elasticjob::admission`): settings, each settings check with
 //! its exact path and code, ElasticJob and ScalePlan reviews, and payloads the policy cannot read.
 //! The policy crate runs the same decisions natively and through the built .wasm.
+// A test crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 

@@ -1,4 +1,7 @@
 //! Multi-pass scenarios of the job controller, carried out against a simulated cluster.
+// A test crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -51,8 +54,8 @@ fn a_large_scale_up_is_created_over_several_passes() {
     assert!(passes >= 2);
     let workers: std::collections::BTreeSet<i32> = pods
         .iter()
-        .filter(|p| elasticjob::reconcile::pod_type(p) == Some(ReplicaType::Worker))
-        .map(|p| elasticjob::reconcile::pod_rank(p).unwrap())
+        .filter(|p| elasticjob::pod::pod_type(p) == Some(ReplicaType::Worker))
+        .map(|p| elasticjob::pod::pod_rank(p).unwrap())
         .collect();
     assert_eq!(workers, (0..2500).collect());
 }
@@ -74,7 +77,7 @@ fn a_migration_replaces_the_pod_then_removes_it() {
     assert_eq!(created.len(), 1);
     let replacement = created[0].metadata.name.clone().unwrap();
     assert_eq!(replacement, "mig-edljob-ps-1");
-    assert_eq!(elasticjob::reconcile::pod_rank(created[0]), Some(0));
+    assert_eq!(elasticjob::pod::pod_rank(created[0]), Some(0));
     common::apply(&mut pods, &first);
 
     assert!(pass(&pods).is_empty(), "the old pod stays until its replacement runs");

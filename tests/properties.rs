@@ -1,6 +1,9 @@
 //! What must always hold, over generated jobs, plans and clusters:
 //! carrying a plan out and planning again creates and deletes nothing; names are unique and no two
 //! live task pods share a type and rank; the same input gives the same bytes; no input panics.
+// A test crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -161,8 +164,8 @@ fn check_unique(pods: &[Pod]) -> Result<(), TestCaseError> {
     let mut ranks = BTreeSet::new();
     for p in pods {
         prop_assert!(names.insert(p.metadata.name.clone()), "two pods named {:?}", p.metadata.name);
-        if let (Some(t), Some(r)) = (elasticjob::reconcile::pod_type(p), elasticjob::reconcile::pod_rank(p)) {
-            if t != ReplicaType::DlroverMaster && elasticjob::reconcile::is_alive(p) {
+        if let (Some(t), Some(r)) = (elasticjob::pod::pod_type(p), elasticjob::pod::pod_rank(p)) {
+            if t != ReplicaType::DlroverMaster && elasticjob::pod::is_alive(p) {
                 prop_assert!(ranks.insert((t, r)), "two live {t} pods at rank {r}");
             }
         }

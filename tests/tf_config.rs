@@ -1,10 +1,13 @@
 //! TF_CONFIG of every role: it parses, the task's index exists in its job's list, there is at most
 //! one chief, and no job list is null. (The same strings are read back by TensorFlow's own
 //! `TFConfigClusterResolver` in `make test-consumers`.)
+// A test crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::unreachable)]
 
 mod common;
 
-use elasticjob::{Object, Options, ReplicaType, parse, render, tfconfig::TFConfig};
+use elasticjob::{Object, Options, ReplicaType, parse, render, tfconfig::TfConfig};
 use serde_json::Value;
 
 fn check(tf_config: &str, expect_type: ReplicaType, expect_index: u32) {
@@ -16,7 +19,7 @@ fn check(tf_config: &str, expect_type: ReplicaType, expect_index: u32) {
     }
     assert!(cluster["ps"].is_array() && cluster["chief"].is_array(), "ps and chief must be lists: {tf_config}");
     assert!(cluster["chief"].as_array().unwrap().len() <= 1, "two chiefs: {tf_config}");
-    let config: TFConfig = serde_json::from_str(tf_config).unwrap();
+    let config: TfConfig = serde_json::from_str(tf_config).unwrap();
     assert_eq!((config.task.type_, config.task.index), (expect_type, expect_index));
     let list = match expect_type {
         ReplicaType::Worker => &config.cluster.worker,
@@ -42,11 +45,11 @@ fn every_role_of_every_job() {
         let mut seen = 0;
         for item in &list.items {
             let Object::Pod(pod) = item else { continue };
-            let Some(t) = elasticjob::reconcile::pod_type(pod) else { continue };
+            let Some(t) = elasticjob::pod::pod_type(pod) else { continue };
             if t == ReplicaType::DlroverMaster {
                 continue;
             }
-            let rank = elasticjob::reconcile::pod_rank(pod).unwrap() as u32;
+            let rank = elasticjob::pod::pod_rank(pod).unwrap() as u32;
             let env = pod.spec.as_ref().unwrap().containers[0].env.as_ref().unwrap();
             let tf = env.iter().find(|e| e.name == "TF_CONFIG").and_then(|e| e.value.as_deref()).unwrap();
             check(tf, t, rank);
@@ -62,10 +65,10 @@ fn every_role_of_every_job() {
 fn the_chief_is_listed_only_when_the_job_has_one() {
     let with = common::job("a", Some(1), Some(2), Some(1), None);
     let without = common::job("b", Some(1), Some(2), None, None);
-    let c: TFConfig =
+    let c: TfConfig =
         serde_json::from_str(&elasticjob::tf_config(&with, ReplicaType::Worker, 1, None).unwrap()).unwrap();
     assert_eq!(c.cluster.chief, ["a-edljob-chief-0:3333"]);
-    let c: TFConfig =
+    let c: TfConfig =
         serde_json::from_str(&elasticjob::tf_config(&without, ReplicaType::Worker, 1, None).unwrap()).unwrap();
     assert!(c.cluster.chief.is_empty());
     assert!(elasticjob::tf_config(&without, ReplicaType::Worker, 1, None).unwrap().contains(r#""chief":[]"#));
@@ -74,7 +77,7 @@ fn the_chief_is_listed_only_when_the_job_has_one() {
 #[test]
 fn roles_see_what_they_need() {
     let job = common::job("r", Some(2), Some(4), Some(1), Some(1));
-    let get = |t, i| -> TFConfig { serde_json::from_str(&elasticjob::tf_config(&job, t, i, None).unwrap()).unwrap() };
+    let get = |t, i| -> TfConfig { serde_json::from_str(&elasticjob::tf_config(&job, t, i, None).unwrap()).unwrap() };
     assert_eq!(get(ReplicaType::Ps, 1).cluster.worker.len(), 4, "a PS sees every worker");
     assert_eq!(get(ReplicaType::Chief, 0).cluster.worker.len(), 4, "the chief sees every worker");
     assert_eq!(

@@ -1,7 +1,9 @@
 // The `elasticjob` command as a user runs it: outputs checked against the core's golden cases,
 // YAML and JSON input, standard input, syntax errors with line and column, exit statuses, --help.
+// Command lines run in this process through `main(argv, io)` of elasticjob/cli; the last tests start
+// bin/elasticjob.js as a program (exit status, standard input, a reader that leaves early).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +11,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import * as api from "elasticjob";
+import { main } from "elasticjob/cli";
 
 const CLI = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -20,8 +23,17 @@ const golden = (name) => ({
 });
 const dir = mkdtempSync(join(tmpdir(), "elasticjob-cli-"));
 
-/** Runs the CLI (no shell): `{status, stdout, stderr}`. */
-function run(args, input) {
+/** Runs a command line in this process, `input` as standard input: `{status, stdout, stderr}`. */
+async function run(args, input = "") {
+  const stdout = [];
+  const stderr = [];
+  const write = (chunks) => ({ write: (text) => chunks.push(text) });
+  const status = await main(args, { stdin: input, stdout: write(stdout), stderr: write(stderr), cwd: ROOT });
+  return { status, stdout: stdout.join(""), stderr: stderr.join("") };
+}
+
+/** Runs bin/elasticjob.js as a program (no shell): `{status, stdout, stderr}`. */
+function spawnCli(args, input) {
   const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: "utf8", cwd: ROOT });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -32,8 +44,8 @@ function file(name, text) {
   return path;
 }
 
-test("render prints YAML that reads back as the List the package renders", () => {
-  const r = run(["render", EXAMPLE]);
+test("render prints YAML that reads back as the List the package renders", async () => {
+  const r = await run(["render", EXAMPLE]);
   assert.equal(r.status, 0, r.stderr);
   const job = parse(readFileSync(EXAMPLE, "utf8"));
   assert.deepEqual(parse(r.stdout), api.render(job));
@@ -42,28 +54,28 @@ test("render prints YAML that reads back as the List the package renders", () =>
   assert.match(r.stdout, /^apiVersion: v1\nkind: List\nitems:\n/);
 });
 
-test("render -o json of the golden render cases is their output.json", () => {
+test("render -o json of the golden render cases is their output.json", async () => {
   for (const name of ["render-every-replica-type", "render-sample-with-scale-plan", "render-allreduce"]) {
     const { input, output } = golden(name);
     // The job and its ScalePlan as two documents of one file.
     const docs = [input.job, input.scalePlan].filter((d) => d !== undefined);
     const path = file(`${name}.yaml`, docs.map((d) => stringify(d)).join("---\n"));
-    const r = run(["render", path, "-o", "json"]);
+    const r = await run(["render", path, "-o", "json"]);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, output, name);
   }
 });
 
-test("render --scale-plan takes the plan from its own file", () => {
-  const together = run(["render", EXAMPLE, "--scale-plan", EXAMPLE_PLAN, "-o", "json"]);
+test("render --scale-plan takes the plan from its own file", async () => {
+  const together = await run(["render", EXAMPLE, "--scale-plan", EXAMPLE_PLAN, "-o", "json"]);
   const job = parse(readFileSync(EXAMPLE, "utf8"));
   const plan = parse(readFileSync(EXAMPLE_PLAN, "utf8"));
   assert.equal(together.status, 0, together.stderr);
   assert.deepEqual(JSON.parse(together.stdout), api.render(job, plan));
 });
 
-test("render -o summary is a table of every object", () => {
-  const r = run(["render", EXAMPLE, "--scale-plan", EXAMPLE_PLAN, "-o", "summary"]);
+test("render -o summary is a table of every object", async () => {
+  const r = await run(["render", EXAMPLE, "--scale-plan", EXAMPLE_PLAN, "-o", "summary"]);
   assert.equal(r.status, 0, r.stderr);
   const lines = r.stdout.trimEnd().split("\n");
   assert.match(lines[0], /^KIND +NAME +TYPE +RANK +CPU +MEMORY +TF_CONFIG TASK$/);
@@ -73,16 +85,16 @@ test("render -o summary is a table of every object", () => {
   assert.match(lines[2], /^Service +elasticjob-elasticjob-sample-dlrover-master +dlrover-master +- +- +- +-$/);
 });
 
-test("`-` reads standard input, JSON as well as YAML", () => {
+test("`-` reads standard input, JSON as well as YAML", async () => {
   const job = parse(readFileSync(EXAMPLE, "utf8"));
-  const fromYaml = run(["render", "-", "-o", "json"], readFileSync(EXAMPLE, "utf8"));
-  const fromJson = run(["render", "-", "-o", "json"], JSON.stringify(job, null, "\t"));
+  const fromYaml = await run(["render", "-", "-o", "json"], readFileSync(EXAMPLE, "utf8"));
+  const fromJson = await run(["render", "-", "-o", "json"], JSON.stringify(job, null, "\t"));
   assert.equal(fromYaml.status, 0, fromYaml.stderr);
   assert.equal(fromJson.stdout, fromYaml.stdout);
-  assert.equal(run(["render", "-", "--scale-plan", "-"], "").status, 2);
+  assert.equal((await run(["render", "-", "--scale-plan", "-"], "")).status, 2);
 });
 
-test("tf-config prints exactly the TF_CONFIG the golden cases expect", () => {
+test("tf-config prints exactly the TF_CONFIG the golden cases expect", async () => {
   for (const name of ["tf-config-worker-rank-2", "tf-config-ps-with-plan-hosts"]) {
     const { input, output } = golden(name);
     const job = file(`${name}-job.json`, JSON.stringify(input.job));
@@ -90,13 +102,13 @@ test("tf-config prints exactly the TF_CONFIG the golden cases expect", () => {
     if (input.scalePlan !== undefined) {
       args.push("--scale-plan", file(`${name}-plan.yaml`, stringify(input.scalePlan)));
     }
-    const r = run(args);
+    const r = await run(args);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, `${JSON.parse(output)}\n`, name);
   }
 });
 
-test("plan prints the plan of every golden reconcile case", () => {
+test("plan prints the plan of every golden reconcile case", async () => {
   const names = ["job-created-starts-master", "job-pending-to-running", "job-scaling-runs-pending-plan", "master-failed-fails-job", "master-succeeded-finishes-job"];
   for (const name of names) {
     const { input, output } = golden(name);
@@ -108,74 +120,74 @@ test("plan prints the plan of every golden reconcile case", () => {
     if (input.scalePlan !== undefined) {
       args.push("--scale-plan", file(`${name}-plan.yaml`, stringify(input.scalePlan)));
     }
-    const r = run(args);
+    const r = await run(args);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, output, name);
   }
 });
 
-test("plan reads one pod per document too", () => {
+test("plan reads one pod per document too", async () => {
   const { input, output } = golden("job-scaling-runs-pending-plan");
   const both = file("scaling.yaml", `${stringify(input.job)}---\n${stringify(input.scalePlan)}`);
   const pods = file("pods-docs.yaml", input.pods.map((p) => stringify(p)).join("---\n"));
-  const r = run(["plan", both, "--pods", pods, "--now", input.now]);
+  const r = await run(["plan", both, "--pods", pods, "--now", input.now]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, output);
 });
 
-test("validate prints FILE: valid, or FILE: PATH: MESSAGE per problem", () => {
+test("validate prints FILE: valid, or FILE: PATH: MESSAGE per problem", async () => {
   const { input, output } = golden("invalid-job-reports-every-problem");
   const bad = file("bad-job.yaml", stringify(input.job));
-  const r = run(["validate", EXAMPLE, EXAMPLE_PLAN, bad]);
+  const r = await run(["validate", EXAMPLE, EXAMPLE_PLAN, bad]);
   assert.equal(r.status, 1);
   const expected = JSON.parse(output).error.errors.map((p) => `${bad}: ${p.path}: ${p.message}`);
   assert.deepEqual(r.stdout.trimEnd().split("\n"), [`${EXAMPLE}: valid`, `${EXAMPLE_PLAN}: valid`, ...expected]);
 
-  const good = run(["validate", EXAMPLE, EXAMPLE_PLAN]);
+  const good = await run(["validate", EXAMPLE, EXAMPLE_PLAN]);
   assert.equal(good.status, 0);
   assert.equal(good.stdout, `${EXAMPLE}: valid\n${EXAMPLE_PLAN}: valid\n`);
 });
 
-test("validate checks a ScalePlan document as a ScalePlan", () => {
+test("validate checks a ScalePlan document as a ScalePlan", async () => {
   const plan = { apiVersion: "elastic.iml.github.io/v1alpha1", kind: "ScalePlan", metadata: { name: "p" }, spec: { psHosts: ["no-port"] } };
   const path = file("bad-plan.yaml", `${readFileSync(EXAMPLE, "utf8")}---\n${stringify(plan)}`);
-  const r = run(["validate", path]);
+  const r = await run(["validate", path]);
   assert.equal(r.status, 1);
   const expected = api.validateScalePlan(plan).error.errors.map((p) => `${path}: ${p.path}: ${p.message}`);
   assert.ok(expected.length > 0);
   assert.deepEqual(r.stdout.trimEnd().split("\n"), expected);
 });
 
-test("syntax errors give the file, line and column", () => {
-  const yaml = run(["validate", "-"], "kind: ElasticJob\nmetadata:\n  name: a\n  name: b\n");
+test("syntax errors give the file, line and column", async () => {
+  const yaml = await run(["validate", "-"], "kind: ElasticJob\nmetadata:\n  name: a\n  name: b\n");
   assert.equal(yaml.status, 1);
   assert.match(yaml.stdout, /^-:4:3: Map keys must be unique\n/);
 
   const json = file("bad.json", '{\n  "metadata": {"name": "a"},\n  "spec": [1 2]\n}\n');
-  const r = run(["render", json]);
+  const r = await run(["render", json]);
   assert.equal(r.status, 1);
   assert.match(r.stderr, new RegExp(`^${json}:3:14: Expected ',' or '\\]' after array element\n`));
 
-  const nested = run(["render", "-"], "a: b: c\n");
+  const nested = await run(["render", "-"], "a: b: c\n");
   assert.equal(nested.status, 1);
   assert.match(nested.stderr, /^-:1:4: /);
 });
 
-test("a problem of the input is exit 1 and names its file and path", () => {
+test("a problem of the input is exit 1 and names its file and path", async () => {
   const job = parse(readFileSync(EXAMPLE, "utf8"));
   job.spec.replicaSpecs.worker.replicas = "three";
-  const r = run(["render", file("three.yaml", stringify(job))]);
+  const r = await run(["render", file("three.yaml", stringify(job))]);
   assert.equal(r.status, 1);
   assert.match(r.stderr, /three\.yaml: spec\.replicaSpecs\.worker\.replicas: invalid type: string "three"/);
   assert.equal(r.stdout, "");
 
   const plan = file("bad-hosts.yaml", stringify({ kind: "ScalePlan", metadata: { name: "p" }, spec: { psHosts: [5] } }));
-  const p = run(["render", EXAMPLE, "--scale-plan", plan]);
+  const p = await run(["render", EXAMPLE, "--scale-plan", plan]);
   assert.equal(p.status, 1);
   assert.match(p.stderr, new RegExp(`^${plan}: scalePlan\\.spec\\.psHosts\\[0\\]: invalid type`));
 });
 
-test("wrong usage is exit 2 with the usage", () => {
+test("wrong usage is exit 2 with the usage", async () => {
   const cases = [
     [],
     ["frobnicate"],
@@ -194,32 +206,96 @@ test("wrong usage is exit 2 with the usage", () => {
     ["validate"],
   ];
   for (const args of cases) {
-    const r = run(args);
+    const r = await run(args);
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, /Usage: elasticjob /, args.join(" "));
     assert.equal(r.stdout, "", args.join(" "));
   }
-  assert.match(run(["tf-config", EXAMPLE, "--type", "workers", "--index", "0"]).stderr, /--type: unknown variant `workers`/);
+  assert.match((await run(["tf-config", EXAMPLE, "--type", "workers", "--index", "0"])).stderr, /--type: unknown variant `workers`/);
 });
 
-test("--help on every command", () => {
+test("--help on every command", async () => {
   for (const command of ["render", "validate", "tf-config", "plan"]) {
     for (const args of [[command, "--help"], [command, "-h"], ["help", command]]) {
-      const r = run(args);
+      const r = await run(args);
       assert.equal(r.status, 0, args.join(" "));
       assert.match(r.stdout, new RegExp(`^Usage: elasticjob ${command} `), args.join(" "));
     }
   }
-  const top = run(["--help"]);
+  const top = await run(["--help"]);
   assert.equal(top.status, 0);
   for (const command of ["render", "validate", "tf-config", "plan"]) {
     assert.match(top.stdout, new RegExp(`\n  ${command} `));
   }
-  const version = run(["--version"]);
+  const version = await run(["--version"]);
   assert.equal(version.stdout, `${JSON.parse(readFileSync(join(ROOT, "pkg/package.json"), "utf8")).version}\n`);
 });
 
-test("the demo example renders, and its YAML has one document", () => {
-  const r = run(["render", EXAMPLE]);
+test("the demo example renders, and its YAML has one document", async () => {
+  const r = await run(["render", EXAMPLE]);
   assert.equal(parseAllDocuments(r.stdout).length, 1);
+});
+
+test("main reads `-` from bytes or a stream, and relative FILEs from cwd or readFile", async () => {
+  const text = readFileSync(EXAMPLE, "utf8");
+  const expected = (await run(["render", EXAMPLE, "-o", "json"])).stdout;
+  const chunks = (async function* () {
+    yield text.slice(0, 10);
+    yield Buffer.from(text.slice(10));
+  })();
+  for (const stdin of [Buffer.from(text), chunks]) {
+    const stdout = [];
+    const status = await main(["render", "-", "-o", "json"], { stdin, stdout: { write: (t) => stdout.push(t) }, stderr: { write: assert.fail } });
+    assert.equal(status, 0);
+    assert.equal(stdout.join(""), expected);
+  }
+  assert.equal((await run(["render", "examples/elasticjob.yaml", "-o", "json"])).stdout, expected);
+
+  const files = { "job.yaml": text };
+  const stdout = [];
+  const stderr = [];
+  const io = { stdout: { write: (t) => stdout.push(t) }, stderr: { write: (t) => stderr.push(t) }, readFile: async (f) => files[f] ?? readFileSync(join(dir, "none", f)) };
+  assert.equal(await main(["validate", "job.yaml"], io), 0);
+  assert.equal(stdout.join(""), "job.yaml: valid\n");
+  // No file of that name, and no standard input given: wrong usage.
+  assert.equal(await main(["validate", "other.yaml"], io), 2);
+  assert.equal(await main(["validate", "-"], io), 2);
+  assert.match(stderr.join(""), /^elasticjob: cannot read other\.yaml: no such file\n[^]*\nelasticjob: cannot read standard input: none was given\n/);
+});
+
+// bin/elasticjob.js as a program.
+
+test("the program reads standard input for `-` and prints what main prints", async () => {
+  const text = readFileSync(EXAMPLE, "utf8");
+  const r = spawnCli(["render", "-", "-o", "summary"], text);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.equal(r.stdout, (await run(["render", "-", "-o", "summary"], text)).stdout);
+});
+
+test("the program's exit status: 1 for invalid input, 2 for wrong usage", () => {
+  const invalid = spawnCli(["validate", "-"], "kind: ElasticJob\nmetadata:\n  name: a\n  name: b\n");
+  assert.equal(invalid.status, 1);
+  assert.match(invalid.stdout, /^-:4:3: Map keys must be unique\n/);
+  const usage = spawnCli(["render", EXAMPLE, "--bogus"]);
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /^elasticjob: Unknown option '--bogus'[^]*\nUsage: elasticjob render /);
+});
+
+test("the program stops quietly when its reader leaves early (`elasticjob render | head`)", async () => {
+  const job = parse(readFileSync(EXAMPLE, "utf8"));
+  job.spec.replicaSpecs.worker.replicas = 100; // about 500 KB of JSON: more than a pipe holds
+  const path = file("hundred-workers.json", JSON.stringify(job));
+  const child = spawn(process.execPath, [CLI, "render", path, "-o", "json"], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (text) => {
+    stderr += text;
+  });
+  // Read the first chunk, then close the pipe as `head` does.
+  const first = await new Promise((resolve) => child.stdout.once("data", resolve));
+  child.stdout.destroy();
+  const [status, signal] = await new Promise((resolve) => child.on("close", (...r) => resolve(r)));
+  assert.match(first.toString(), /^\{\n {2}"apiVersion": "v1",\n {2}"kind": "List",/);
+  assert.equal(stderr, "");
+  assert.deepEqual([status, signal], [0, null]);
 });

@@ -38,6 +38,15 @@ test("npm pack ships the package and nothing else", (t) => {
       "api.js",
       "bin/elasticjob.js",
       "browser.js",
+      "cli/errors.js",
+      "cli/index.d.ts",
+      "cli/index.js",
+      "cli/input.js",
+      "cli/output.js",
+      "cli/plan.js",
+      "cli/render.js",
+      "cli/tf-config.js",
+      "cli/validate.js",
       "dist/elasticjob_wasm.d.ts",
       "dist/elasticjob_wasm.js",
       "dist/elasticjob_wasm_bg.wasm",
@@ -70,6 +79,17 @@ console.log(JSON.stringify({ kinds: list.items.map((o) => o.kind), valid: valida
   const esm = JSON.parse(run(process.execPath, ["main.js", join(ROOT, "examples/elasticjob.yaml")], project));
   assert.deepEqual(esm, { kinds: ["Pod", "Service", "Pod", "Service"], valid: true, error: "metadata.name" });
 
+  writeFileSync(
+    join(project, "cli.js"),
+    `import { main } from "elasticjob/cli";
+let out = "";
+const status = await main(["tf-config", process.argv[2], "--type", "ps", "--index", "0"], { stdout: { write: (t) => (out += t) }, stderr: process.stderr });
+console.log(JSON.stringify({ status, task: JSON.parse(out).task }));
+`,
+  );
+  const cli = JSON.parse(run(process.execPath, ["cli.js", join(ROOT, "examples/elasticjob.yaml")], project));
+  assert.deepEqual(cli, { status: 0, task: { type: "ps", index: 0 } });
+
   writeFileSync(join(project, "main.cjs"), `const { tfConfig } = require("elasticjob");\nconsole.log(typeof tfConfig);\n`);
   assert.equal(run(process.execPath, ["main.cjs"], project), "function\n");
 });
@@ -78,13 +98,16 @@ test("its types compile in the fresh project, with Node and with bundler resolut
   writeFileSync(
     join(project, "main.ts"),
     `import { render, ElasticJobError, type ElasticJob, type List } from "elasticjob";
+import { main, type Io } from "elasticjob/cli";
 const job: ElasticJob = { metadata: { name: "mnist" }, spec: { distributionStrategy: "ParameterServerStrategy",
   replicaSpecs: { worker: { replicas: 2, template: { spec: { containers: [{ name: "main", image: "tf:2" }] } } } } } };
 const list: List = render(job);
 try { render(job); } catch (e) { if (e instanceof ElasticJobError) { const paths: string[] = e.errors.map((p) => p.path); void paths; } }
 // @ts-expect-error replicas is a number
 render({ spec: { replicaSpecs: { worker: { replicas: "2" } } } });
-export { list };
+const io: Io = { stdin: "", stdout: { write: (text: string) => text.length }, stderr: { write: () => true } };
+const status: Promise<number> = main(["validate", "-"], io);
+export { list, status };
 `,
   );
   const options = { target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: [] };

@@ -3,6 +3,9 @@
 //! `wapc`): module compile time, instantiation time, and `validate` over 1,000 calls for the
 //! upstream sample job and for a job with all 5 replica types and every setting on. Figures are
 //! printed, never asserted; the native build's `validate` is printed alongside for comparison.
+// A benchmark crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -2,6 +2,9 @@
 //! byte for byte. `tests/wapc_host.rs` runs the same fixtures through the built .wasm.
 //! `UPDATE_FIXTURES=1 cargo test -p elasticjob-policy --test fixtures` rewrites the answers
 //! (review the diff).
+// A test crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 

@@ -47,8 +47,7 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
         None => Options::default(),
     };
     let job = || parse::job(field("job").unwrap_or(Value::Null));
-    let plan =
-        || field("scalePlan").map(|v| parse::scale_plan(v).map_err(|e| parse::prefix(e, "scalePlan"))).transpose();
+    let plan = || field("scalePlan").map(|v| parse::scale_plan(v).map_err(|e| e.prefixed("scalePlan"))).transpose();
     let pods = || parse::pods(field("pods").unwrap_or(json!([])));
     let now = || parse::time(input["now"].as_str().unwrap_or("2026-01-01T00:00:00Z"));
     let replica_type =

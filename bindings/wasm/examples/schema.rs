@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use elasticjob::api::{ElasticJob, ReplicaType, ScalePlan};
-use elasticjob::tfconfig::{SparseClusterSpec, TFConfig};
+use elasticjob::tfconfig::{SparseClusterSpec, TfConfig};
 use elasticjob::{ErrorReport, List, Options, Plan, Problem, SummaryRow};
 use elasticjob_wasm::{PreviewRow, Validation};
 use k8s_openapi::api::core::v1::{Container, Pod};
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     generator.subschema_for::<Plan>();
     generator.subschema_for::<SummaryRow>();
     generator.subschema_for::<PreviewRow>();
-    generator.subschema_for::<TFConfig>();
+    generator.subschema_for::<TfConfig>();
     generator.subschema_for::<Problem>();
     generator.subschema_for::<ErrorReport>();
     generator.subschema_for::<Validation>();

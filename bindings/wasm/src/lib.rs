@@ -14,17 +14,6 @@
 //!
 //! The TypeScript types named in the signatures come from the core's JSON Schemas
 //! (`examples/schema.rs`, the `schema` feature), generated into `types.d.ts` next to the glue.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::unreachable,
-        clippy::todo
-    )
-)]
 
 pub mod json;
 
@@ -397,7 +386,7 @@ impl Validation {
 
 /// Reads a JavaScript value as JSON, with `root` in front of the path of a refusal.
 fn value(value: &JsValue, root: &str) -> Result<Value> {
-    json::from_js(value).map_err(|e| if root.is_empty() { e } else { parse::prefix(e, root) })
+    json::from_js(value).map_err(|e| if root.is_empty() { e } else { e.prefixed(root) })
 }
 
 fn read_job(job: &JsValue) -> Result<ElasticJob> {
@@ -411,7 +400,7 @@ fn render_list(job: &JsValue, scale_plan: &JsValue, options: &JsValue) -> Result
 
 /// Reads a required argument with a core reader; paths start with `root`.
 fn required<T>(arg: &JsValue, root: &str, reader: fn(Value) -> Result<T>) -> Result<T> {
-    reader(value(arg, root)?).map_err(|e| parse::prefix(e, root))
+    reader(value(arg, root)?).map_err(|e| e.prefixed(root))
 }
 
 fn read_scale_plan(scale_plan: &JsValue) -> Result<Option<ScalePlan>> {

@@ -21,6 +21,8 @@ import {
   type SummaryRow,
   type Validation,
 } from "elasticjob";
+import * as cli from "elasticjob/cli";
+import { EXIT, main, type Io } from "elasticjob/cli";
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type NoAnyIn<F> = F extends (...args: infer A) => infer R
@@ -31,6 +33,7 @@ type NoAnyIn<F> = F extends (...args: infer A) => infer R
 type Assert<T extends true> = T;
 // Every export: no parameter and no result is `any`.
 export type EveryExportIsTyped = Assert<{ [K in keyof typeof elasticjob]: NoAnyIn<(typeof elasticjob)[K]> }[keyof typeof elasticjob]>;
+export type EveryCliExportIsTyped = Assert<{ [K in keyof typeof cli]: NoAnyIn<(typeof cli)[K]> }[keyof typeof cli]>;
 export type ErrorsAreTyped = Assert<IsAny<ElasticJobError["errors"]> extends false ? true : false>;
 
 const job: ElasticJob = {
@@ -89,4 +92,20 @@ render({ metadata: { nmae: "mnist" } });
 // @ts-expect-error the time is a string
 reconcile(job, null, [], 1767225600);
 
-void [names, rows, config, problems, container];
+// The CLI as a function: in-memory outputs, standard input as text or a stream of chunks.
+const written: string[] = [];
+const io: Io = { stdin: "kind: ElasticJob\n", stdout: { write: (text: string) => written.push(text) }, stderr: { write: () => true } };
+const status: Promise<number> = main(["validate", "-"], io);
+const usage: 2 = EXIT.usage;
+async function* chunks(): AsyncGenerator<Uint8Array> {
+  yield new TextEncoder().encode("kind: ScalePlan\n");
+}
+void main(["render", "job.yaml"], { ...io, stdin: chunks(), cwd: "/jobs", readFile: async (file) => file });
+// @ts-expect-error stderr is required
+void main(["render", "-"], { stdout: io.stdout });
+// @ts-expect-error arguments are strings
+void main(["tf-config", "job.yaml", "--index", 0], io);
+// @ts-expect-error readFile gives the text
+void main(["render", "job.yaml"], { ...io, readFile: (file: string) => file.length });
+
+void [names, rows, config, problems, container, status, usage];

@@ -1,0 +1,46 @@
+// `elasticjob validate`: every ElasticJob and ScalePlan document of each file checked.
+import { validate, validateScalePlan } from "../node.js";
+import { EXIT, InputError } from "./errors.js";
+import { Inputs, isScalePlan } from "./input.js";
+import { problemLine } from "./output.js";
+
+export default {
+  name: "validate",
+  usage: "validate FILE...",
+  about: "check ElasticJobs and ScalePlans",
+  help: `Checks every ElasticJob and ScalePlan document of each FILE. Prints \`FILE: valid\`, or one
+\`FILE: PATH: MESSAGE\` line per problem (a syntax error: \`FILE:LINE:COLUMN: MESSAGE\`).
+Exits 1 when any FILE is invalid.`,
+  options: {},
+  positionals: [1, Infinity],
+  async run(files, _options, io) {
+    const inputs = new Inputs(io);
+    let invalid = false;
+    for (const file of files) {
+      const lines = await problems(inputs, file);
+      invalid ||= lines.length > 0;
+      io.stdout.write(lines.length === 0 ? `${file}: valid\n` : `${lines.join("\n")}\n`);
+    }
+    return invalid ? EXIT.invalid : EXIT.ok;
+  },
+};
+
+/** The lines of every problem of one file: none when it is valid. */
+async function problems(inputs, file) {
+  try {
+    const documents = await inputs.documents(file);
+    if (documents.length === 0) {
+      return [`${file}: no ElasticJob or ScalePlan in the file`];
+    }
+    return documents.flatMap((document) => {
+      const check = isScalePlan(document.value) ? validateScalePlan : validate;
+      const result = check(document.value);
+      return result.valid ? [] : result.error.errors.map((p) => problemLine(file, p));
+    });
+  } catch (e) {
+    if (!(e instanceof InputError)) {
+      throw e;
+    }
+    return e.lines;
+  }
+}

@@ -1,0 +1,251 @@
+//! The cluster rules the settings switch on, over a job or a scale plan: each problem at its
+//! field path inside the reviewed object.
+
+use std::fmt::Write as _;
+
+use k8s_openapi::api::core::v1::{PodSpec, SecurityContext};
+
+use super::Settings;
+use crate::api::{DistributionStrategy, ElasticJob, ReplicaType, ScalePlan};
+use crate::error::{Code, Problem, join};
+
+impl Settings {
+    /// The settings checks of a job, each problem at its field path (empty when it passes).
+    /// The core's own rules are [`crate::validate::validate_job`]'s.
+    pub fn check_job(&self, job: &ElasticJob) -> Vec<Problem> {
+        let mut p = Vec::new();
+        for (replica_type, spec) in &job.spec.replica_specs {
+            let path = format!("spec.replicaSpecs.{replica_type}");
+            if let Some(max) = self.max_replicas_per_type {
+                let n = spec.replicas();
+                if i64::from(n) > i64::from(max) {
+                    p.push(Problem::new(
+                        join(&path, "replicas"),
+                        Code::OutOfRange,
+                        format!("{n} {replica_type} replicas is more than the {max} per type this cluster allows (policy setting maxReplicasPerType)"),
+                    ));
+                }
+            }
+            if let (Some(max), Some(n)) = (self.max_restart_count, spec.restart_count) {
+                if i64::from(n) > i64::from(max) {
+                    p.push(Problem::new(
+                        join(&path, "restartCount"),
+                        Code::OutOfRange,
+                        format!(
+                            "{n} relaunches is more than the {max} this cluster allows (policy setting maxRestartCount)"
+                        ),
+                    ));
+                }
+            }
+            let Some(pod) = spec.template.spec.as_ref() else { continue };
+            let pod_path = join(&path, "template.spec");
+            if self.require_resource_limits {
+                resource_limits(&mut p, &pod_path, pod);
+            }
+            if let Some(prefixes) = &self.allowed_image_registries {
+                images(&mut p, &pod_path, pod, prefixes);
+            }
+            if self.deny_privileged {
+                privileged(&mut p, &pod_path, pod);
+            }
+        }
+        if let Some(max) = self.max_total_replicas {
+            let counts: Vec<(ReplicaType, i64)> = ReplicaType::TASKS
+                .iter()
+                .filter_map(|t| job.replica_spec(*t).map(|s| (*t, i64::from(s.replicas().max(0)))))
+                .collect();
+            total(&mut p, "spec.replicaSpecs", &counts, max, "the job asks for");
+        }
+        if let (Some(allowed), Some(strategy)) = (&self.allowed_strategies, job.spec.distribution_strategy) {
+            if !allowed.contains(&strategy) {
+                let list: Vec<&str> = allowed.iter().map(|s| strategy_name(*s)).collect();
+                p.push(Problem::new(
+                    "spec.distributionStrategy",
+                    Code::InvalidValue,
+                    format!(
+                        "`{}` is not a strategy this cluster allows: use {} (policy setting allowedStrategies)",
+                        strategy_name(strategy),
+                        quoted_list(&list, "or")
+                    ),
+                ));
+            }
+        }
+        p
+    }
+
+    /// The settings checks that apply to a scale plan on its own (empty when it passes):
+    /// `maxReplicasPerType` on every target and on the rank of every pod it creates (a pod of rank
+    /// r means r + 1 replicas of its type), and `maxTotalReplicas` on the sum of the targets it
+    /// lists. A plan carries no strategy, image, security setting or restart count, and the
+    /// resources it gives are added to the template's limits, never removing one; so the other
+    /// settings are checked when the job is admitted.
+    pub fn check_scale_plan(&self, plan: &ScalePlan) -> Vec<Problem> {
+        let mut p = Vec::new();
+        let spec = &plan.spec;
+        if let Some(max) = self.max_replicas_per_type {
+            for (replica_type, target) in &spec.replica_resource_specs {
+                if i64::from(target.replicas) > i64::from(max) {
+                    p.push(Problem::new(
+                        format!("spec.replicaResourceSpecs.{replica_type}.replicas"),
+                        Code::OutOfRange,
+                        format!(
+                            "{} {replica_type} replicas is more than the {max} per type this cluster allows (policy setting maxReplicasPerType)",
+                            target.replicas
+                        ),
+                    ));
+                }
+            }
+            for (i, meta) in spec.create_pods.iter().enumerate() {
+                let Some(replica_type) = meta.replica_type() else { continue };
+                if i64::from(meta.rank_index) >= i64::from(max) {
+                    p.push(Problem::new(
+                        format!("spec.createPods[{i}].rankIndex"),
+                        Code::OutOfRange,
+                        format!(
+                            "a {replica_type} of rank {} means at least {} {replica_type} replicas, more than the {max} per type this cluster allows (policy setting maxReplicasPerType)",
+                            meta.rank_index,
+                            i64::from(meta.rank_index) + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(max) = self.max_total_replicas {
+            let counts: Vec<(ReplicaType, i64)> = spec
+                .replica_resource_specs
+                .iter()
+                .filter(|(t, _)| **t != ReplicaType::DlroverMaster)
+                .map(|(t, target)| (*t, i64::from(target.replicas.max(0))))
+                .collect();
+            total(&mut p, "spec.replicaResourceSpecs", &counts, max, "the plan asks for");
+        }
+        p
+    }
+}
+
+fn resource_limits(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec) {
+    // A template without a container is the core's problem (`no_containers`).
+    let Some(container) = pod.containers.first() else { return };
+    let limits = container.resources.as_ref().and_then(|r| r.limits.as_ref());
+    for resource in ["cpu", "memory"] {
+        if !limits.is_some_and(|l| l.contains_key(resource)) {
+            p.push(Problem::new(
+                format!("{pod_path}.containers[0].resources.limits.{resource}"),
+                Code::Required,
+                format!("the first container needs a {resource} limit in this cluster (policy setting requireResourceLimits)"),
+            ));
+        }
+    }
+}
+
+fn total(p: &mut Vec<Problem>, path: &str, counts: &[(ReplicaType, i64)], max: u32, asks: &str) {
+    let sum: i64 = counts.iter().map(|(_, n)| n).sum();
+    if sum > i64::from(max) {
+        let mut parts = String::new();
+        for (i, (t, n)) in counts.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = write!(parts, "{sep}{n} {t}");
+        }
+        p.push(Problem::new(
+            path,
+            Code::OutOfRange,
+            format!("{asks} {sum} replicas in all ({parts}), more than the {max} this cluster allows (policy setting maxTotalReplicas)"),
+        ));
+    }
+}
+
+/// Every container of a pod template: its path (`containers[0]`) and its image and security
+/// context.
+fn containers(pod: &PodSpec) -> Vec<(String, Option<&str>, Option<&SecurityContext>)> {
+    let mut all: Vec<(String, Option<&str>, Option<&SecurityContext>)> = Vec::new();
+    for (i, c) in pod.containers.iter().enumerate() {
+        all.push((format!("containers[{i}]"), c.image.as_deref(), c.security_context.as_ref()));
+    }
+    for (i, c) in pod.init_containers.iter().flatten().enumerate() {
+        all.push((format!("initContainers[{i}]"), c.image.as_deref(), c.security_context.as_ref()));
+    }
+    for (i, c) in pod.ephemeral_containers.iter().flatten().enumerate() {
+        all.push((format!("ephemeralContainers[{i}]"), c.image.as_deref(), c.security_context.as_ref()));
+    }
+    all
+}
+
+fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, prefixes: &[String]) {
+    for (path, image, _) in containers(pod) {
+        // A missing image is the core's problem (`required`), or the operator's default master image.
+        let Some(image) = image.filter(|i| !i.is_empty()) else { continue };
+        let qualified = qualified_image(image);
+        if !prefixes.iter().any(|prefix| image.starts_with(prefix.as_str()) || qualified.starts_with(prefix.as_str())) {
+            let list: Vec<&str> = prefixes.iter().map(String::as_str).collect();
+            p.push(Problem::new(
+                format!("{pod_path}.{path}.image"),
+                Code::InvalidValue,
+                format!(
+                    "`{image}` is not from a registry this cluster allows: use an image starting with {} (policy setting allowedImageRegistries)",
+                    quoted_list(&list, "or")
+                ),
+            ));
+        }
+    }
+}
+
+/// An image reference as the container runtime resolves it: without a registry host (a first
+/// component with `.` or `:`, or `localhost`) it comes from `docker.io`, and a one-component
+/// name from `docker.io/library/`.
+pub fn qualified_image(image: &str) -> String {
+    match image.split_once('/') {
+        Some((host, _)) if host.contains(['.', ':']) || host == "localhost" => image.to_owned(),
+        Some(_) => format!("docker.io/{image}"),
+        None => format!("docker.io/library/{image}"),
+    }
+}
+
+fn privileged(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec) {
+    for (field, on, what) in [
+        ("hostNetwork", pod.host_network, "the host's network"),
+        ("hostPID", pod.host_pid, "the host's process IDs"),
+        ("hostIPC", pod.host_ipc, "the host's IPC namespace"),
+    ] {
+        if on == Some(true) {
+            p.push(Problem::new(
+                join(pod_path, field),
+                Code::InvalidValue,
+                format!("pods may not use {what} in this cluster (policy setting denyPrivileged)"),
+            ));
+        }
+    }
+    for (path, _, security) in containers(pod) {
+        if security.and_then(|s| s.privileged) == Some(true) {
+            p.push(Problem::new(
+                format!("{pod_path}.{path}.securityContext.privileged"),
+                Code::InvalidValue,
+                "privileged containers are not allowed in this cluster (policy setting denyPrivileged)",
+            ));
+        }
+    }
+}
+
+fn strategy_name(strategy: DistributionStrategy) -> &'static str {
+    match strategy {
+        DistributionStrategy::ParameterServerStrategy => "ParameterServerStrategy",
+        DistributionStrategy::AllreduceStrategy => "AllreduceStrategy",
+    }
+}
+
+/// `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
+fn quoted_list(items: &[&str], last: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == items.len() { " " } else { ", " });
+            if i + 1 == items.len() {
+                out.push_str(last);
+                out.push(' ');
+            }
+        }
+        out.push('`');
+        out.push_str(item);
+        out.push('`');
+    }
+    out
+}

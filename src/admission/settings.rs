@@ -1,0 +1,151 @@
+//! The policy's settings: what they are, how they are read, and that they do not contradict
+//! themselves.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::utf8;
+use crate::api::DistributionStrategy;
+use crate::error::{Code, Error, Problem, Result, into_result};
+use crate::parse;
+
+/// The settings of the admission policy: cluster rules on top of the core's validation. Every
+/// check is off unless its setting is given; `{}` checks nothing but the core's rules.
+///
+/// Unknown fields are refused (a typo must not silently switch a check off), and so are settings
+/// that contradict themselves ([`Settings::validate`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Settings {
+    /// The most replicas of any one type a job, or a scale plan's target, may ask for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_replicas_per_type: Option<u32>,
+    /// The most task replicas (ps, chief, worker, evaluator) a job may ask for in all; for a scale
+    /// plan, the sum of the targets it lists. The operator's own master pod is not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_total_replicas: Option<u32>,
+    /// The distribution strategies a job may use; not empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_strategies: Option<Vec<DistributionStrategy>>,
+    /// Every replica template's first container (the one that trains) must have a cpu and a
+    /// memory limit.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub require_resource_limits: bool,
+    /// Prefixes an image of any container of a replica template must start with, e.g.
+    /// `registry.example.com/ml/`; not empty. An image is compared as written and fully qualified
+    /// the way the container runtime pulls it (`tf:2` is `docker.io/library/tf:2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_image_registries: Option<Vec<String>>,
+    /// No replica template may run a privileged container or use the host's network, PID or IPC
+    /// namespace.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deny_privileged: bool,
+    /// The highest `restartCount` a replica spec may give.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_restart_count: Option<u32>,
+}
+
+impl Settings {
+    /// Reads settings from JSON text: the payload of Kubewarden's `validate_settings`. Empty text
+    /// and `null` mean no settings.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for text that is not JSON, a wrong type or an unknown field (with its
+    /// path); [`Error::Invalid`] for contradictions ([`Settings::validate`]).
+    pub fn from_slice(payload: &[u8]) -> Result<Settings> {
+        let text = utf8(payload, "the settings")?;
+        if text.trim().is_empty() {
+            return Ok(Settings::default());
+        }
+        let (value, _) = parse::from_json::<Value>(text)?;
+        Settings::from_value(value)
+    }
+
+    /// Reads settings from a JSON value; `null` means no settings.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for a wrong type or an unknown field (with its path); [`Error::Invalid`]
+    /// for contradictions ([`Settings::validate`]).
+    pub fn from_value(value: Value) -> Result<Settings> {
+        if value.is_null() {
+            return Ok(Settings::default());
+        }
+        if !value.is_object() {
+            // Said in the words of settings rather than serde's `expected struct Settings`.
+            return Err(Error::Parse(Problem::new(
+                "",
+                Code::InvalidType,
+                format!("the settings are {}, not an object of setting names and values", json_type(&value)),
+            )));
+        }
+        let (settings, _): (Settings, _) = parse::from_value(value).map_err(|e| match e {
+            Error::Parse(mut p) if p.message.starts_with("unknown field") => {
+                p.code = Code::UnknownField;
+                Error::Parse(p)
+            }
+            other => other,
+        })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Checks that the settings do not contradict themselves: an empty `allowedStrategies` or
+    /// `allowedImageRegistries` would refuse every job, an empty registry prefix would allow
+    /// every image, and a `maxReplicasPerType` or `maxTotalReplicas` of 0 would refuse every job
+    /// that runs a pod.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] with every problem, each at the setting's name.
+    pub fn validate(&self) -> Result<()> {
+        let mut p = Vec::new();
+        for (name, max) in
+            [("maxReplicasPerType", self.max_replicas_per_type), ("maxTotalReplicas", self.max_total_replicas)]
+        {
+            if max == Some(0) {
+                p.push(Problem::new(
+                    name,
+                    Code::OutOfRange,
+                    "0 would refuse every job that runs a pod: give at least 1, or leave the setting out for no limit",
+                ));
+            }
+        }
+        if self.allowed_strategies.as_ref().is_some_and(Vec::is_empty) {
+            p.push(Problem::new(
+                "allowedStrategies",
+                Code::Required,
+                "the list is empty, so no job could be admitted: list `ParameterServerStrategy`, `AllreduceStrategy` or both, or leave the setting out to allow both",
+            ));
+        }
+        if let Some(prefixes) = &self.allowed_image_registries {
+            if prefixes.is_empty() {
+                p.push(Problem::new(
+                    "allowedImageRegistries",
+                    Code::Required,
+                    "the list is empty, so no job could be admitted: list registry prefixes such as `registry.example.com/`, or leave the setting out to allow every image",
+                ));
+            }
+            for (i, prefix) in prefixes.iter().enumerate() {
+                if prefix.trim().is_empty() {
+                    p.push(Problem::new(
+                        format!("allowedImageRegistries[{i}]"),
+                        Code::Required,
+                        "an empty prefix would allow every image: give a registry such as `registry.example.com/`",
+                    ));
+                }
+            }
+        }
+        into_result(p)
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,258 @@
+//! The job's life: the state machine one controller pass runs by `status.phase`, the scale-plan
+//! controller, stopping pods, and counting pods into the job status (see [`crate::reconcile`]
+//! for the rules).
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+use super::{Planner, plan_status_action};
+use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
+use crate::error::Result;
+use crate::plan::{Action, Plan};
+use crate::status::{self, update_status};
+use crate::{job, naming, pod};
+
+/// Why a finished job's pods are deleted.
+pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
+
+impl<'a> Planner<'a> {
+    /// One pass of the job state machine: from the status read, decide by its phase, and set the
+    /// status last, only when it changed.
+    pub(crate) fn pass(&mut self, scale_plan: Option<&ScalePlan>, now: &Time) -> Result<()> {
+        let before = self.job.status.clone().unwrap_or_default();
+        let mut status = before.clone();
+        match status.phase {
+            None | Some(JobConditionType::Created) => {
+                if status.conditions.is_empty() {
+                    status.replica_statuses.entry(ReplicaType::DlroverMaster).or_default();
+                    let message = format!("ElasticJob {} is created.", self.job.name());
+                    update_status(&mut status, JobConditionType::Created, status::REASON_CREATED, message, now);
+                }
+                if status.start_time.is_none() {
+                    status.start_time = Some(now.clone());
+                }
+                self.ensure_master()?;
+                self.sync_all(&mut status, now);
+            }
+            Some(JobConditionType::Pending) => self.sync_all(&mut status, now),
+            Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling) => {
+                // A finished master finishes the job in this pass: creating pods would only create
+                // pods to stop.
+                if !self.master_finished() {
+                    if let Some(plan) = scale_plan.filter(|p| is_active(p, &status)) {
+                        self.execute(plan, now)?;
+                    }
+                    if status.phase != Some(JobConditionType::Scaling) {
+                        for replica_type in ReplicaType::ALL {
+                            self.handle_faults(replica_type)?;
+                        }
+                    }
+                }
+                self.sync_all(&mut status, now);
+            }
+            Some(JobConditionType::Succeeded | JobConditionType::Failed) => self.sync_all(&mut status, now),
+        }
+        // A finished job stops its running pods in the same pass that finds it finished (upstream
+        // waits for the next pass).
+        if matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
+            for replica_type in ReplicaType::ALL {
+                self.stop(replica_type, STOP_REASON);
+            }
+        }
+        self.set_job_status(&before, status);
+        Ok(())
+    }
+
+    /// Whether the master pod has Succeeded or Failed, which ends the job.
+    fn master_finished(&self) -> bool {
+        self.of_type(ReplicaType::DlroverMaster)
+            .last()
+            .is_some_and(|m| matches!(pod::pod_phase(m), Some("Succeeded" | "Failed")))
+    }
+
+    /// Deletes every Running or Pending pod of the type.
+    pub(crate) fn stop(&mut self, replica_type: ReplicaType, reason: &str) {
+        let pods: Vec<&Pod> = self.of_type(replica_type).iter().copied().filter(|p| pod::is_stoppable(p)).collect();
+        for p in pods {
+            self.delete(p, reason.to_owned());
+        }
+    }
+
+    fn sync_all(&self, status: &mut ElasticJobStatus, now: &Time) {
+        for replica_type in ReplicaType::ALL {
+            self.sync(status, replica_type, now);
+        }
+    }
+
+    /// Counts the type's pods by phase into `replicaStatuses`, keeping `initial`; for the master,
+    /// moves the job to Succeeded, Failed, Pending or Running by the master pod's phase.
+    pub(crate) fn sync(&self, status: &mut ElasticJobStatus, replica_type: ReplicaType, now: &Time) {
+        let pods = self.of_type(replica_type);
+        let tracked = replica_type == ReplicaType::DlroverMaster
+            || self.job.replica_spec(replica_type).is_some()
+            || !pods.is_empty()
+            || status.replica_statuses.contains_key(&replica_type);
+        if tracked {
+            let counts = status.replica_statuses.entry(replica_type).or_default();
+            let count = |phase: &str| {
+                i32::try_from(pods.iter().filter(|p| pod::pod_phase(p) == Some(phase)).count()).unwrap_or(i32::MAX)
+            };
+            counts.pending = count("Pending");
+            counts.active = count("Running");
+            counts.succeeded = count("Succeeded");
+            counts.failed = count("Failed");
+        }
+        if replica_type != ReplicaType::DlroverMaster {
+            return;
+        }
+        let Some(master) = pods.last() else { return };
+        let job = match job::namespace(self.job) {
+            Some(ns) => format!("{ns}/{}", self.job.name()),
+            None => self.job.name().to_owned(),
+        };
+        match pod::pod_phase(master) {
+            Some("Succeeded") => {
+                if status.completion_time.is_none() {
+                    status.completion_time = Some(now.clone());
+                }
+                let message = format!("job({job}) successfully completed");
+                update_status(status, JobConditionType::Succeeded, status::REASON_SUCCEEDED, message, now);
+            }
+            Some("Failed") => {
+                if status.completion_time.is_none() {
+                    status.completion_time = Some(now.clone());
+                }
+                let reason = master.status.as_ref().and_then(|s| s.reason.clone()).filter(|r| !r.is_empty());
+                let reason = reason.unwrap_or_else(|| status::REASON_FAILED.to_owned());
+                update_status(status, JobConditionType::Failed, &reason, format!("job({job}) has failed"), now);
+            }
+            Some("Pending") if pod::pod_id(master).unwrap_or(0) == 0 => {
+                let message = format!("job({job}) is pending.");
+                update_status(status, JobConditionType::Pending, status::REASON_PENDING, message, now);
+            }
+            Some("Running") if status.phase != Some(JobConditionType::Running) => {
+                let message = format!("job({job}) is running.");
+                update_status(status, JobConditionType::Running, status::REASON_RUNNING, message, now);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `plan` is the job's current scale plan and is still to be carried out.
+fn is_active(plan: &ScalePlan, status: &ElasticJobStatus) -> bool {
+    plan.metadata.name.is_some()
+        && plan.metadata.name == status.scale_plan
+        && matches!(
+            plan.status.as_ref().and_then(|s| s.phase),
+            Some(JobConditionType::Pending | JobConditionType::Scaling)
+        )
+}
+
+/// One pass of the scale-plan controller (see [`crate::reconcile::reconcile_scale_plan`]).
+pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, now: &Time) -> Plan {
+    let mut actions = Vec::new();
+    let labels = scale_plan.metadata.labels.as_ref();
+    let auto =
+        labels.and_then(|l| l.get(naming::LABEL_SCALE_TYPE)).map(String::as_str) == Some(naming::SCALE_TYPE_AUTO);
+    if !auto {
+        return Plan { actions };
+    }
+    let before = scale_plan.status.clone().unwrap_or_default();
+    let mut plan_status = before.clone();
+    if plan_status.phase.is_none() {
+        plan_status.phase = Some(JobConditionType::Created);
+        plan_status.create_time = Some(now.clone());
+    }
+    let phase = plan_status.phase;
+    if let (Some(job), Some(JobConditionType::Created | JobConditionType::Pending)) = (job, phase) {
+        let job_before = job.status.clone().unwrap_or_default();
+        let mut status = job_before.clone();
+        status.scale_plan = scale_plan.metadata.name.clone();
+        for (replica_type, target) in &scale_plan.spec.replica_resource_specs {
+            let entry = status.replica_statuses.entry(*replica_type).or_default();
+            if entry.initial == 0 {
+                entry.initial = target.replicas;
+            }
+        }
+        let message = format!(
+            "ElasticJob {} is scaling by {} with status {}.",
+            job.name(),
+            scale_plan.metadata.name.as_deref().unwrap_or_default(),
+            phase.map_or("", JobConditionType::as_str)
+        );
+        plan_status.phase = Some(JobConditionType::Pending);
+        if plan_status != before {
+            actions.push(plan_status_action(scale_plan, plan_status));
+        }
+        update_status(&mut status, JobConditionType::Scaling, status::REASON_SCALING, message, now);
+        if status != job_before {
+            actions.push(Action::SetJobStatus { status });
+        }
+    } else if plan_status != before {
+        actions.push(plan_status_action(scale_plan, plan_status));
+    }
+    Plan { actions }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{job, task};
+    use super::*;
+    use crate::template::Options;
+
+    fn at(s: &str) -> Time {
+        Time(s.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+    }
+
+    fn pass(j: &ElasticJob, pods: &[Pod]) -> Plan {
+        let options = Options::default();
+        let layout = crate::job::initial_scale_plan(j);
+        let Ok(mut planner) = Planner::new(j, &options, pods, &layout) else { return Plan::default() };
+        if planner.pass(None, &at("2026-01-01T00:00:00Z")).is_err() {
+            return Plan::default();
+        }
+        planner.finish()
+    }
+
+    fn master(phase: &str) -> Pod {
+        let mut m = task(ReplicaType::DlroverMaster, 0, 0, phase);
+        m.metadata.name = Some(naming::master_name("j"));
+        m
+    }
+
+    #[test]
+    fn a_new_job_is_created_and_gets_its_master() {
+        let plan = pass(&job(), &[]);
+        assert_eq!(
+            plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
+            [naming::master_name("j")]
+        );
+        let status = plan.job_status().cloned().unwrap_or_default();
+        assert_eq!(status.phase, Some(JobConditionType::Created));
+        assert_eq!(status.start_time, Some(at("2026-01-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn a_succeeded_master_finishes_the_job_and_stops_its_pods() {
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
+        let plan = pass(&j, &[master("Succeeded"), task(ReplicaType::Worker, 0, 0, "Running")]);
+        assert_eq!(plan.deleted_pods().collect::<Vec<_>>(), ["j-edljob-worker-0"]);
+        let status = plan.job_status().cloned().unwrap_or_default();
+        assert_eq!(status.phase, Some(JobConditionType::Succeeded));
+        assert_eq!(status.completion_time, Some(at("2026-01-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn only_auto_plans_move_the_job() {
+        let mut plan = ScalePlan::default();
+        plan.metadata.name = Some("p".into());
+        let now = at("2026-01-01T00:00:00Z");
+        assert!(scale_plan_pass(&plan, Some(&job()), &now).is_empty());
+        plan.metadata.labels = Some([(naming::LABEL_SCALE_TYPE.to_owned(), naming::SCALE_TYPE_AUTO.to_owned())].into());
+        let moved = scale_plan_pass(&plan, Some(&job()), &now);
+        assert_eq!(moved.job_status().and_then(|s| s.scale_plan.as_deref()), Some("p"));
+        assert_eq!(moved.job_status().and_then(|s| s.phase), Some(JobConditionType::Scaling));
+    }
+}

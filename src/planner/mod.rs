@@ -1,0 +1,320 @@
+//! The planner: the state of one planning pass over one job, and the bookkeeping every decision
+//! shares (which pods exist, which this plan creates or deletes, which ids are taken, how many
+//! `TF_CONFIG` addresses the new pods list).
+//!
+//! Each concern has its own file and adds its own methods to [`Planner`]:
+//! - [`scale`]: a type's pods against a scale plan (`replicaResourceSpecs`, `createPods`,
+//!   `removePods`, `migratePods`), and carrying a whole plan out;
+//! - [`faults`]: relaunching failed pods, with the restart policy, the budget and the OOM rule;
+//! - [`lifecycle`]: the job state machine and the scale-plan controller, stopping pods, and
+//!   counting pods into the job status.
+//!
+//! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
+//! their input, make a planner, ask it for one decision and return its plan.
+
+mod faults;
+mod lifecycle;
+mod scale;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::Pod;
+
+pub(crate) use lifecycle::{STOP_REASON, scale_plan_pass};
+
+use crate::api::{ElasticJob, ElasticJobStatus, ReplicaType, ScalePlan, ScalePlanStatus};
+use crate::error::{Code, Error, Result};
+use crate::plan::{Action, Plan};
+use crate::quantity::Amount;
+use crate::template::{self, Options, PodFactory, TaskMeta};
+use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
+use crate::{job, naming, pod};
+
+/// The state of one planning pass: the observed pods of the job and what this plan already did.
+pub(crate) struct Planner<'a> {
+    job: &'a ElasticJob,
+    options: &'a Options,
+    factory: PodFactory<'a>,
+    /// The job's pods by type (by the job-name label), in input order.
+    pods: BTreeMap<ReplicaType, Vec<&'a Pod>>,
+    /// Every observed pod name, the job's or not: a new pod must not take one.
+    names: BTreeSet<&'a str>,
+    /// Names the scale plan lists to create or remove: a new id must not take one, or the next
+    /// pass would act on the new pod. (A pod the plan migrates but that does not exist yet may be
+    /// created under its name, with its new resource.)
+    reserved: BTreeSet<String>,
+    actions: Vec<Action>,
+    deleted: BTreeSet<String>,
+    /// Pods created by this plan: (type, rank) and name.
+    created: BTreeSet<(ReplicaType, i32)>,
+    created_names: BTreeSet<String>,
+    created_memory: Amount,
+    services: BTreeSet<String>,
+    next_ids: BTreeMap<ReplicaType, i64>,
+    /// Addresses listed by the TF_CONFIGs of the pods created so far.
+    tf_hosts: u64,
+    /// Whether some pods were left for the next pass to keep within [`MAX_TF_CONFIG_HOSTS`].
+    deferred: bool,
+}
+
+impl<'a> Planner<'a> {
+    /// A planner for `job` with `pods` observed; `layout_plan` is the plan whose cluster the new
+    /// pods' `TF_CONFIG`s describe.
+    ///
+    /// # Errors
+    /// [`Code::TooLarge`] when more pods are observed than the core plans with.
+    pub(crate) fn new(
+        job: &'a ElasticJob,
+        options: &'a Options,
+        pods: &'a [Pod],
+        layout_plan: &ScalePlan,
+    ) -> Result<Self> {
+        validate::check_observed_pods(pods.len())?;
+        let name = job.name();
+        let mut by_type: BTreeMap<ReplicaType, Vec<&Pod>> = BTreeMap::new();
+        let mut next_ids: BTreeMap<ReplicaType, i64> = BTreeMap::new();
+        for p in pods {
+            if pod::label(p, naming::LABEL_JOB_NAME) != Some(name) {
+                continue;
+            }
+            let replica_type = pod::pod_type(p)
+                .or_else(|| (pod::name(p) == naming::master_name(name)).then_some(ReplicaType::DlroverMaster));
+            let Some(replica_type) = replica_type else { continue };
+            by_type.entry(replica_type).or_default().push(p);
+            if let Some(id) = pod::pod_id(p) {
+                let next = next_ids.entry(replica_type).or_default();
+                *next = (*next).max(i64::from(id) + 1);
+            }
+        }
+        Ok(Planner {
+            job,
+            options,
+            factory: PodFactory::new(job, layout_plan, pods),
+            pods: by_type,
+            names: pods.iter().map(pod::name).collect(),
+            reserved: [&layout_plan.spec.create_pods, &layout_plan.spec.remove_pods]
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.pod_name(name))
+                .collect(),
+            actions: Vec::new(),
+            deleted: BTreeSet::new(),
+            created: BTreeSet::new(),
+            created_names: BTreeSet::new(),
+            created_memory: Amount::ZERO,
+            services: BTreeSet::new(),
+            next_ids,
+            tf_hosts: 0,
+            deferred: false,
+        })
+    }
+
+    /// The plan made so far.
+    pub(crate) fn finish(self) -> Plan {
+        Plan { actions: self.actions }
+    }
+
+    /// Whether some pods were left for a later pass to keep within [`MAX_TF_CONFIG_HOSTS`].
+    pub(crate) fn deferred(&self) -> bool {
+        self.deferred
+    }
+
+    fn of_type(&self, replica_type: ReplicaType) -> &[&'a Pod] {
+        self.pods.get(&replica_type).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Alive and not deleted by this plan.
+    fn live(&self, replica_type: ReplicaType) -> impl Iterator<Item = &'a Pod> + '_ {
+        self.of_type(replica_type).iter().copied().filter(|p| pod::is_alive(p) && !self.deleted.contains(pod::name(p)))
+    }
+
+    fn exists(&self, name: &str) -> bool {
+        self.names.contains(name) || self.created_names.contains(name)
+    }
+
+    /// A new pod id of the type: above every id seen, and naming no pod that exists or that the
+    /// plan lists.
+    fn alloc_id(&mut self, replica_type: ReplicaType) -> Result<i32> {
+        let job = self.job.name();
+        loop {
+            let next = self.next_ids.entry(replica_type).or_default();
+            let id = *next;
+            *next += 1;
+            let id = i32::try_from(id).map_err(|_| {
+                Error::invalid(
+                    "pods",
+                    Code::OutOfRange,
+                    format!("the {replica_type} pod ids have reached {}; no new id is left", i32::MAX),
+                )
+            })?;
+            let name = naming::task_pod_name(job, replica_type, i64::from(id));
+            if !self.exists(&name) && !self.reserved.contains(&name) {
+                return Ok(id);
+            }
+        }
+    }
+
+    /// Creates a task pod and its service, unless the pods of this plan already list as many
+    /// `TF_CONFIG` addresses as one plan may: then it and every later pod wait for the next pass.
+    fn create_task(
+        &mut self,
+        replica_type: ReplicaType,
+        meta: TaskMeta,
+        tf_config: Option<String>,
+        reason: String,
+    ) -> Result<()> {
+        let hosts = self.tf_hosts.saturating_add(self.factory.tf_config_hosts(replica_type, meta.rank));
+        if hosts > MAX_TF_CONFIG_HOSTS || self.deferred {
+            self.deferred = true;
+            return Ok(());
+        }
+        self.tf_hosts = hosts;
+        let new_pod = self.factory.task_pod(replica_type, &meta, tf_config)?;
+        if let Some(memory) = meta.resource.get("memory").and_then(|q| Amount::parse(&q.0).ok()) {
+            self.created_memory = self.created_memory.checked_add(memory).unwrap_or(self.created_memory);
+        }
+        self.created.insert((replica_type, meta.rank));
+        self.created_names.insert(pod::name(&new_pod).to_owned());
+        self.actions.push(Action::CreatePod { pod: Box::new(new_pod), reason });
+        let service = template::task_service(self.job, replica_type, meta.rank);
+        let service_name = service.metadata.name.clone().unwrap_or_default();
+        if self.services.insert(service_name) {
+            self.actions.push(Action::CreateOrUpdateService {
+                service: Box::new(service),
+                reason: format!("the address of {replica_type} rank {}", meta.rank),
+            });
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, p: &Pod, reason: String) {
+        let name = pod::name(p).to_owned();
+        if self.deleted.insert(name.clone()) {
+            let namespace = p.metadata.namespace.clone().or_else(|| job::namespace(self.job).map(str::to_owned));
+            self.actions.push(Action::DeletePod {
+                namespace: namespace.filter(|n| !n.is_empty()),
+                name,
+                grace_period_seconds: 0,
+                reason,
+            });
+        }
+    }
+
+    /// Creates the master pod and service when the job has no master pod.
+    pub(crate) fn ensure_master(&mut self) -> Result<()> {
+        if !self.of_type(ReplicaType::DlroverMaster).is_empty() {
+            return Ok(());
+        }
+        let name = naming::master_name(self.job.name());
+        if self.exists(&name) {
+            return Ok(());
+        }
+        let master = template::master_pod(self.job, self.options)?;
+        self.created_names.insert(name);
+        self.actions.push(Action::CreatePod { pod: Box::new(master), reason: "the job has no master pod".to_owned() });
+        self.actions.push(Action::CreateOrUpdateService {
+            service: Box::new(template::master_service(self.job)),
+            reason: "the address of the job master".to_owned(),
+        });
+        Ok(())
+    }
+
+    /// Sets the job status when it differs from what was read.
+    pub(crate) fn set_job_status(&mut self, before: &ElasticJobStatus, status: ElasticJobStatus) {
+        if &status != before {
+            self.actions.push(Action::SetJobStatus { status });
+        }
+    }
+}
+
+/// The action that writes a scale plan's status.
+fn plan_status_action(plan: &ScalePlan, status: ScalePlanStatus) -> Action {
+    Action::SetScalePlanStatus {
+        namespace: plan.metadata.namespace.clone().filter(|n| !n.is_empty()),
+        name: plan.metadata.name.clone().unwrap_or_default(),
+        status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn job() -> ElasticJob {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "j", "namespace": "ns"},
+            "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": {
+                "ps": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}},
+                "worker": {"replicas": 2, "restartCount": 1, "template": {"spec": {"containers": [
+                    {"name": "main", "image": "tf", "resources": {"requests": {"memory": "1Gi"}}}]}}}}}
+        }))
+        .unwrap_or_default()
+    }
+
+    /// A pod of job `j` as the planner made it, in `phase`.
+    pub(super) fn task(t: ReplicaType, id: i32, rank: i32, phase: &str) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": naming::task_pod_name("j", t, id.into()), "namespace": "ns", "labels": {
+                "elasticjob.dlrover/name": "j", "elasticjob.dlrover/replica-type": t.as_str(),
+                "elasticjob.dlrover/replica-index": id.to_string(),
+                "elasticjob.dlrover/rank-index": rank.to_string(), "restart-count": "1"}},
+            "spec": {"containers": [{"name": "main", "resources": {"requests": {"memory": "1Gi"}}}]},
+            "status": {"phase": phase}
+        }))
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn ids_skip_every_taken_name() {
+        let j = job();
+        let options = Options::default();
+        let pods = [task(ReplicaType::Worker, 0, 0, "Running"), task(ReplicaType::Worker, 3, 1, "Running")];
+        let mut plan = ScalePlan::default();
+        plan.spec.remove_pods.push(crate::api::PodMeta {
+            name: naming::task_pod_name("j", ReplicaType::Worker, 4),
+            ..Default::default()
+        });
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &plan) else { panic!("planner") };
+        assert_eq!(planner.alloc_id(ReplicaType::Worker).ok(), Some(5));
+        assert_eq!(planner.alloc_id(ReplicaType::Ps).ok(), Some(0));
+    }
+
+    #[test]
+    fn pods_of_other_jobs_are_not_the_jobs() {
+        let j = job();
+        let options = Options::default();
+        let mut other = task(ReplicaType::Worker, 0, 0, "Running");
+        if let Some(labels) = other.metadata.labels.as_mut() {
+            labels.insert(naming::LABEL_JOB_NAME.into(), "k".into());
+        }
+        let pods = [other];
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &ScalePlan::default()) else { panic!("planner") };
+        assert_eq!(planner.live(ReplicaType::Worker).count(), 0);
+        // Its name is taken all the same: a new pod must not reuse it.
+        assert!(planner.exists("j-edljob-worker-0"));
+        assert_eq!(planner.alloc_id(ReplicaType::Worker).ok(), Some(1));
+    }
+
+    #[test]
+    fn too_many_observed_pods_is_an_error() {
+        let j = job();
+        let options = Options::default();
+        let pods = vec![Pod::default(); validate::MAX_OBSERVED_PODS + 1];
+        let err = Planner::new(&j, &options, &pods, &ScalePlan::default()).err();
+        assert_eq!(err.as_ref().and_then(|e| e.problems().first()).map(|p| p.code), Some(Code::TooLarge));
+    }
+
+    #[test]
+    fn deletes_carry_the_namespace_and_happen_once() {
+        let j = job();
+        let options = Options::default();
+        let pods = [task(ReplicaType::Worker, 0, 0, "Running")];
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &ScalePlan::default()) else { panic!("planner") };
+        let [p] = &pods;
+        planner.delete(p, "a".into());
+        planner.delete(p, "b".into());
+        let plan = planner.finish();
+        assert_eq!(plan.deleted_pods().collect::<Vec<_>>(), ["j-edljob-worker-0"]);
+        assert!(matches!(plan.actions.first(), Some(Action::DeletePod { namespace: Some(ns), .. }) if ns == "ns"));
+    }
+}

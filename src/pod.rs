@@ -1,0 +1,237 @@
+//! What an observed pod says about itself, read from its labels, spec and status: its replica
+//! type, id and rank, its phase and whether it is alive, its resource, how its main container
+//! ended (exit code, OOMKilled), and the `TF_CONFIG` it was given.
+//!
+//! Every rule here is the one the planner, the preview and the tests use; none is written twice.
+
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
+
+use crate::api::{ReplicaType, ResourceList};
+use crate::naming;
+use crate::quantity::Amount;
+
+/// The value of one of the pod's labels.
+pub fn label<'p>(pod: &'p Pod, key: &str) -> Option<&'p str> {
+    pod.metadata.labels.as_ref()?.get(key).map(String::as_str)
+}
+
+/// The pod's name (empty when it has none).
+pub fn name(pod: &Pod) -> &str {
+    pod.metadata.name.as_deref().unwrap_or_default()
+}
+
+/// The replica type a pod's label names.
+pub fn pod_type(pod: &Pod) -> Option<ReplicaType> {
+    label(pod, naming::LABEL_REPLICA_TYPE).and_then(ReplicaType::parse)
+}
+
+/// The pod id its `replica-index` label holds.
+pub fn pod_id(pod: &Pod) -> Option<i32> {
+    label(pod, naming::LABEL_REPLICA_INDEX)?.parse().ok()
+}
+
+/// The rank its `rank-index` label holds.
+pub fn pod_rank(pod: &Pod) -> Option<i32> {
+    label(pod, naming::LABEL_RANK_INDEX)?.parse().ok()
+}
+
+/// The relaunches its `restart-count` label says are left for its rank: `None` without the
+/// label, 0 for a value that is not a number (a budget nobody can read is no budget).
+pub fn restarts_left(pod: &Pod) -> Option<i32> {
+    label(pod, naming::LABEL_RESTART_COUNT).map(|v| v.parse().unwrap_or(0))
+}
+
+/// The pod phase.
+pub fn pod_phase(pod: &Pod) -> Option<&str> {
+    pod.status.as_ref()?.phase.as_deref()
+}
+
+/// Whether the pod is being deleted.
+pub fn is_terminating(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_some()
+}
+
+/// Whether the pod is alive: Running, Pending or Succeeded, and not being deleted.
+pub fn is_alive(pod: &Pod) -> bool {
+    !is_terminating(pod) && matches!(pod_phase(pod), Some("Running" | "Pending" | "Succeeded"))
+}
+
+/// Whether stopping the pod means deleting it: Running or Pending, and not being deleted.
+pub fn is_stoppable(pod: &Pod) -> bool {
+    !is_terminating(pod) && matches!(pod_phase(pod), Some("Running" | "Pending"))
+}
+
+/// Whether the pod has failed and is not being deleted: what fault handling relaunches.
+pub fn is_failed(pod: &Pod) -> bool {
+    !is_terminating(pod) && pod_phase(pod) == Some("Failed")
+}
+
+/// A container's resource: its requests, else its limits (the rule for templates and pods alike).
+pub fn container_resource(container: &Container) -> ResourceList {
+    let resources = container.resources.as_ref();
+    resources
+        .and_then(|r| r.requests.clone().filter(|m| !m.is_empty()).or_else(|| r.limits.clone()))
+        .unwrap_or_default()
+}
+
+/// The pod's first (training) container.
+pub fn main_container(pod: &Pod) -> Option<&Container> {
+    pod.spec.as_ref()?.containers.first()
+}
+
+/// The first container's resource ([`container_resource`]).
+pub fn resource(pod: &Pod) -> ResourceList {
+    main_container(pod).map(container_resource).unwrap_or_default()
+}
+
+/// Whether every resource of `target` equals the pod's (as quantities: `1Gi` equals `1024Mi`).
+pub fn has_resource(pod: &Pod, target: &ResourceList) -> bool {
+    let current = resource(pod);
+    target.iter().all(|(name, want)| {
+        let have = current.get(name).and_then(|q| Amount::parse(&q.0).ok());
+        have.is_some() && have == Amount::parse(&want.0).ok()
+    })
+}
+
+/// The first container's memory ([`resource`]), as an amount.
+pub fn memory(pod: &Pod) -> Option<Amount> {
+    resource(pod).get("memory").and_then(|q| Amount::parse(&q.0).ok())
+}
+
+/// The exit code of the pod's main (first) container, from its current or last terminated state;
+/// without one, the first non-zero exit code of another container.
+pub fn exit_code(pod: &Pod) -> Option<i32> {
+    let main = main_container(pod).map(|c| c.name.as_str());
+    let statuses = pod.status.as_ref()?.container_statuses.as_ref()?;
+    let terminated = |c: &ContainerStatus| {
+        c.state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .or_else(|| c.last_state.as_ref().and_then(|s| s.terminated.as_ref()))
+            .map(|t| t.exit_code)
+    };
+    statuses
+        .iter()
+        .find(|c| Some(c.name.as_str()) == main)
+        .and_then(terminated)
+        .or_else(|| statuses.iter().filter_map(terminated).find(|code| *code != 0))
+}
+
+/// Whether the pod, or one of its containers, was killed for running out of memory.
+pub fn is_oom_killed(pod: &Pod) -> bool {
+    let Some(status) = &pod.status else { return false };
+    status.reason.as_deref() == Some("OOMKilled")
+        || status.container_statuses.iter().flatten().any(|c| {
+            [c.state.as_ref(), c.last_state.as_ref()]
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.terminated.as_ref())
+                .any(|t| t.reason.as_deref() == Some("OOMKilled"))
+        })
+}
+
+/// The `TF_CONFIG` value the pod's first container was given, as written.
+pub fn tf_config(pod: &Pod) -> Option<&str> {
+    let env = main_container(pod)?.env.as_ref()?;
+    env.iter().find(|e| e.name == naming::ENV_TF_CONFIG)?.value.as_deref()
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+    use super::*;
+
+    fn pod(value: serde_json::Value) -> Pod {
+        serde_json::from_value(value).unwrap_or_default()
+    }
+
+    fn worker(phase: &str) -> Pod {
+        pod(serde_json::json!({
+            "metadata": {"name": "j-edljob-worker-4", "labels": {
+                "elasticjob.dlrover/replica-type": "worker",
+                "elasticjob.dlrover/replica-index": "4",
+                "elasticjob.dlrover/rank-index": "1",
+                "restart-count": "2"}},
+            "spec": {"containers": [{"name": "main", "resources": {
+                "requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "2Gi"}},
+                "env": [{"name": "A", "value": "1"}, {"name": "TF_CONFIG", "value": "{}"}]}]},
+            "status": {"phase": phase}
+        }))
+    }
+
+    #[test]
+    fn identity_from_labels() {
+        let p = worker("Running");
+        assert_eq!(name(&p), "j-edljob-worker-4");
+        assert_eq!(pod_type(&p), Some(ReplicaType::Worker));
+        assert_eq!((pod_id(&p), pod_rank(&p), restarts_left(&p)), (Some(4), Some(1), Some(2)));
+        let bare = Pod::default();
+        assert_eq!((pod_type(&bare), pod_id(&bare), pod_rank(&bare), restarts_left(&bare)), (None, None, None, None));
+        let mut garbled = worker("Running");
+        if let Some(labels) = garbled.metadata.labels.as_mut() {
+            labels.insert("restart-count".into(), "many".into());
+            labels.insert("elasticjob.dlrover/rank-index".into(), "-x".into());
+        }
+        assert_eq!((pod_rank(&garbled), restarts_left(&garbled)), (None, Some(0)));
+    }
+
+    #[test]
+    fn phases() {
+        for (phase, alive, stoppable, failed) in [
+            ("Running", true, true, false),
+            ("Pending", true, true, false),
+            ("Succeeded", true, false, false),
+            ("Failed", false, false, true),
+            ("Unknown", false, false, false),
+        ] {
+            let p = worker(phase);
+            assert_eq!((is_alive(&p), is_stoppable(&p), is_failed(&p)), (alive, stoppable, failed), "{phase}");
+        }
+        let mut deleting = worker("Running");
+        deleting.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH));
+        assert!(is_terminating(&deleting) && !is_alive(&deleting) && !is_stoppable(&deleting));
+    }
+
+    #[test]
+    fn resource_is_requests_else_limits() {
+        let p = worker("Running");
+        assert_eq!(resource(&p).get("memory").map(|q| q.0.as_str()), Some("1Gi"));
+        assert_eq!(memory(&p), Amount::parse("1Gi").ok());
+        let limits_only = pod(serde_json::json!({"spec": {"containers": [{"name": "m",
+            "resources": {"requests": {}, "limits": {"memory": "3Gi"}}}]}}));
+        assert_eq!(resource(&limits_only).get("memory").map(|q| q.0.as_str()), Some("3Gi"));
+        let want: ResourceList = [("memory".to_owned(), Quantity("1024Mi".into()))].into();
+        assert!(has_resource(&p, &want));
+        assert!(!has_resource(&limits_only, &want));
+    }
+
+    #[test]
+    fn exit_code_and_oom() {
+        let p = pod(serde_json::json!({
+            "spec": {"containers": [{"name": "main"}, {"name": "side"}]},
+            "status": {"phase": "Failed", "containerStatuses": [
+                {"name": "side", "image": "", "imageID": "", "ready": false, "restartCount": 0,
+                 "state": {"terminated": {"exitCode": 2}}},
+                {"name": "main", "image": "", "imageID": "", "ready": false, "restartCount": 0,
+                 "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}]}
+        }));
+        assert_eq!(exit_code(&p), Some(137));
+        assert!(is_oom_killed(&p));
+        let side_only = pod(serde_json::json!({
+            "spec": {"containers": [{"name": "main"}]},
+            "status": {"containerStatuses": [{"name": "side", "image": "", "imageID": "", "ready": false,
+                "restartCount": 0, "state": {"terminated": {"exitCode": 3}}}]}
+        }));
+        assert_eq!(exit_code(&side_only), Some(3));
+        assert!(!is_oom_killed(&side_only));
+        assert!(is_oom_killed(&pod(serde_json::json!({"status": {"reason": "OOMKilled"}}))));
+    }
+
+    #[test]
+    fn tf_config_is_the_first_containers_env() {
+        assert_eq!(tf_config(&worker("Running")), Some("{}"));
+        assert_eq!(tf_config(&Pod::default()), None);
+    }
+}
