@@ -32,7 +32,7 @@ await build({
   bundle: true,
   format: "esm",
   target: ["chrome123", "firefox120", "safari17.5"], // light-dark(), CompressionStream("deflate-raw")
-  minify: true,
+  minify: process.env.MINIFY !== "0",
   sourcemap: "linked",
   legalComments: "linked",
   loader: { ".yaml": "text" },

@@ -84,6 +84,9 @@ try {
     const frames = await page.evaluate((from) => window.__frames.filter((t) => t >= from), start);
     const gaps = frames.slice(1).map((t, i) => t - frames[i]);
     const events = trace.traceEvents ?? trace;
+    if (process.env.TRACE_OUT) {
+      (await import("node:fs")).writeFileSync(`${process.env.TRACE_OUT}-${what.replaceAll(" ", "-")}.json`, JSON.stringify(events));
+    }
     const mains = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
     const tasks = events.filter((e) => e.name === "RunTask" && e.ph === "X" && mains.has(`${e.pid}:${e.tid}`));
     const wall = tasks.map((e) => e.dur / 1000);

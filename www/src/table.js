@@ -30,7 +30,8 @@ export function createTable(scroller, table, { onSelect }) {
   let active = -1; // position in `order`
   let selected = -1; // index in `rows`
   let frame = 0;
-  let rowHeight = 28; // measured once a row is drawn
+  let rowHeight = 28; // measured once rows are drawn
+  let measured = false;
 
   for (const column of COLUMNS) {
     const th = document.createElement("th");
@@ -92,12 +93,14 @@ export function createTable(scroller, table, { onSelect }) {
     }
     fragment.append(spacer((total - end) * rowHeight));
     body.replaceChildren(fragment);
-    // The rows' real height (borders included), from the rows drawn.
-    const drawn = body.querySelectorAll("tr[data-index]");
+    // The rows' real height (borders included), from the rows drawn: once, and again after a
+    // resize (reading it forces a layout, which typing into a large job should not pay for).
+    const drawn = measured ? [] : body.querySelectorAll("tr[data-index]");
     if (drawn.length > 1) {
-      const measured = (drawn[drawn.length - 1].getBoundingClientRect().bottom - drawn[0].getBoundingClientRect().top) / drawn.length;
-      if (Math.abs(measured - rowHeight) > 0.01) {
-        rowHeight = measured;
+      measured = true;
+      const height = (drawn[drawn.length - 1].getBoundingClientRect().bottom - drawn[0].getBoundingClientRect().top) / drawn.length;
+      if (Math.abs(height - rowHeight) > 0.01) {
+        rowHeight = height;
         draw();
         return;
       }
@@ -168,7 +171,10 @@ export function createTable(scroller, table, { onSelect }) {
   }
 
   scroller.addEventListener("scroll", schedule, { passive: true });
-  new ResizeObserver(schedule).observe(scroller);
+  new ResizeObserver(() => {
+    measured = false;
+    schedule();
+  }).observe(scroller);
 
   body.addEventListener("click", (event) => {
     const tr = event.target.closest("tr[data-index]");
