@@ -1,7 +1,7 @@
 // Builds the page into www/dist: esbuild bundles the page's modules (CodeMirror, yaml and ours)
 // into main.js and worker.js, and the npm package's browser build (pkg/browser.js, api.js and
 // dist/, made by `make npm`) is copied as it ships into dist/elasticjob/, which the worker imports.
-// Usage: node build.js
+// Usage: node build.js   (MINIFY=0 for readable output, to profile)
 import { build } from "esbuild";
 import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
