@@ -9,6 +9,8 @@ export {
   reconcilePods,
   reconcileScalePlan,
   render,
+  renderItem,
+  renderSummary,
   stopRunningPods,
   summary,
   syncJobState,

@@ -8,30 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { render } from "elasticjob";
+import { bigJob } from "./job.js";
 
 const RUNS = 30;
 const GOAL = 1.5;
 
-const spec = (replicas, cpu, memory) => ({
-  replicas,
-  restartCount: 3,
-  template: {
-    spec: {
-      restartPolicy: "Never",
-      containers: [{ name: "main", image: "registry.example.com/ads/deepctr:2.1", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu, memory } } }],
-    },
-  },
-});
-
-const job = {
-  apiVersion: "elastic.iml.github.io/v1alpha1",
-  kind: "ElasticJob",
-  metadata: { name: "deepctr", namespace: "ads", uid: "6f0c3a52-8e1d-4b8e-9d0a-2f1e7c9b5a11", labels: { team: "ads" } },
-  spec: {
-    distributionStrategy: "ParameterServerStrategy",
-    replicaSpecs: { ps: spec(50, "4", "16Gi"), worker: spec(1000, "2", "4Gi"), chief: spec(1, "2", "4Gi"), evaluator: spec(1, "2", "4Gi") },
-  },
-};
+const job = bigJob();
 
 function medianMs(f) {
   f();

@@ -16,6 +16,8 @@ const FUNCTIONS = [
   "reconcilePods",
   "reconcileScalePlan",
   "render",
+  "renderItem",
+  "renderSummary",
   "stopRunningPods",
   "summary",
   "syncJobState",
@@ -157,6 +159,35 @@ test("summary: one row per rendered object", () => {
   assert.equal(rows.length, 8);
   assert.deepEqual(rows[2], { kind: "Pod", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, cpu: "1", memory: "2Gi", task: "ps:0" });
   assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0 });
+});
+
+test("renderSummary: the rows of summary(render()), with ports, without the objects", () => {
+  const plan = api.initialScalePlan(job());
+  plan.spec.replicaResourceSpecs.worker.replicas = 3;
+  const rows = api.renderSummary(job(), plan);
+  const list = api.render(job(), plan);
+  const ports = (o) => (o.kind === "Service" ? o : list.items.find((s) => s.kind === "Service" && s.metadata.name === o.metadata.name)).spec.ports[0].port;
+  assert.deepEqual(
+    rows,
+    api.summary(list).map((row, i) => ({ ...row, port: ports(list.items[i]) })),
+  );
+  assert.deepEqual(rows.map((r) => r.port), [50001, 50001, 2222, 2222, 3333, 3333, 3333, 3333, 3333, 3333]);
+  assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, port: 2222 });
+  // The same errors as render.
+  const bad = job();
+  bad.metadata.name = "Deep_CTR";
+  assert.throws(() => api.renderSummary(bad), (e) => e instanceof api.ElasticJobError && e.errors[0].path === "metadata.name");
+});
+
+test("renderItem: one object of the rendered list, by its index", () => {
+  const list = api.render(job());
+  list.items.forEach((object, i) => assert.deepEqual(api.renderItem(job(), i), object));
+  assert.deepEqual(api.renderItem(job(), 4, null, { masterImage: "x" }), list.items[4]);
+  assert.throws(
+    () => api.renderItem(job(), 8),
+    (e) => e instanceof api.ElasticJobError && e.code === "invalid" && e.errors[0].path === "index" && e.errors[0].code === "out_of_range" && e.errors[0].message === "the job renders 8 objects, so the last index is 7",
+  );
+  assert.throws(() => api.renderItem(job(), -1), (e) => e instanceof api.ElasticJobError && e.code === "parse_error" && e.errors[0].path === "index");
 });
 
 test("inputs are not modified", () => {

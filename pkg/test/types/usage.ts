@@ -5,13 +5,17 @@ import {
   ElasticJobError,
   reconcile,
   render,
+  renderItem,
+  renderSummary,
   summary,
   tfConfig,
   validate,
   type Container,
   type ElasticJob,
   type List,
+  type Object as RenderedObject,
   type Plan,
+  type PreviewRow,
   type Problem,
   type ScalePlan,
   type SummaryRow,
@@ -48,6 +52,11 @@ const job: ElasticJob = {
 const list: List = render(job);
 const names: (string | undefined)[] = list.items.map((o) => o.metadata?.name);
 const rows: SummaryRow[] = summary(list);
+const preview: PreviewRow[] = renderSummary(job, null, { masterImage: "registry.example.com/dlrover:1" });
+const port: number | null | undefined = preview[1]?.port;
+const item: RenderedObject = renderItem(job, 3);
+void port;
+void item;
 const config: string = tfConfig(job, "worker", 0);
 const plan: ScalePlan = elasticjob.initialScalePlan(job);
 const next: Plan = reconcile(job, plan, [], "2026-01-01T00:00:00Z");

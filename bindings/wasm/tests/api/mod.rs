@@ -244,3 +244,26 @@ fn summary_lists_every_object() {
     assert_eq!(string(&rows, "[2].task"), "ps:0");
     assert_eq!(string(&rows, "[2].cpu"), "1");
 }
+
+#[wasm_bindgen_test]
+fn render_summary_is_summary_of_render_with_ports() {
+    let rows = ej::render_summary(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    let list = ej::render(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    let summary = ej::summary(list).unwrap();
+    assert_eq!(Array::from(&rows).length(), 8);
+    assert_eq!(string(&rows, "[2].name"), string(&summary, "[2].name"));
+    assert_eq!(string(&rows, "[2].task"), "ps:0");
+    assert_eq!(get(&rows, "[2].port").as_f64(), Some(2222.0));
+    assert_eq!(get(&rows, "[5].port").as_f64(), Some(3333.0));
+    assert_eq!(get(&rows, "[0].port").as_f64(), Some(50001.0));
+}
+
+#[wasm_bindgen_test]
+fn render_item_is_one_object_of_render() {
+    let list = ej::render(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    let item = ej::render_item(job(), JsValue::from(6), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    assert_eq!(stringify(&item), stringify(&get(&list, "items[6]")));
+    let (error, problems) = thrown(ej::render_item(job(), JsValue::from(8), JsValue::UNDEFINED, JsValue::UNDEFINED));
+    assert_eq!(string(&error, "code"), "invalid");
+    assert_eq!(problems, [pair("index", "out_of_range")]);
+}

@@ -1,0 +1,281 @@
+// The page's Web Worker (two run this module: one analyses the text and answers about its objects,
+// the other runs the scale simulator, which for a large job takes seconds): everything that is
+// more than drawing. It reads the editor's text (YAML or JSON, an ElasticJob and optionally a
+// ScalePlan), validates it with the elasticjob package's browser build, maps every problem to its
+// place in the text, and answers with the rows of the object table. The objects stay here: a
+// pod's manifest and TF_CONFIG are sent when it is selected, all of them only for the download.
+// The 1,000-worker job renders 22.8 MB of JSON, which is why the table comes from
+// `renderSummary`, whose objects never leave the wasm module.
+import * as core from "elasticjob";
+import { LineCounter, parseAllDocuments, parse as parseYaml, stringify } from "yaml";
+import { locate } from "./locate.js";
+
+/** The last valid job `analyse` read, for the requests about it that follow. */
+let current = null;
+
+const ops = { analyse, detail, simulate, download };
+
+self.onmessage = ({ data }) => {
+  const { id, op, args } = data;
+  let reply;
+  try {
+    reply = { id, result: ops[op](args) };
+  } catch (e) {
+    reply = { id, error: { name: e.name, code: e.code, message: e.message, errors: e.errors } };
+  }
+  self.postMessage(reply);
+};
+self.postMessage({ ready: true });
+
+/** Reads `text`: every problem with its place, and the object table when the job is valid. */
+function analyse({ text }) {
+  const started = performance.now();
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const problems = [];
+  const at = (from, to) => ({ from, to, ...lines.linePos(from) });
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const doc of list) {
+    for (const e of doc.errors) {
+      problems.push({ severity: "error", code: "syntax", path: "", message: e.message, ...at(e.pos[0], e.pos[1]) });
+    }
+    for (const w of doc.warnings) {
+      problems.push({ severity: "warning", code: "syntax", path: "", message: w.message, ...at(w.pos[0], w.pos[1]) });
+    }
+  }
+  if (problems.some((p) => p.severity === "error")) {
+    return finish({ problems, columns: null }, started);
+  }
+  const { jobDoc, planDoc, extras } = split(list);
+  for (const extra of extras) {
+    const [from] = extra.range;
+    problems.push({
+      severity: "warning",
+      code: "ignored",
+      path: "",
+      message: "only one ElasticJob and one ScalePlan are read; this document is ignored",
+      ...at(from, from),
+    });
+  }
+  if (!jobDoc) {
+    problems.push({ severity: "error", code: "required", path: "", message: "no ElasticJob: type or paste one, drop a file, or pick an example" });
+    return finish({ problems, columns: null }, started);
+  }
+  const job = jobDoc.toJS({ maxAliasCount: 100 });
+  const plan = planDoc ? planDoc.toJS({ maxAliasCount: 100 }) : null;
+  const place = (path, code) => {
+    const [doc, local] = path.startsWith("scalePlan.") && planDoc ? [planDoc, path.slice("scalePlan.".length)] : [jobDoc, path];
+    const { from, to, depth } = locate(doc, text, local, { key: code === "unknown_field" });
+    // A path that is not in the text at all (`task.type`) gets no marker, unless the field is
+    // missing: then its document's first line is marked.
+    return depth > 0 || code === "required" ? at(from, to) : {};
+  };
+  const report = (error) => {
+    for (const p of error.errors) {
+      problems.push({ severity: "error", code: p.code, path: p.path, message: p.message, ...place(p.path, p.code) });
+    }
+  };
+  const checked = core.validate(job);
+  if (!checked.valid) {
+    report(checked.error);
+  }
+  if (plan) {
+    const planChecked = core.validateScalePlan(plan);
+    if (!planChecked.valid) {
+      report(planChecked.error);
+    }
+  }
+  // On a problem, what follows (detail, simulate, download) keeps using the last valid job, which
+  // the page keeps showing.
+  if (problems.some((p) => p.severity === "error")) {
+    return finish({ problems, columns: null }, started);
+  }
+  let rows;
+  try {
+    rows = core.renderSummary(job, plan);
+  } catch (e) {
+    if (!(e instanceof core.ElasticJobError)) {
+      throw e;
+    }
+    report(e);
+    return finish({ problems, columns: null }, started);
+  }
+  const initial = core.initialScalePlan(job);
+  const base = plan ?? initial;
+  current = { text, job, plan, base, observed: null, services: null };
+  return finish(
+    {
+      problems,
+      columns: columns(rows),
+      name: job.metadata.name,
+      strategy: job.spec.distributionStrategy,
+      hasPlan: plan !== null,
+      types: tasks(job, base, initial),
+      basePlan: stringify(base),
+    },
+    started,
+  );
+}
+
+/**
+ * The table's rows as one array per column: a structured clone of 2,106 row objects costs the
+ * page's main thread several milliseconds to read, seven arrays a fraction of one.
+ */
+function columns(rows) {
+  const keys = ["kind", "name", "replicaType", "rank", "cpu", "memory", "port"];
+  return Object.fromEntries(keys.map((k) => [k, rows.map((r) => r[k] ?? null)]));
+}
+
+/** The ElasticJob and the ScalePlan among parsed documents, and the others. */
+function split(docs) {
+  const filled = docs.filter((d) => d.contents !== null);
+  const planDoc = filled.find((d) => d.get("kind") === "ScalePlan") ?? null;
+  const jobDoc = filled.find((d) => d !== planDoc) ?? null;
+  return { jobDoc, planDoc, extras: filled.filter((d) => d !== planDoc && d !== jobDoc) };
+}
+
+/**
+ * The job of `text`, a text whose analysis was valid: the current one, or read again (the page
+ * runs simulations in a second worker, which is sent only the text).
+ */
+function jobOf(text) {
+  if (current?.text !== text) {
+    const { jobDoc, planDoc } = split(parseAllDocuments(text, { uniqueKeys: true }));
+    const job = jobDoc.toJS({ maxAliasCount: 100 });
+    const plan = planDoc ? planDoc.toJS({ maxAliasCount: 100 }) : null;
+    current = { text, job, plan, base: plan ?? core.initialScalePlan(job), observed: null, services: null };
+  }
+  return current;
+}
+
+/** The simulator's starting values: each task type's replicas and resource in the current plan. */
+function tasks(job, base, initial) {
+  const specs = (plan) => plan?.spec?.replicaResourceSpecs ?? {};
+  return Object.keys(job.spec.replicaSpecs ?? {})
+    .map((t) => t.toLowerCase())
+    .filter((t) => t !== "dlrover-master")
+    .map((type) => {
+      const spec = specs(base)[type] ?? specs(initial)[type] ?? {};
+      return { type, replicas: spec.replicas ?? 0, cpu: String(spec.resource?.cpu ?? ""), memory: String(spec.resource?.memory ?? "") };
+    });
+}
+
+/**
+ * A plan's pod and service actions as the lines of a diff, in the plan's order: `create` and
+ * `delete`, and `update` for a service the job already has.
+ */
+function diffEntries(actions, services) {
+  return actions.flatMap((a) => {
+    switch (a.action) {
+      case "createPod":
+        return [{ op: "create", kind: "Pod", name: a.pod.metadata.name, reason: a.reason }];
+      case "createOrUpdateService": {
+        const name = a.service.metadata.name;
+        return [{ op: services.has(name) ? "update" : "create", kind: "Service", name, reason: a.reason }];
+      }
+      case "deletePod":
+        return [{ op: "delete", kind: "Pod", name: a.name, reason: a.reason }];
+      default:
+        return [];
+    }
+  });
+}
+
+function finish(result, started) {
+  result.problems.sort((a, b) => (a.from ?? Infinity) - (b.from ?? Infinity));
+  result.ms = performance.now() - started;
+  return result;
+}
+
+/** The object at `index` of the rendered list: its manifest, and a pod's TF_CONFIG. */
+function detail({ index }) {
+  const { job, plan } = need();
+  const object = core.renderItem(job, index, plan);
+  const env = object.kind === "Pod" ? (object.spec.containers[0]?.env ?? []) : [];
+  const value = (name) => env.find((e) => e.name === name)?.value ?? null;
+  const tfConfig = value("TF_CONFIG");
+  const rendezvous = env.find((e) => e.name === "RDZV_ENDPOINT");
+  const from = rendezvous?.valueFrom?.fieldRef?.fieldPath;
+  return {
+    index,
+    kind: object.kind,
+    name: object.metadata.name,
+    manifest: stringify(object, { lineWidth: 0 }),
+    tfConfig: tfConfig === null ? null : JSON.parse(tfConfig),
+    rendezvous: rendezvous ? (rendezvous.value ?? (from ? `set from the pod's ${from}` : JSON.stringify(rendezvous.valueFrom))) : null,
+  };
+}
+
+/**
+ * What the core would do to the objects of the job in `text` to reach a target scale plan: its
+ * pods (as rendered) are taken as Running, and every task type is planned with `reconcilePods`.
+ * `target` is `{values: {type: {replicas, cpu, memory}}}` (applied to the job's plan) or
+ * `{text}` (a ScalePlan written in YAML or JSON).
+ */
+function simulate({ text, target }) {
+  const state = jobOf(text);
+  let plan;
+  if (target.text !== undefined) {
+    try {
+      plan = parseYaml(target.text, { prettyErrors: false, uniqueKeys: true });
+    } catch (e) {
+      return { problems: [{ path: "scalePlan", code: "syntax", message: e.message }], entries: [] };
+    }
+  } else {
+    plan = structuredClone(state.base);
+    plan.spec ??= {};
+    plan.spec.replicaResourceSpecs ??= {};
+    for (const [type, v] of Object.entries(target.values)) {
+      const resource = {};
+      if (v.cpu !== "") resource.cpu = v.cpu;
+      if (v.memory !== "") resource.memory = v.memory;
+      plan.spec.replicaResourceSpecs[type] = { replicas: Number(v.replicas), resource };
+    }
+    // A plan that lists the PS addresses lists one per PS: with another PS count, the core's own
+    // addresses for that count (those of the first plan of the job with that many PS).
+    const ps = Number(target.values.ps?.replicas);
+    const psKey = Object.keys(state.job.spec.replicaSpecs ?? {}).find((k) => k.toLowerCase() === "ps");
+    if (plan.spec.psHosts?.length && psKey && Number.isInteger(ps) && ps >= 0 && ps !== plan.spec.psHosts.length) {
+      const resized = structuredClone(state.job);
+      resized.spec.replicaSpecs[psKey].replicas = ps;
+      plan.spec.psHosts = core.initialScalePlan(resized).spec.psHosts;
+    }
+  }
+  const checked = core.validateScalePlan(plan);
+  if (!checked.valid) {
+    return { problems: checked.error.errors, entries: [], plan: stringify(plan) };
+  }
+  if (!state.observed) {
+    const { items } = core.render(state.job, state.plan);
+    state.observed = items.filter((o) => o.kind === "Pod").map((pod) => ({ ...pod, status: { phase: "Running" } }));
+    state.services = new Set(items.filter((o) => o.kind === "Service").map((o) => o.metadata.name));
+  }
+  const types = new Set([...Object.keys(state.job.spec.replicaSpecs ?? {}), ...Object.keys(plan.spec?.replicaResourceSpecs ?? {})]);
+  const actions = [];
+  try {
+    for (const type of types) {
+      if (type.toLowerCase() !== "dlrover-master") {
+        actions.push(...core.reconcilePods(state.job, type.toLowerCase(), plan, state.observed).actions);
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof core.ElasticJobError)) {
+      throw e;
+    }
+    return { problems: e.errors, entries: [], plan: stringify(plan) };
+  }
+  return { problems: [], entries: diffEntries(actions, state.services), plan: stringify(plan) };
+}
+
+/** Every object as one YAML `List`, for `kubectl apply -f -`. */
+function download() {
+  const { job, plan } = need();
+  return { name: job.metadata.name, text: stringify(core.render(job, plan), { lineWidth: 0 }) };
+}
+
+function need() {
+  if (!current) {
+    throw new Error("no valid job yet");
+  }
+  return current;
+}
