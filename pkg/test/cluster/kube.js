@@ -1,0 +1,172 @@
+// What the tests against the real API server share: the kubeconfig `make cluster-up` writes, a raw
+// request helper that returns the server's JSON as it is (the typed client would turn timestamps
+// into Dates and drop fields its models lack, and these tests compare what the server stored with
+// what was sent), and throw-away namespaces.
+import { randomBytes } from "node:crypto";
+import https from "node:https";
+import * as k8s from "@kubernetes/client-node";
+
+/** The admin kubeconfig of the test cluster ($KUBECONFIG, set by `cluster run` and `cluster-up`). */
+export function adminConfig() {
+  if (!process.env.KUBECONFIG) {
+    throw new Error("KUBECONFIG is not set: run these tests with `make test-cluster` (or after `make cluster-up`)");
+  }
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(process.env.KUBECONFIG);
+  return kc;
+}
+
+/** A kubeconfig for the same server that authenticates with a bearer token (a ServiceAccount's). */
+export function tokenConfig(admin, name, token) {
+  const cluster = admin.getCurrentCluster();
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name, token }],
+    contexts: [{ name, cluster: cluster.name, user: name }],
+    currentContext: name,
+  });
+  return kc;
+}
+
+/**
+ * One request; resolves to `{status, body}` with the body parsed from JSON (never rejects on an
+ * HTTP error status, so a test can assert a refusal). `query` values are strings.
+ */
+export async function request(kc, method, path, { body, query, contentType = "application/json" } = {}) {
+  const cluster = kc.getCurrentCluster();
+  const url = new URL(path, cluster.server);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    url.searchParams.set(key, value);
+  }
+  const options = { method, headers: { accept: "application/json" } };
+  await kc.applyToHTTPSOptions(options);
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  if (payload) {
+    options.headers["content-type"] = contentType;
+    options.headers["content-length"] = payload.length;
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, options, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let parsed = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Not JSON (a plain-text error): keep the text.
+        }
+        resolve({ status: res.statusCode, body: parsed });
+      });
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+const RESOURCES = {
+  "v1/Pod": "pods",
+  "v1/Service": "services",
+  "v1/ServiceAccount": "serviceaccounts",
+  "v1/Secret": "secrets",
+  "v1/ConfigMap": "configmaps",
+  "v1/Event": "events",
+  "elastic.iml.github.io/v1alpha1/ElasticJob": "elasticjobs",
+  "elastic.iml.github.io/v1alpha1/ScalePlan": "scaleplans",
+  "coordination.k8s.io/v1/Lease": "leases",
+  "apps/v1/Deployment": "deployments",
+  "rbac.authorization.k8s.io/v1/ClusterRole": "clusterroles",
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "clusterrolebindings",
+};
+const CLUSTER_SCOPED = { "v1/Namespace": "namespaces", ...RESOURCES };
+
+/** The collection URL of an object's kind in `namespace` (or cluster-wide for Namespace and RBAC cluster kinds). */
+export function collection(apiVersion, kind, namespace) {
+  const key = `${apiVersion}/${kind}`;
+  const plural = CLUSTER_SCOPED[key];
+  if (!plural) {
+    throw new Error(`no resource for ${key}`);
+  }
+  const base = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const clusterScoped = kind === "Namespace" || kind.startsWith("Cluster");
+  return clusterScoped || !namespace ? `${base}/${plural}` : `${base}/namespaces/${namespace}/${plural}`;
+}
+
+/** The URL of one object. */
+export function objectPath(obj, namespace = obj.metadata?.namespace) {
+  return `${collection(obj.apiVersion, obj.kind, namespace)}/${encodeURIComponent(obj.metadata.name)}`;
+}
+
+/** A dry-run create (`dryRun=All`, unknown fields refused): `{status, body}`. */
+export function dryRunCreate(kc, obj) {
+  return request(kc, "POST", collection(obj.apiVersion, obj.kind, obj.metadata?.namespace), {
+    body: obj,
+    query: { dryRun: "All", fieldValidation: "Strict" },
+  });
+}
+
+/** Fails with the server's answer unless the status is one of `ok`. */
+export function expectStatus(answer, ok, what) {
+  if (!ok.includes(answer.status)) {
+    throw new Error(`${what}: HTTP ${answer.status}: ${shorten(typeof answer.body === "string" ? answer.body : answer.body?.message ?? JSON.stringify(answer.body))}`);
+  }
+  return answer.body;
+}
+
+/** A server message without the object it may quote in full (a refused patch quotes the whole object). */
+function shorten(message) {
+  return message.length <= 600 ? message : `${message.slice(0, 150)} [...] ${message.slice(-400)}`;
+}
+
+/**
+ * A fresh namespace with its `default` ServiceAccount (the ServiceAccount admission plugin refuses
+ * pods without one, and the test cluster runs no controller-manager to make it). The namespace is
+ * deleted when `t` ends; without the namespace controller it stays Terminating until `cluster-down`.
+ */
+export async function freshNamespace(kc, t, prefix) {
+  const name = `${prefix}-${randomBytes(3).toString("hex")}`;
+  expectStatus(await request(kc, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name } } }), [201], `namespace ${name}`);
+  const sa = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: name } };
+  expectStatus(await request(kc, "POST", collection("v1", "ServiceAccount", name), { body: sa }), [201], `serviceaccount ${name}/default`);
+  t.after(() => request(kc, "DELETE", `/api/v1/namespaces/${name}`));
+  return name;
+}
+
+/**
+ * Where `stored` differs from `sent`: every field of `sent` must be in `stored` with the same
+ * value (the server may add fields: defaults, uid, timestamps). Lists compare element by element.
+ * Returns `{path, sent, stored}` for each difference (`stored` undefined: dropped); empty when
+ * nothing was lost or changed.
+ */
+export function lostOrChanged(sent, stored, path = "") {
+  const differs = [{ path, sent, stored }];
+  if (Array.isArray(sent)) {
+    if (!Array.isArray(stored) || stored.length !== sent.length) {
+      return differs;
+    }
+    return sent.flatMap((item, i) => lostOrChanged(item, stored[i], `${path}[${i}]`));
+  }
+  if (sent !== null && typeof sent === "object") {
+    if (stored === null || typeof stored !== "object" || Array.isArray(stored)) {
+      return differs;
+    }
+    return Object.entries(sent).flatMap(([key, value]) => {
+      const at = path ? `${path}.${key}` : key;
+      // A null field is the field left out.
+      return key in stored ? lostOrChanged(value, stored[key], at) : value === null ? [] : [{ path: at, sent: value, stored: undefined }];
+    });
+  }
+  return sent === stored ? [] : differs;
+}
+
+/** A quantity of a resource list: `...resources.requests.cpu`, a scale plan's `resource.memory`. */
+export function isQuantityPath(path) {
+  return /(^|\.)(resources\.(limits|requests|claims)|resource|resourceLimits|overhead)\.[^.[\]]+$/.test(path);
+}
+
+/** `path: sent -> stored` lines. */
+export function describe(differences) {
+  return differences.map((d) => `${d.path}: ${JSON.stringify(d.sent)} -> ${d.stored === undefined ? "dropped" : JSON.stringify(d.stored)}`);
+}

@@ -1,0 +1,250 @@
+// deploy/rbac.yaml against a real API server (RBAC authorization, the OwnerReferencesPermission-
+// Enforcement admission plugin): acting as the controller's ServiceAccount, with a token from the
+// TokenRequest API, the test does everything the controller does, and is refused the rest.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { before, test } from "node:test";
+import { parseAllDocuments } from "yaml";
+import * as api from "elasticjob";
+import { job as fixtureJob } from "../fixtures.js";
+import { adminConfig, collection, expectStatus, freshNamespace, objectPath, request, tokenConfig } from "./kube.js";
+
+const admin = adminConfig();
+const SA_NAMESPACE = "elasticjob-system";
+const SA_NAME = "elasticjob-controller";
+const SA_USER = `system:serviceaccount:${SA_NAMESPACE}:${SA_NAME}`;
+const SA_GROUPS = ["system:serviceaccounts", `system:serviceaccounts:${SA_NAMESPACE}`, "system:authenticated"];
+
+/** What the controller needs: `group/resource[/subresource]` -> verbs. Everything else is refused. */
+const NEEDED = {
+  "elastic.iml.github.io/elasticjobs": ["get", "list", "watch"],
+  "elastic.iml.github.io/scaleplans": ["get", "list", "watch"],
+  "elastic.iml.github.io/elasticjobs/status": ["update", "patch"],
+  "elastic.iml.github.io/scaleplans/status": ["update", "patch"],
+  "elastic.iml.github.io/elasticjobs/finalizers": ["update"],
+  "/pods": ["get", "list", "watch", "create", "delete"],
+  "/services": ["get", "list", "watch", "create", "update", "patch"],
+  "coordination.k8s.io/leases": ["get", "create", "update"],
+  "/events": ["create", "patch"],
+};
+const VERBS = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
+/** Resources the matrix asks about: the needed ones and their neighbours. */
+const RESOURCES = [
+  ...Object.keys(NEEDED),
+  "elastic.iml.github.io/scaleplans/finalizers",
+  "/pods/status",
+  "/pods/log",
+  "/pods/exec",
+  "/pods/eviction",
+  "/services/status",
+  "/endpoints",
+  "discovery.k8s.io/endpointslices",
+  "events.k8s.io/events",
+  "/secrets",
+  "/configmaps",
+  "/serviceaccounts",
+  "/serviceaccounts/token",
+  "/namespaces",
+  "/nodes",
+  "apps/deployments",
+  "batch/jobs",
+  "rbac.authorization.k8s.io/clusterroles",
+  "rbac.authorization.k8s.io/clusterrolebindings",
+  "apiextensions.k8s.io/customresourcedefinitions",
+];
+const CLUSTER_SCOPED = new Set(["/namespaces", "/nodes", "rbac.authorization.k8s.io/clusterroles", "rbac.authorization.k8s.io/clusterrolebindings", "apiextensions.k8s.io/customresourcedefinitions"]);
+
+let sa;
+
+/** Applies deploy/rbac.yaml as admin (server-side apply: the same on every run). */
+async function applyRbac() {
+  const docs = parseAllDocuments(readFileSync(new URL("../../../deploy/rbac.yaml", import.meta.url), "utf8")).map((d) => d.toJS());
+  for (const obj of docs) {
+    const answer = await request(admin, "PATCH", objectPath(obj), {
+      body: obj,
+      query: { fieldManager: "elasticjob-test", force: "true", fieldValidation: "Strict" },
+      contentType: "application/apply-patch+yaml",
+    });
+    expectStatus(answer, [200, 201], `apply ${obj.kind} ${obj.metadata.name}`);
+  }
+  return docs;
+}
+
+before(async () => {
+  await applyRbac();
+  const answer = await request(admin, "POST", `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${SA_NAME}/token`, {
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } },
+  });
+  const token = expectStatus(answer, [201], "TokenRequest").status.token;
+  sa = tokenConfig(admin, SA_NAME, token);
+});
+
+test("the token authenticates as the controller's ServiceAccount", async () => {
+  const review = await request(sa, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+  });
+  const user = expectStatus(review, [201], "SelfSubjectReview").status.userInfo;
+  assert.equal(user.username, SA_USER);
+  assert.deepEqual([...user.groups].sort(), [...SA_GROUPS].sort());
+});
+
+test("the ServiceAccount is granted exactly what the controller needs (SubjectAccessReview of every verb)", async () => {
+  const wrong = [];
+  for (const resource of RESOURCES) {
+    const [group, name, subresource] = resource.split("/");
+    for (const verb of VERBS) {
+      const review = await request(admin, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+        body: {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SubjectAccessReview",
+          spec: {
+            user: SA_USER,
+            groups: SA_GROUPS,
+            resourceAttributes: { group, resource: name, subresource: subresource ?? "", verb, namespace: CLUSTER_SCOPED.has(resource) ? "" : "training" },
+          },
+        },
+      });
+      const allowed = expectStatus(review, [201], "SubjectAccessReview").status.allowed === true;
+      const needed = (NEEDED[resource] ?? []).includes(verb);
+      if (allowed !== needed) {
+        wrong.push(`${verb} ${resource}: ${allowed ? "allowed, not needed" : "needed, refused"}`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test("as the ServiceAccount: everything the controller does", async (t) => {
+  const ns = await freshNamespace(admin, t, "rbac");
+  // A user's job and scale plan (created by admin, as a user would).
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: ns } };
+  const created = expectStatus(await request(admin, "POST", collection(job.apiVersion, job.kind, ns), { body: job }), [201], "job");
+  const plan = { ...api.initialScalePlan(job), metadata: { ...api.initialScalePlan(job).metadata, namespace: ns } };
+  expectStatus(await request(admin, "POST", collection(plan.apiVersion, plan.kind, ns), { body: plan }), [201], "scale plan");
+  const ok = async (what, method, path, options, statuses = [200]) => expectStatus(await request(sa, method, path, options), statuses, `${what} as ${SA_NAME}`);
+
+  // Watch jobs and plans in every namespace.
+  for (const plural of ["elasticjobs", "scaleplans"]) {
+    const all = `/apis/elastic.iml.github.io/v1alpha1/${plural}`;
+    await ok(`list ${plural}`, "GET", all);
+    await ok(`watch ${plural}`, "GET", all, { query: { watch: "true", timeoutSeconds: "1" } });
+  }
+  const read = await ok("get the job", "GET", objectPath(created));
+  await ok("get the scale plan", "GET", objectPath(plan));
+  // Status: replaced with the resourceVersion read, then patched.
+  const status = { conditions: [{ type: "Created", status: "True", reason: "JobCreated", message: "ElasticJob mnist is created." }], phase: "Created" };
+  await ok("update the job status", "PUT", `${objectPath(created)}/status`, { body: { ...read, status } });
+  await ok("patch the job status", "PATCH", `${objectPath(created)}/status`, { body: { status: { phase: "Pending" } }, contentType: "application/merge-patch+json" });
+  await ok("patch the plan status", "PATCH", `${objectPath(plan)}/status`, { body: { status: { phase: "Pending", createTime: "2026-03-01T10:00:00Z" } }, contentType: "application/merge-patch+json" });
+
+  // The pods and services the core renders for the stored job, owned by it (blockOwnerDeletion).
+  const objects = api.render(read).items;
+  assert.ok(objects.every((o) => o.metadata.ownerReferences?.[0]?.blockOwnerDeletion === true), "the rendered objects are owned by the job");
+  for (const obj of objects) {
+    await ok(`create ${obj.kind} ${obj.metadata.name}`, "POST", collection(obj.apiVersion, obj.kind, ns), { body: obj }, [201]);
+  }
+  await ok("list pods", "GET", collection("v1", "Pod", ns), { query: { labelSelector: "elasticjob.dlrover/name=mnist" } });
+  await ok("watch pods", "GET", collection("v1", "Pod"), { query: { watch: "true", timeoutSeconds: "1", labelSelector: "app=dlrover" } });
+  const pod = objects.find((o) => o.kind === "Pod");
+  await ok("get a pod", "GET", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }));
+  await ok("delete a pod now", "DELETE", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }), { query: { gracePeriodSeconds: "0" } });
+  const service = objects.find((o) => o.kind === "Service");
+  const servicePath = objectPath({ ...service, metadata: { ...service.metadata, namespace: ns } });
+  const storedService = await ok("get a service", "GET", servicePath);
+  await ok("update a service", "PUT", servicePath, { body: { ...storedService, metadata: { ...storedService.metadata, labels: { ...storedService.metadata.labels, updated: "yes" } } } });
+  await ok("apply a service", "PATCH", servicePath, { body: service, query: { fieldManager: "elasticjob-controller", force: "true" }, contentType: "application/apply-patch+yaml" });
+
+  // Leader election on a Lease in its namespace.
+  const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: `elasticjob-controller-${ns}`, namespace: SA_NAMESPACE }, spec: { holderIdentity: "test", leaseDurationSeconds: 15 } };
+  await ok("create a lease", "POST", collection("coordination.k8s.io/v1", "Lease", SA_NAMESPACE), { body: lease }, [201]);
+  const storedLease = await ok("get the lease", "GET", objectPath(lease));
+  await ok("renew the lease", "PUT", objectPath(lease), { body: { ...storedLease, spec: { ...storedLease.spec, renewTime: "2026-03-01T10:00:00.000000Z" } } });
+  t.after(() => request(admin, "DELETE", objectPath(lease)));
+
+  // An event about the job.
+  const event = {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: "mnist.created", namespace: ns },
+    involvedObject: { apiVersion: job.apiVersion, kind: job.kind, name: "mnist", namespace: ns, uid: read.metadata.uid },
+    reason: "PodsCreated",
+    message: "created the master pod and service",
+    type: "Normal",
+    source: { component: "elasticjob-controller" },
+  };
+  await ok("create an event", "POST", collection("v1", "Event", ns), { body: event }, [201]);
+  await ok("patch an event", "PATCH", objectPath(event), { body: { count: 2 }, contentType: "application/merge-patch+json" });
+});
+
+test("as the ServiceAccount: anything else is forbidden", async (t) => {
+  const space = await freshNamespace(admin, t, "rbac-deny");
+  const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "db-password", namespace: space }, stringData: { password: "x" } };
+  expectStatus(await request(admin, "POST", collection("v1", "Secret", space), { body: secret }), [201], "secret");
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: space } };
+  const storedJob = expectStatus(await request(admin, "POST", collection(job.apiVersion, job.kind, space), { body: job }), [201], "job");
+  const objects = api.render(storedJob).items;
+  const pod = objects.find((o) => o.kind === "Pod");
+  const service = objects.find((o) => o.kind === "Service");
+  for (const obj of [pod, service]) {
+    expectStatus(await request(admin, "POST", collection(obj.apiVersion, obj.kind, space), { body: obj }), [201], `${obj.kind} ${obj.metadata.name}`);
+  }
+  const at = (obj) => objectPath({ ...obj, metadata: { ...obj.metadata, namespace: space } });
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "miner", namespace: space },
+    spec: { selector: { matchLabels: { app: "miner" } }, template: { metadata: { labels: { app: "miner" } }, spec: { containers: [{ name: "main", image: "miner:1" }] } } },
+  };
+  const attempts = [
+    ["delete a Secret", "DELETE", objectPath(secret)],
+    ["read a Secret", "GET", objectPath(secret)],
+    ["list Secrets", "GET", collection("v1", "Secret", space)],
+    ["create a Deployment", "POST", collection("apps/v1", "Deployment", space), { body: deployment }],
+    ["change a job's spec", "PATCH", objectPath(storedJob), { body: { spec: { replicaSpecs: { worker: { replicas: 9 } } } }, contentType: "application/merge-patch+json" }],
+    ["delete a job", "DELETE", objectPath(storedJob)],
+    ["create a ScalePlan", "POST", collection("elastic.iml.github.io/v1alpha1", "ScalePlan", space), { body: api.initialScalePlan(job) }],
+    ["patch a pod (the kubelet's business)", "PATCH", at(pod), { body: { metadata: { labels: { x: "y" } } }, contentType: "application/merge-patch+json" }],
+    ["write a pod's status", "PATCH", `${at(pod)}/status`, { body: { status: { phase: "Running" } }, contentType: "application/merge-patch+json" }],
+    ["delete a Service", "DELETE", at(service)],
+    ["create a Namespace", "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "mine" } } }],
+    ["delete a Lease", "DELETE", `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-apiserver`],
+    ["bind itself to cluster-admin", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "mine" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" }, subjects: [{ kind: "ServiceAccount", name: SA_NAME, namespace: SA_NAMESPACE }] } }],
+  ];
+  for (const [what, method, path, options] of attempts) {
+    const answer = await request(sa, method, path, options);
+    assert.equal(answer.status, 403, `${what}: HTTP ${answer.status} ${answer.body?.message ?? ""}`);
+    assert.equal(answer.body.reason, "Forbidden", what);
+  }
+  // And the secret is still there.
+  expectStatus(await request(admin, "GET", objectPath(secret)), [200], "the secret");
+});
+
+test("without the finalizers grant, the owner references the controller writes are refused", async (t) => {
+  // The ClusterRole minus elasticjobs/finalizers, bound to a second ServiceAccount.
+  const space = await freshNamespace(admin, t, "rbac-owner");
+  const name = "no-finalizers";
+  const [, , role] = parseAllDocuments(readFileSync(new URL("../../../deploy/rbac.yaml", import.meta.url), "utf8")).map((d) => d.toJS());
+  const reduced = { ...role, metadata: { name: `elasticjob-test-${name}` }, rules: role.rules.filter((r) => !r.resources.includes("elasticjobs/finalizers")) };
+  assert.equal(reduced.rules.length, role.rules.length - 1);
+  const binding = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name, namespace: space },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: reduced.metadata.name },
+    subjects: [{ kind: "ServiceAccount", name, namespace: space }],
+  };
+  const rolePath = `/apis/rbac.authorization.k8s.io/v1/clusterroles/${reduced.metadata.name}`;
+  expectStatus(await request(admin, "PATCH", rolePath, { body: reduced, query: { fieldManager: "elasticjob-test", force: "true" }, contentType: "application/apply-patch+yaml" }), [200, 201], "reduced role");
+  t.after(() => request(admin, "DELETE", rolePath));
+  expectStatus(await request(admin, "POST", collection("v1", "ServiceAccount", space), { body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: space } } }), [201], "service account");
+  expectStatus(await request(admin, "POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${space}/rolebindings`, { body: binding }), [201], "binding");
+  const token = expectStatus(await request(admin, "POST", `/api/v1/namespaces/${space}/serviceaccounts/${name}/token`, { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } } }), [201], "token").status.token;
+  const other = tokenConfig(admin, name, token);
+
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: space } };
+  const storedJob = expectStatus(await request(admin, "POST", collection(job.apiVersion, job.kind, space), { body: job }), [201], "job");
+  const pod = api.render(storedJob).items.find((o) => o.kind === "Pod");
+  const answer = await request(other, "POST", collection("v1", "Pod", space), { body: pod });
+  assert.equal(answer.status, 403, JSON.stringify(answer.body));
+  assert.match(answer.body.message, /blockOwnerDeletion|finalizers/);
+});

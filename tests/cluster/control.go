@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// How long `up` waits for /readyz, and `down` for the server to drain before it is killed.
+const (
+	readyTimeout = 3 * time.Minute
+	stopTimeout  = 30 * time.Second
+)
+
+// up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
+// given) and waits until they are established. It reports whether it started the server.
+func (c cluster) up(crds string) (started bool, err error) {
+	pid, running := c.running()
+	if !running {
+		if err := c.removeData(); err != nil {
+			return false, err
+		}
+		if pid, err = c.start(); err != nil {
+			return false, err
+		}
+		started = true
+	}
+	begin := time.Now()
+	if err := c.waitReady(pid); err != nil {
+		if started {
+			c.stop(pid)
+		}
+		return false, err
+	}
+	if started {
+		fmt.Fprintf(os.Stderr, "cluster: kube-apiserver ready in %.1fs (pid %d)\n", time.Since(begin).Seconds(), pid)
+	}
+	if crds != "" {
+		if err := c.installCRDs(crds); err != nil {
+			if started {
+				c.stop(pid)
+			}
+			return false, err
+		}
+	}
+	return started, nil
+}
+
+// down stops the control plane if it runs and removes its data and kubeconfig.
+func (c cluster) down() error {
+	if pid, running := c.running(); running {
+		c.stop(pid)
+	}
+	return c.removeData()
+}
+
+// run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
+// control plane afterwards if it started it: when argv fails too, and when the run is interrupted
+// (the signal goes to argv first).
+func (c cluster) run(crds string, argv []string) (int, error) {
+	if len(argv) == 0 {
+		return 0, errors.New("run: no command after --")
+	}
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	started, err := c.up(crds)
+	if err != nil {
+		return 0, err
+	}
+	if started {
+		defer func() {
+			if err := c.down(); err != nil {
+				fmt.Fprintf(os.Stderr, "cluster: %v\n", err)
+			}
+		}()
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig())
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case sig := <-signals:
+			_ = cmd.Process.Signal(sig)
+		case err := <-done:
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				return exit.ExitCode(), nil
+			}
+			if err != nil {
+				return 0, err
+			}
+			return 0, nil
+		}
+	}
+}
+
+// start launches `serve` in its own session (it outlives `up`), its output going to the log.
+func (c cluster) start() (int, error) {
+	if err := os.MkdirAll(c.data(), 0o700); err != nil {
+		return 0, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	log, err := os.OpenFile(c.logFile(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	defer log.Close()
+	cmd := exec.Command(self, "serve", "--dir", c.root)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	pid := cmd.Process.Pid
+	// The process is reaped by whoever outlives it; `up` only needs to know it still runs.
+	_ = cmd.Process.Release()
+	if err := os.WriteFile(c.pidFile(), []byte(strconv.Itoa(pid)), 0o600); err != nil {
+		return 0, err
+	}
+	return pid, nil
+}
+
+// running reads the pid file and reports whether that process is this folder's `serve`.
+func (c cluster) running() (int, bool) {
+	raw, err := os.ReadFile(c.pidFile())
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, c.isServe(pid)
+}
+
+// isServe tells whether pid is alive and runs `serve --dir <this folder>` (a recycled pid is not).
+func (c cluster) isServe(pid int) bool {
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err == nil {
+		// A zombie (state Z) has exited already.
+		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] == "Z" {
+			return false
+		}
+	}
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	return len(args) == 4 && args[1] == "serve" && args[2] == "--dir" && args[3] == c.root
+}
+
+// stop sends SIGTERM, waits for the server to drain and exit, and kills it after stopTimeout.
+func (c cluster) stop(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(stopTimeout)
+	for time.Now().Before(deadline) {
+		if !c.isServe(pid) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, stopTimeout)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	for c.isServe(pid) {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (c cluster) removeData() error {
+	if err := os.RemoveAll(c.data()); err != nil {
+		return err
+	}
+	if err := os.Remove(c.kubeconfig()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// waitReady polls /readyz with the admin identity until it answers `ok`; it fails early, with the
+// end of the log, when the server exits.
+func (c cluster) waitReady(pid int) error {
+	deadline := time.Now().Add(readyTimeout)
+	var last string
+	for time.Now().Before(deadline) {
+		if !c.isServe(pid) {
+			return fmt.Errorf("the control plane exited; the end of %s:\n%s", c.logFile(), c.logTail())
+		}
+		client, server, err := c.adminClient()
+		if err == nil {
+			last, err = readyz(client, server)
+			if err == nil {
+				return nil
+			}
+			last = err.Error()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("/readyz not ok after %s: %s; the end of %s:\n%s", readyTimeout, last, c.logFile(), c.logTail())
+}
+
+func readyz(client *http.Client, server string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, server+"/readyz", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != "ok" {
+		return "", fmt.Errorf("/readyz: %s %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	return "ok", nil
+}
+
+// adminClient is an HTTP client with the kubeconfig's CA and admin certificate, and the server URL.
+func (c cluster) adminClient() (*http.Client, string, error) {
+	config, err := clientcmd.LoadFromFile(c.kubeconfig())
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, ok := config.Contexts[config.CurrentContext]
+	if !ok {
+		return nil, "", errors.New("kubeconfig: no current context")
+	}
+	cluster, user := config.Clusters[ctx.Cluster], config.AuthInfos[ctx.AuthInfo]
+	if cluster == nil || user == nil {
+		return nil, "", errors.New("kubeconfig: the context names no cluster or user")
+	}
+	cert, err := tls.X509KeyPair(user.ClientCertificateData, user.ClientKeyData)
+	if err != nil {
+		return nil, "", err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(cluster.CertificateAuthorityData) {
+		return nil, "", errors.New("kubeconfig: no CA certificate")
+	}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+	return &http.Client{Transport: transport}, cluster.Server, nil
+}
+
+// logTail is the last 40 lines of the server's log.
+func (c cluster) logTail() string {
+	raw, err := os.ReadFile(c.logFile())
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+
+	// What kube-apiserver's own main registers: JSON logs, client-go and version metrics, time zones
+	// for CronJob.
+	_ "time/tzdata"
+
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+)
+
+// serve runs etcd and the API server in the foreground until SIGTERM or SIGINT, then stops both.
+// It makes the PKI on its first start and writes the kubeconfig before the API server listens.
+func (c cluster) serve() error {
+	if _, err := os.Stat(c.pkiFile(saKey)); errors.Is(err, os.ErrNotExist) {
+		if err := c.makePKI(); err != nil {
+			return fmt.Errorf("making keys and certificates: %w", err)
+		}
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return err
+	}
+	apiPort, etcdClient, etcdPeer := ports[0], ports[1], ports[2]
+
+	etcd, err := c.startEtcd(etcdClient, etcdPeer)
+	if err != nil {
+		return fmt.Errorf("starting etcd: %w", err)
+	}
+	defer etcd.Close()
+
+	if err := c.writeKubeconfig(apiPort); err != nil {
+		return err
+	}
+	cmd := app.NewAPIServerCommand()
+	cmd.SetArgs(c.apiServerArgs(apiPort, etcdClient))
+	// The command stops on SIGTERM or SIGINT (it installs the handler itself) after draining.
+	if err := cmd.Execute(); err != nil {
+		return fmt.Errorf("kube-apiserver: %w", err)
+	}
+	return nil
+}
+
+// apiServerArgs are the flags of kube-apiserver: loopback only, client certificates and
+// service-account tokens, Node and RBAC authorization, kube-apiserver's default admission plugins
+// plus NodeRestriction (as kubeadm runs it) and OwnerReferencesPermissionEnforcement (which makes an
+// owner reference with blockOwnerDeletion need `update` on the owner's finalizers, as some
+// distributions enforce).
+func (c cluster) apiServerArgs(apiPort, etcdClient int) []string {
+	return []string{
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(apiPort),
+		"--etcd-servers=http://127.0.0.1:" + strconv.Itoa(etcdClient),
+		"--tls-cert-file=" + c.pkiFile(serverCert),
+		"--tls-private-key-file=" + c.pkiFile(serverKey),
+		"--client-ca-file=" + c.pkiFile(caCert),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + c.pkiFile(saKey),
+		"--service-account-signing-key-file=" + c.pkiFile(saKey),
+		"--service-cluster-ip-range=" + serviceCIDR,
+		"--authorization-mode=Node,RBAC",
+		"--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement",
+		"--allow-privileged=true",
+		// One API server and a loopback address the `kubernetes` endpoints may not hold.
+		"--endpoint-reconciler-type=none",
+		"--cert-dir=" + filepath.Join(c.data(), "apiserver-certs"),
+		"--v=0",
+	}
+}
+
+// startEtcd starts a one-member etcd on loopback, with fsync off (the data lives as long as a test
+// run), and waits until it serves.
+func (c cluster) startEtcd(clientPort, peerPort int) (*embed.Etcd, error) {
+	cfg := embed.NewConfig()
+	cfg.Name = "elasticjob-test"
+	cfg.Dir = filepath.Join(c.data(), "etcd")
+	client := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
+	peer := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(peerPort))}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.LogLevel = "error"
+	cfg.UnsafeNoFsync = true
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, err
+	case <-time.After(60 * time.Second):
+		e.Close()
+		return nil, errors.New("etcd did not become ready in 60s")
+	}
+}
+
+// freePorts asks the kernel for n free loopback ports. They are released before use, so another
+// program could take one in between; the API server or etcd then fails to start and says so.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// writeKubeconfig writes the admin kubeconfig (certificates embedded) for the API server's port.
+func (c cluster) writeKubeconfig(apiPort int) error {
+	ca, err := os.ReadFile(c.pkiFile(caCert))
+	if err != nil {
+		return err
+	}
+	cert, err := os.ReadFile(c.pkiFile(adminCert))
+	if err != nil {
+		return err
+	}
+	key, err := os.ReadFile(c.pkiFile(adminKey))
+	if err != nil {
+		return err
+	}
+	const name = "elasticjob-test"
+	config := clientcmdapi.NewConfig()
+	config.Clusters[name] = &clientcmdapi.Cluster{
+		Server:                   "https://127.0.0.1:" + strconv.Itoa(apiPort),
+		CertificateAuthorityData: ca,
+	}
+	config.AuthInfos[adminUser] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
+	config.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: adminUser, Namespace: "default"}
+	config.CurrentContext = name
+	tmp := c.kubeconfig() + ".tmp"
+	if err := clientcmd.WriteToFile(*config, tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, c.kubeconfig())
+}
