@@ -98,6 +98,17 @@ impl Amount {
     }
 }
 
+/// The form the API server stores a quantity in (`0.5` is `500m`, `1.5Gi` is `1536Mi`, `1000m` is
+/// `1`), so objects the core writes come back from the server as they were sent. Text in the
+/// exponent form (`1e3`), which the server keeps in that form, and text that is not a quantity are
+/// returned as they are.
+pub fn canonical(text: &str) -> String {
+    match Amount::parse(text) {
+        Ok(amount) if !text.contains(['e', 'E']) => amount.to_string(),
+        _ => text.to_owned(),
+    }
+}
+
 fn bounded(nanos: i128, binary: bool) -> Option<Amount> {
     (nanos.abs() <= MAX_UNITS * NANOS_PER_UNIT).then_some(Amount { nanos, binary })
 }
@@ -241,6 +252,26 @@ fn suffix(s: &[u8]) -> Result<(i32, u32), &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_forms_are_the_api_servers() {
+        for (text, stored) in [
+            ("0.5", "500m"),
+            ("1.0", "1"),
+            ("1000m", "1"),
+            ("2000", "2k"),
+            ("1500", "1500"),
+            ("1.5Gi", "1536Mi"),
+            ("1024Mi", "1Gi"),
+            ("1536", "1536"),
+            ("0.0000001", "100n"),
+            ("256Mi", "256Mi"),
+            ("1e3", "1e3"),
+            ("two", "two"),
+        ] {
+            assert_eq!(canonical(text), stored, "{text}");
+        }
+    }
 
     fn units(s: &str) -> i128 {
         Amount::parse(s).map(|a| a.nanos).unwrap_or(i128::MIN)

@@ -12,7 +12,9 @@
 //!   `GRPC_ENABLE_FORK_SUPPORT=False`, `POD_NAME`, `WORKER_NUM` (workers only), and last
 //!   `TF_CONFIG` or `RDZV_ENDPOINT`;
 //! - `restartPolicy: Never` when the template sets none: the operator, not the kubelet, relaunches
-//!   failed replicas, and a pod that restarts in place never reaches `Failed`.
+//!   failed replicas, and a pod that restarts in place never reaches `Failed`;
+//! - every resource quantity in the form the API server stores (`0.5` is `500m`), so a pod reads
+//!   back from the cluster as it was sent.
 
 use std::collections::BTreeMap;
 
@@ -27,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Result};
 use crate::tfconfig::{ClusterLayout, set_env};
-use crate::{job, naming, pod};
+use crate::{job, naming, pod, quantity};
 
 /// Settings of the operator itself, the same for every job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -326,6 +328,9 @@ fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String)
         spec.restart_policy = Some("Never".to_owned());
     }
     for container in &mut spec.containers {
+        if let Some(resources) = &mut container.resources {
+            canonical_quantities(resources);
+        }
         let env = container.env.get_or_insert_with(Vec::new);
         for (key, var) in &job.spec.envs {
             let var_name = if var.name.is_empty() { key } else { &var.name };
@@ -367,6 +372,16 @@ fn set_resources(container: &mut Container, resource: &ResourceList) {
     requests.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
     let limits = resources.limits.get_or_insert_with(BTreeMap::new);
     limits.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
+    canonical_quantities(resources);
+}
+
+/// Every quantity of a container's resources in the API server's form ([`quantity::canonical`]).
+fn canonical_quantities(resources: &mut ResourceRequirements) {
+    for list in [&mut resources.requests, &mut resources.limits].into_iter().flatten() {
+        for q in list.values_mut() {
+            q.0 = quantity::canonical(&q.0);
+        }
+    }
 }
 
 fn default_master_template(image: &str) -> PodTemplateSpec {

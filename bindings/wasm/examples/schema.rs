@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use elasticjob::api::{ElasticJob, ReplicaType, ScalePlan};
 use elasticjob::tfconfig::{SparseClusterSpec, TfConfig};
 use elasticjob::{ErrorReport, List, Options, Plan, Problem, SummaryRow};
-use elasticjob_wasm::{PreviewRow, Validation};
+use elasticjob_wasm::Validation;
 use k8s_openapi::api::core::v1::{Container, Pod};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
@@ -40,7 +40,6 @@ fn main() -> ExitCode {
     generator.subschema_for::<List>();
     generator.subschema_for::<Plan>();
     generator.subschema_for::<SummaryRow>();
-    generator.subschema_for::<PreviewRow>();
     generator.subschema_for::<TfConfig>();
     generator.subschema_for::<Problem>();
     generator.subschema_for::<ErrorReport>();

@@ -50,7 +50,7 @@ extern "C" {
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 import type {
-  Container, ElasticJob, List, Object, Options, Plan, Pod, PreviewRow, Problem, ReplicaType,
+  Container, ElasticJob, List, Object, Options, Plan, Pod, Problem, ReplicaType,
   ScalePlan, SparseClusterSpec, SummaryRow, Validation,
 } from "./types.js";
 
@@ -287,19 +287,19 @@ pub fn summary(#[wasm_bindgen(unchecked_param_type = "List")] list: JsValue) -> 
     output(read_strict::<List>(&list, "list").map(|list| elasticjob::summary(&list)))
 }
 
-/// The rows of `summary(render(job, scalePlan, options))`, each with the port of its service,
-/// without the objects themselves crossing into JavaScript: for a previewer's table of a large
+/// The rows of `summary(render(job, scalePlan, options))`, without the objects themselves crossing
+/// into JavaScript: for a previewer's table of a large
 /// job (the 1,000-worker job renders 22.8 MB of JSON, its rows 0.2 MB).
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = renderSummary, unchecked_return_type = "PreviewRow[]")]
+#[wasm_bindgen(js_name = renderSummary, unchecked_return_type = "SummaryRow[]")]
 pub fn render_summary(
     #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
     #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    output(render_list(&job, &scale_plan, &options).map(|list| PreviewRow::of(&list)))
+    output(render_list(&job, &scale_plan, &options).map(|list| elasticjob::summary(&list)))
 }
 
 /// The object at `index` of `render(job, scalePlan, options).items` (the row of the same index of
@@ -325,42 +325,6 @@ pub fn render_item(
         })
     };
     output(run())
-}
-
-/// A row of `renderSummary`: the core's summary row of an object, and its port.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct PreviewRow {
-    /// The core's summary of the object.
-    #[serde(flatten)]
-    pub row: SummaryRow,
-    /// The first port of a Service; for a Pod, that of the Service of the same name (its
-    /// address).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub port: Option<i32>,
-}
-
-impl PreviewRow {
-    /// The rows of a rendered list, in its order.
-    pub fn of(list: &List) -> Vec<PreviewRow> {
-        let ports: BTreeMap<&str, i32> = list
-            .items
-            .iter()
-            .filter_map(|item| match item {
-                Object::Service(service) => {
-                    Some((service.metadata.name.as_deref()?, service.spec.as_ref()?.ports.as_ref()?.first()?.port))
-                }
-                Object::Pod(_) => None,
-            })
-            .collect();
-        elasticjob::summary(list)
-            .into_iter()
-            .map(|row| {
-                let port = ports.get(row.name.as_str()).copied();
-                PreviewRow { row, port }
-            })
-            .collect()
-    }
 }
 
 /// The answer of `validate` and `validateScalePlan`.

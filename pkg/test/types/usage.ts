@@ -15,7 +15,6 @@ import {
   type List,
   type Object as RenderedObject,
   type Plan,
-  type PreviewRow,
   type Problem,
   type ScalePlan,
   type SummaryRow,
@@ -52,7 +51,7 @@ const job: ElasticJob = {
 const list: List = render(job);
 const names: (string | undefined)[] = list.items.map((o) => o.metadata?.name);
 const rows: SummaryRow[] = summary(list);
-const preview: PreviewRow[] = renderSummary(job, null, { masterImage: "registry.example.com/dlrover:1" });
+const preview: SummaryRow[] = renderSummary(job, null, { masterImage: "registry.example.com/dlrover:1" });
 const port: number | null | undefined = preview[1]?.port;
 const item: RenderedObject = renderItem(job, 3);
 void port;
