@@ -112,8 +112,10 @@ test("reconcile: a new job gets its master and a status", () => {
     ["createPod", "createOrUpdateService", "setJobStatus"],
   );
   const status = plan.actions[2].status;
+  // DLRover's status shape: the common job status under `status`, beside `phase`.
   assert.equal(status.phase, "Created");
-  assert.equal(status.startTime, "2026-01-02T03:04:05Z");
+  assert.equal(status.status.startTime, "2026-01-02T03:04:05Z");
+  assert.deepEqual(status.status.conditions.map((c) => [c.type, c.status]), [["Created", "True"]]);
   // Planning again with the same inputs gives the same plan.
   assert.deepEqual(api.reconcile(job(), null, [], "2026-01-02T03:04:05Z"), plan);
 });
@@ -135,7 +137,7 @@ test("the per-type operations: reconcilePods, handleFaultPods, stopRunningPods, 
   assert.ok(stop.actions.every((a) => a.action === "deletePod" && a.gracePeriodSeconds === 0));
 
   const sync = api.syncJobState(job(), "worker", failed, "2026-01-02T03:04:05Z");
-  assert.deepEqual(sync.actions[0].status.replicaStatuses.worker, { active: 1, failed: 1 });
+  assert.deepEqual(sync.actions[0].status.status.replicaStatuses.worker, { active: 1, failed: 1 });
 });
 
 test("reconcileScalePlan: an auto plan moves its job to Scaling", () => {
@@ -157,8 +159,8 @@ test("insertTfConfigToEnv: a container with TF_CONFIG from a sparse cluster", ()
 test("summary: one row per rendered object", () => {
   const rows = api.summary(api.render(job()));
   assert.equal(rows.length, 8);
-  assert.deepEqual(rows[2], { kind: "Pod", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, cpu: "1", memory: "2Gi", task: "ps:0" });
-  assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0 });
+  assert.deepEqual(rows[2], { kind: "Pod", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, cpu: "1", memory: "2Gi", port: 2222, task: "ps:0" });
+  assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, port: 2222 });
 });
 
 test("renderSummary: the rows of summary(render()), with ports, without the objects", () => {
