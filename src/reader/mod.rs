@@ -94,6 +94,13 @@ impl de::Error for ReadError {
         ReadError { code: Code::Required, message: format!("missing field `{field}`"), kind: Kind::MissingField(field) }
     }
 
+    /// A field that a type refusing unknown fields (`Options`, the policy's settings) does not
+    /// know: `unknown_field`, as the unknown fields of other types are reported.
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        let message = <de::value::Error as de::Error>::unknown_field(field, expected).to_string();
+        ReadError { code: Code::UnknownField, message, kind: Kind::Value }
+    }
+
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         // Worded as serde words it (its own error type keeps the default wording).
         let message = <de::value::Error as de::Error>::unknown_variant(variant, expected).to_string();
@@ -582,6 +589,21 @@ mod tests {
         assert_eq!(
             error_of::<std::collections::BTreeMap<u32, String>>(json!({"-1": "a"})),
             ("-1".to_owned(), Code::InvalidValue, "invalid value: string \"-1\", expected u32".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_type_that_refuses_unknown_fields_reports_them_as_unknown() {
+        // Found by the reader fuzz target: the code was `invalid_value`.
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Strict {
+            image: Option<String>,
+        }
+        assert_eq!(
+            error_of::<Strict>(json!({"imag": "x"})),
+            ("imag".to_owned(), Code::UnknownField, "unknown field `imag`, expected `image`".to_owned())
         );
     }
 
