@@ -20,6 +20,11 @@ mod repair;
 
 pub(crate) use repair::{read_recovering, under};
 
+/// How deep arrays and objects may nest: one level more than serde_json reads from JSON text (127),
+/// so nothing read from text is refused for its depth. A value built in Rust can nest deeper, and reading it into a
+/// type that holds free JSON (`managedFields[].fieldsV1`) would recurse until the stack overflows.
+pub(crate) const MAX_DEPTH: usize = 128;
+
 /// What reading a value found: the value, or the first problem and where it is.
 pub(crate) struct Outcome<T> {
     pub result: Result<T, ReadError>,
@@ -359,7 +364,20 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
     }
 }
 
+/// The error of an array or object nested [`MAX_DEPTH`] levels deep.
+fn too_deep(track: &Track) -> Result<(), ReadError> {
+    if track.marks.len() < MAX_DEPTH {
+        return Ok(());
+    }
+    Err(ReadError {
+        code: Code::TooLarge,
+        message: format!("arrays and objects nest deeper than {MAX_DEPTH} levels here"),
+        kind: Kind::Value,
+    })
+}
+
 fn visit_seq<'de, V: Visitor<'de>>(items: Vec<Value>, track: &mut Track, visitor: V) -> Result<V::Value, ReadError> {
+    too_deep(track)?;
     let len = items.len();
     let mut seq = SeqReader { items: items.into_iter(), index: 0, track };
     let value = visitor.visit_seq(&mut seq)?;
@@ -371,6 +389,7 @@ fn visit_map<'de, V: Visitor<'de>>(
     track: &mut Track,
     visitor: V,
 ) -> Result<V::Value, ReadError> {
+    too_deep(track)?;
     let len = entries.len();
     let mut map = MapReader { entries: entries.into_iter(), key: String::new(), value: None, len: 0, track };
     let value = visitor.visit_map(&mut map)?;
@@ -605,6 +624,19 @@ mod tests {
             error_of::<Strict>(json!({"imag": "x"})),
             ("imag".to_owned(), Code::UnknownField, "unknown field `imag`, expected `image`".to_owned())
         );
+    }
+
+    #[test]
+    fn values_nest_at_most_as_deep_as_json_text() {
+        let nested = |depth: usize| (1..depth).fold(json!([]), |v, _| Value::Array(vec![v]));
+        assert!(read::<Value>(nested(MAX_DEPTH)).result.is_ok());
+        let (path, code, message) = error_of::<Value>(nested(MAX_DEPTH + 1));
+        assert_eq!((path, code), ("[0]".repeat(MAX_DEPTH), Code::TooLarge));
+        assert_eq!(message, "arrays and objects nest deeper than 128 levels here");
+        // Deeper than serde_json reads text.
+        let text = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(serde_json::from_str::<Value>(&text(MAX_DEPTH - 1)).is_ok());
+        assert!(serde_json::from_str::<Value>(&text(MAX_DEPTH)).is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Hint, Kind, Outcome, Step, read};
+use super::{Hint, Kind, MAX_DEPTH, Outcome, Step, read};
 use crate::error::Code;
 
 /// The most repairs one read makes before it gives up: each costs a read of the whole document.
@@ -34,6 +34,18 @@ pub(crate) struct Recovered<T> {
 
 /// Reads a `T` from `value`, going on past shape problems (see the module docs).
 pub(crate) fn read_recovering<T: DeserializeOwned>(mut value: Value) -> Recovered<T> {
+    // Each read takes a copy, and copying recurses as deep as the value nests: a value nesting
+    // deeper than the reader reads is refused before it is copied.
+    if let Some(place) = too_deep(&value) {
+        let path = display(&place);
+        let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
+        return Recovered {
+            value: None,
+            problems: vec![(path.clone(), Code::TooLarge, message)],
+            repaired: vec![path],
+            unknown: Vec::new(),
+        };
+    }
     let mut problems: Vec<(String, Code, String)> = Vec::new();
     let mut repaired: Vec<String> = Vec::new();
     // How often each place was repaired (a missing field apart from a wrong value): a second
@@ -80,6 +92,45 @@ pub(crate) fn read_recovering<T: DeserializeOwned>(mut value: Value) -> Recovere
         }
     }
     Recovered { value: None, problems, repaired, unknown: Vec::new() }
+}
+
+/// The place of the first array or object nested [`MAX_DEPTH`] levels below the top, found
+/// without recursion.
+fn too_deep(value: &Value) -> Option<Vec<Step>> {
+    type Children<'v> = Box<dyn Iterator<Item = (StepRef<'v>, &'v Value)> + 'v>;
+    fn children(value: &Value) -> Option<Children<'_>> {
+        match value {
+            Value::Array(items) => Some(Box::new(items.iter().enumerate().map(|(i, v)| (StepRef::Index(i), v)))),
+            Value::Object(map) => Some(Box::new(map.iter().map(|(k, v)| (StepRef::Key(k), v)))),
+            _ => None,
+        }
+    }
+    let mut stack = vec![children(value)?];
+    let mut path = Vec::new();
+    while let Some(top) = stack.last_mut() {
+        let Some((step, child)) = top.next() else {
+            stack.pop();
+            path.pop();
+            continue;
+        };
+        let Some(grandchildren) = children(child) else { continue };
+        path.push(step);
+        if stack.len() >= MAX_DEPTH {
+            let owned = |s: &StepRef<'_>| match s {
+                StepRef::Key(k) => Step::Key((*k).to_owned()),
+                StepRef::Index(i) => Step::Index(*i),
+            };
+            return Some(path.iter().map(owned).collect());
+        }
+        stack.push(grandchildren);
+    }
+    None
+}
+
+/// A [`Step`] borrowed from the value.
+enum StepRef<'v> {
+    Key(&'v str),
+    Index(usize),
 }
 
 /// Whether `path` is `place` or inside it.
@@ -225,6 +276,20 @@ mod tests {
         assert_eq!(repaired, [String::new()]);
         assert!(under("anything", ""));
         assert!(under("a.b[0]", "a.b") && under("a.b.c", "a.b") && !under("a.bc", "a.b"));
+    }
+
+    #[test]
+    fn a_value_nesting_too_deep_is_refused_before_it_is_copied() {
+        // Copying a value 10,000 deep would overflow a test thread's stack.
+        let deep = (1..10_000).fold(json!([]), |v, _| Value::Array(vec![v]));
+        // (Put in place by hand: `json!` would copy it by serialising it.)
+        let mut container = json!({"name": "m", "args": [{}]});
+        container["args"][0]["a"] = deep;
+        let r = read_recovering::<Container>(container);
+        let path = format!("args[0].a{}", "[0]".repeat(MAX_DEPTH - 3));
+        assert!(r.value.is_none());
+        assert_eq!(r.problems.iter().map(|(p, c, _)| (p.clone(), *c)).collect::<Vec<_>>(), [(path, Code::TooLarge)]);
+        assert!(too_deep(&(1..MAX_DEPTH).fold(json!([]), |v, _| Value::Array(vec![v]))).is_none());
     }
 
     #[test]
