@@ -56,23 +56,36 @@ pub fn strict<T: DeserializeOwned>(value: Value) -> Result<T> {
 /// be read past its problems; else [`Error::Invalid`] with every problem.
 pub fn checked<T: DeserializeOwned>(value: Value, rules: impl FnOnce(&T) -> Vec<Problem>) -> Result<T> {
     let read = reader::read_recovering::<T>(value);
-    let mut problems: Vec<Problem> = read.problems.into_iter().map(|(p, c, m)| Problem::new(p, c, m)).collect();
+    let problems = read.problems.into_iter().map(|(p, c, m)| Problem::new(p, c, m)).collect();
     let whole = read.repaired.iter().any(String::is_empty);
-    let Some(value) = read.value.filter(|_| !whole) else {
-        return Err(match <[Problem; 1]>::try_from(problems) {
-            Ok([one]) => Error::Parse(one),
-            Err(many) => Error::Invalid(many),
-        });
-    };
-    problems.extend(read.unknown.into_iter().map(unknown_field));
-    let repaired = read.repaired;
-    problems.extend(rules(&value).into_iter().filter(|p| !repaired.iter().any(|r| reader::under(&p.path, r))));
-    into_result(problems).map(|()| value)
+    let Some(value) = read.value.filter(|_| !whole) else { return Err(unreadable(problems)) };
+    let found = rules(&value);
+    all_problems(problems, read.unknown, &read.repaired, found).map(|()| value)
 }
 
 fn unknown_field(path: String) -> Problem {
     let field = path.rsplit(['.', '[']).next().unwrap_or_default().to_owned();
     Problem::new(path, Code::UnknownField, format!("`{field}` is not a field here; check its spelling and indentation"))
+}
+
+/// The error of an input that could not be read past its problems.
+fn unreadable(problems: Vec<Problem>) -> Error {
+    match <[Problem; 1]>::try_from(problems) {
+        Ok([one]) => Error::Parse(one),
+        Err(many) => Error::Invalid(many),
+    }
+}
+
+/// The shape problems, the unknown fields, and the rule problems not at or under a repaired place.
+fn all_problems(
+    mut problems: Vec<Problem>,
+    unknown: Vec<String>,
+    repaired: &[String],
+    rules: Vec<Problem>,
+) -> Result<()> {
+    problems.extend(unknown.into_iter().map(unknown_field));
+    problems.extend(rules.into_iter().filter(|p| !repaired.iter().any(|r| reader::under(&p.path, r))));
+    into_result(problems)
 }
 
 /// Reads and validates an `ElasticJob`: shape problems, unknown fields and every rule of

@@ -109,7 +109,8 @@ impl<'a> Planner<'a> {
 
     /// Replaces the live pod `name` by one with the same rank and `resource`, then deletes it once
     /// the replacement runs. A rank the plan's `createPods` fills (`create_ranks`) has its
-    /// replacement there: the plan removes the old pod when it means to.
+    /// replacement there (the plan removes the old pod when it means to), and a rank the plan
+    /// scales away gets none.
     fn migrate(
         &mut self,
         replica_type: ReplicaType,
@@ -121,7 +122,11 @@ impl<'a> Planner<'a> {
         if pod::has_resource(old, resource) {
             return Ok(());
         }
-        let Some(rank) = pod::pod_rank(old).filter(|r| !create_ranks.contains(r)) else { return Ok(()) };
+        // A rank the plan fills through createPods has its replacement there; a rank at or above
+        // the type's target is being scaled away, and a replacement would only be deleted again.
+        let target = self.target(replica_type);
+        let kept = |r: &i32| !create_ranks.contains(r) && target.is_none_or(|n| *r < n);
+        let Some(rank) = pod::pod_rank(old).filter(kept) else { return Ok(()) };
         let replacement = self
             .live(replica_type)
             .find(|p| pod::name(p) != name && pod::pod_rank(p) == Some(rank) && pod::has_resource(p, resource));
@@ -234,6 +239,17 @@ mod tests {
         }
         let (created, deleted) = run(&[old, new], &p);
         assert_eq!((created.as_slice(), deleted.as_slice()), (&[][..], &["j-edljob-worker-0".to_owned()][..]));
+    }
+
+    #[test]
+    fn a_migration_brings_back_no_rank_the_plan_scales_away() {
+        let mut p = plan(0);
+        let resource: ResourceList =
+            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity("2Gi".into()))].into();
+        p.spec.migrate_pods.push(PodMeta { name: "j-edljob-worker-0".into(), resource, ..Default::default() });
+        // A Succeeded pod cannot be stopped, so it stays; it gets no replacement either.
+        let done = task(ReplicaType::Worker, 0, 0, "Succeeded");
+        assert_eq!(run(&[done], &p), (Vec::new(), Vec::new()));
     }
 
     #[test]

@@ -21,8 +21,9 @@ mod repair;
 pub(crate) use repair::{read_recovering, under};
 
 /// How deep arrays and objects may nest: one level more than serde_json reads from JSON text (127),
-/// so nothing read from text is refused for its depth. A value built in Rust can nest deeper, and reading it into a
-/// type that holds free JSON (`managedFields[].fieldsV1`) would recurse until the stack overflows.
+/// so nothing read from text is refused for its depth. A value built in Rust can nest deeper, and
+/// reading it into a type that holds free JSON (`managedFields[].fieldsV1`) would recurse until the
+/// stack overflows.
 pub(crate) const MAX_DEPTH: usize = 128;
 
 /// What reading a value found: the value, or the first problem and where it is.
@@ -33,8 +34,14 @@ pub(crate) struct Outcome<T> {
     /// The path of every field the target type does not know, in the order read (objects' keys
     /// sorted, as `serde_json::Map` keeps them).
     pub unknown: Vec<String>,
-    /// Where the problem is, segment by segment, whether it is about a key, and what kind of
-    /// value was asked for there.
+    /// Where the problem is, for a repair.
+    place: Place,
+}
+
+/// Where a problem is, segment by segment, whether it is about a key, and what kind of value was
+/// asked for there.
+#[derive(Default)]
+struct Place {
     steps: Vec<Step>,
     at_key: bool,
     hint: Option<Hint>,
@@ -44,14 +51,8 @@ pub(crate) struct Outcome<T> {
 pub(crate) fn read<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
     let mut track = Track::default();
     let result = T::deserialize(Reader { value, track: &mut track });
-    Outcome {
-        result,
-        error_path: track.error_path.unwrap_or_default(),
-        unknown: track.unknown,
-        steps: track.error_steps,
-        at_key: track.error_at_key,
-        hint: track.error_hint,
-    }
+    let (error_path, unknown, place) = track.finish();
+    Outcome { result, error_path, unknown, place }
 }
 
 /// A shape problem: a message as serde words it, and its code.
@@ -125,7 +126,11 @@ struct Track {
     error_steps: Vec<Step>,
     /// Whether the error is about a map key rather than a value.
     error_at_key: bool,
-    /// The kind of value the deepest failing frame was asked for.
+    /// The kind of value the frame entered last was asked for.
+    hint: Option<Hint>,
+    /// The kind of value the deepest failing frame was asked for: [`Track::hint`] when the error
+    /// left it. A frame fails before it enters another (a wrong kind, a value its visitor refuses),
+    /// or after, for a missing field, whose repair needs no hint.
     error_hint: Option<Hint>,
     unknown: Vec<String>,
 }
@@ -154,7 +159,16 @@ enum Hint {
 }
 
 impl Track {
+    /// What the read left: the error's path, the unknown fields, and where the error is.
+    #[inline(never)]
+    fn finish(self) -> (String, Vec<String>, Place) {
+        let hint = if self.error_path.is_some() { self.error_hint } else { self.hint };
+        let place = Place { steps: self.error_steps, at_key: self.error_at_key, hint };
+        (self.error_path.unwrap_or_default(), self.unknown, place)
+    }
+
     /// Adds `segment` to the path; returns what [`Track::leave`] needs to take it off.
+    #[inline(never)]
     fn enter(&mut self, segment: Segment<'_>) -> usize {
         let len = self.path.len();
         self.marks.push((len, matches!(segment, Segment::Index(_))));
@@ -175,10 +189,12 @@ impl Track {
 
     /// Takes the segment off again; the first error on the way up keeps the path it happened at.
     /// (Not generic, like `enter`, so that it is compiled once rather than once per type read.)
+    #[inline(never)]
     fn leave(&mut self, len: usize, failed: bool) {
         if failed && self.error_path.is_none() {
             self.error_path = Some(self.path.clone());
             self.error_steps = self.steps();
+            self.error_hint = self.hint;
         }
         self.marks.pop();
         self.path.truncate(len);
@@ -199,14 +215,8 @@ impl Track {
         steps
     }
 
-    /// Notes what the deepest failing frame was asked for (the first call on the way up).
-    fn failed_as(&mut self, hint: Hint) {
-        if self.error_hint.is_none() {
-            self.error_hint = Some(hint);
-        }
-    }
-
     /// Notes that the error is about the key being read.
+    #[inline(never)]
     fn failed_at_key(&mut self) {
         if self.error_path.is_none() {
             self.error_at_key = true;
@@ -245,14 +255,10 @@ impl<'de> Reader<'_> {
         }
     }
 
-    /// [`Reader::any`], noting `hint` when it fails.
+    /// [`Reader::any`], noting first what kind of value is asked for.
     fn hinted<V: Visitor<'de>>(self, hint: Hint, visitor: V) -> Result<V::Value, ReadError> {
-        let Reader { value, track } = self;
-        let read = Reader { value, track: &mut *track }.any(visitor);
-        if read.is_err() {
-            track.failed_as(hint);
-        }
-        read
+        self.track.hint = Some(hint);
+        self.any(visitor)
     }
 }
 
@@ -314,14 +320,11 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        let read = match self.value {
+        self.track.hint = Some(Hint::Enum(variants));
+        match self.value {
             Value::String(s) => visitor.visit_enum(s.into_deserializer()),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
-        };
-        if read.is_err() {
-            self.track.failed_as(Hint::Enum(variants));
         }
-        read
     }
 
     /// Called for a field the target type does not know: note its path, skip its value.
@@ -342,25 +345,19 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        let read = match self.value {
-            Value::Object(entries) => visit_map(entries, &mut *self.track, visitor),
+        self.track.hint = Some(Hint::Map);
+        match self.value {
+            Value::Object(entries) => visit_map(entries, self.track, visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
-        };
-        if read.is_err() {
-            self.track.failed_as(Hint::Map);
         }
-        read
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        let read = match self.value {
-            Value::Array(items) => visit_seq(items, &mut *self.track, visitor),
+        self.track.hint = Some(Hint::Seq);
+        match self.value {
+            Value::Array(items) => visit_seq(items, self.track, visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
-        };
-        if read.is_err() {
-            self.track.failed_as(Hint::Seq);
         }
-        read
     }
 }
 

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Hint, Kind, MAX_DEPTH, Outcome, Step, read};
+use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, read};
 use crate::error::Code;
 
 /// The most repairs one read makes before it gives up: each costs a read of the whole document.
@@ -33,65 +33,86 @@ pub(crate) struct Recovered<T> {
 }
 
 /// Reads a `T` from `value`, going on past shape problems (see the module docs).
-pub(crate) fn read_recovering<T: DeserializeOwned>(mut value: Value) -> Recovered<T> {
-    // Each read takes a copy, and copying recurses as deep as the value nests: a value nesting
-    // deeper than the reader reads is refused before it is copied.
-    if let Some(place) = too_deep(&value) {
+pub(crate) fn read_recovering<T: DeserializeOwned>(value: Value) -> Recovered<T> {
+    // Only the read is generic: the bookkeeping and the repairs are compiled once.
+    let mut repairs = Repairs { value, problems: Vec::new(), repaired: Vec::new(), attempts: BTreeMap::new() };
+    if repairs.too_deep() {
+        return repairs.finish(None, Vec::new());
+    }
+    for _ in 0..=MAX_REPAIRS {
+        let outcome: Outcome<T> = read(repairs.value.clone());
+        match outcome.result {
+            Ok(read) => return repairs.finish(Some(read), outcome.unknown),
+            Err(error) => {
+                if !repairs.mend(error, outcome.error_path, outcome.place) {
+                    break;
+                }
+            }
+        }
+    }
+    repairs.finish(None, Vec::new())
+}
+
+/// The document being mended, and what was found and done so far.
+struct Repairs {
+    value: Value,
+    problems: Vec<(String, Code, String)>,
+    repaired: Vec<String>,
+    /// How often each place was repaired (a missing field apart from a wrong value): a second
+    /// repair of a value takes it away, a third gives up.
+    attempts: BTreeMap<(Vec<Step>, bool), u8>,
+}
+
+impl Repairs {
+    fn finish<T>(self, value: Option<T>, unknown: Vec<String>) -> Recovered<T> {
+        Recovered { value, problems: self.problems, repaired: self.repaired, unknown }
+    }
+
+    /// Each read takes a copy, and copying recurses as deep as the value nests: a value nesting
+    /// deeper than the reader reads is refused before it is copied, with the place where it does.
+    #[inline(never)]
+    fn too_deep(&mut self) -> bool {
+        let Some(place) = too_deep(&self.value) else { return false };
         let path = display(&place);
         let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
-        return Recovered {
-            value: None,
-            problems: vec![(path.clone(), Code::TooLarge, message)],
-            repaired: vec![path],
-            unknown: Vec::new(),
-        };
+        self.problems.push((path.clone(), Code::TooLarge, message));
+        self.repaired.push(path);
+        true
     }
-    let mut problems: Vec<(String, Code, String)> = Vec::new();
-    let mut repaired: Vec<String> = Vec::new();
-    // How often each place was repaired (a missing field apart from a wrong value): a second
-    // repair of a value takes it away, a third gives up.
-    let mut attempts: BTreeMap<(Vec<Step>, bool), u8> = BTreeMap::new();
-    for _ in 0..=MAX_REPAIRS {
-        let outcome: Outcome<T> = read(value.clone());
-        let error = match outcome.result {
-            Ok(read) => return Recovered { value: Some(read), problems, repaired, unknown: outcome.unknown },
-            Err(error) => error,
-        };
-        let mut place = outcome.steps.clone();
+
+    /// Notes the problem (unless a repair caused it) and mends its place; `false` when it cannot.
+    #[inline(never)]
+    fn mend(&mut self, error: ReadError, error_path: String, place: Place) -> bool {
+        let mut target = place.steps.clone();
         let missing = matches!(error.kind, Kind::MissingField(_));
         if let Kind::MissingField(field) = error.kind {
-            place.push(Step::Key(field.to_owned()));
+            target.push(Step::Key(field.to_owned()));
         }
-        let attempt = attempts.entry((place.clone(), missing)).or_insert(0);
+        let attempt = self.attempts.entry((target.clone(), missing)).or_insert(0);
         *attempt += 1;
         let attempt = *attempt;
-        let caused_by_repair = repaired.iter().any(|r| under(&outcome.error_path, r));
-        let seen = problems.iter().any(|(path, _, message)| *path == outcome.error_path && *message == error.message);
+        let caused_by_repair = self.repaired.iter().any(|r| under(&error_path, r));
+        let seen = self.problems.iter().any(|(path, _, message)| *path == error_path && *message == error.message);
         if !caused_by_repair && !seen {
-            problems.push((outcome.error_path.clone(), error.code, error.message));
+            self.problems.push((error_path, error.code, error.message));
         }
-        let target = display(&place);
-        if !repaired.contains(&target) {
-            repaired.push(target);
+        let shown = display(&target);
+        if !self.repaired.contains(&shown) {
+            self.repaired.push(shown);
         }
-        let mended = match error.kind {
-            _ if outcome.at_key => remove(&mut value, &outcome.steps),
-            Kind::MissingField(field) => attempt <= 2 && insert_null(&mut value, &outcome.steps, field),
-            Kind::UnknownVariant(Some(first)) if attempt == 1 => {
-                set(&mut value, &outcome.steps, Value::String(first.to_owned()))
-            }
-            _ if attempt == 1 => match outcome.hint.and_then(stand_in) {
-                Some(stand_in) => set(&mut value, &outcome.steps, stand_in),
-                None => remove(&mut value, &outcome.steps) || set(&mut value, &outcome.steps, Value::Null),
+        let (value, steps) = (&mut self.value, &place.steps);
+        match error.kind {
+            _ if place.at_key => remove(value, steps),
+            Kind::MissingField(field) => attempt <= 2 && insert_null(value, steps, field),
+            Kind::UnknownVariant(Some(first)) if attempt == 1 => set(value, steps, Value::String(first.to_owned())),
+            _ if attempt == 1 => match place.hint.and_then(stand_in) {
+                Some(stand_in) => set(value, steps, stand_in),
+                None => remove(value, steps) || set(value, steps, Value::Null),
             },
-            _ if attempt == 2 => remove(&mut value, &outcome.steps),
+            _ if attempt == 2 => remove(value, steps),
             _ => false,
-        };
-        if !mended {
-            break;
         }
     }
-    Recovered { value: None, problems, repaired, unknown: Vec::new() }
 }
 
 /// The place of the first array or object nested [`MAX_DEPTH`] levels below the top, found

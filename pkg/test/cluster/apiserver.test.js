@@ -339,11 +339,7 @@ for (const row of stricter) {
   });
 }
 
-test(
-  "the core writes quantities in the API server's canonical form (as DLRover's Go types do)",
-  { todo: "the core copies quantities as written (`0.5`); the server and DLRover store `500m`: drop this todo once the core writes canonical quantities" },
-  () => {
-    const distinct = [...new Set(rewrittenQuantities)];
-    assert.equal(distinct.length, 0, `rewritten by the API server:\n${distinct.join("\n")}`);
-  },
-);
+test("the core writes quantities in the API server's canonical form (as DLRover's Go types do)", () => {
+  const distinct = [...new Set(rewrittenQuantities)];
+  assert.equal(distinct.length, 0, `rewritten by the API server:\n${distinct.join("\n")}`);
+});
