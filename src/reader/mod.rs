@@ -47,12 +47,84 @@ struct Place {
     hint: Option<Hint>,
 }
 
-/// Reads a `T` from `value`.
+/// Reads a `T` from `value`; a value nesting deeper than [`MAX_DEPTH`] is refused first, with the
+/// place where it does.
 pub(crate) fn read<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
+    match nested_too_deep(&value) {
+        Some(steps) => too_deep(steps),
+        None => read_within_depth(value),
+    }
+}
+
+/// The outcome of reading a value that nests too deep at `steps`.
+fn too_deep<T>(steps: Vec<Step>) -> Outcome<T> {
+    let (error_path, error) = too_deep_error(&steps);
+    Outcome { result: Err(error), error_path, unknown: Vec::new(), place: Place { steps, at_key: false, hint: None } }
+}
+
+/// The path and the error of a value that nests too deep at `steps`.
+#[inline(never)]
+fn too_deep_error(steps: &[Step]) -> (String, ReadError) {
+    let mut path = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) if path.is_empty() => path.push_str(key),
+            Step::Key(key) => {
+                path.push('.');
+                path.push_str(key);
+            }
+            Step::Index(i) => path.push_str(&format!("[{i}]")),
+        }
+    }
+    let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
+    (path, ReadError { code: Code::TooLarge, message, kind: Kind::Value })
+}
+
+/// Reads a `T` from a `value` known to nest no deeper than [`MAX_DEPTH`].
+pub(crate) fn read_within_depth<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
     let mut track = Track::default();
     let result = T::deserialize(Reader { value, track: &mut track });
     let (error_path, unknown, place) = track.finish();
     Outcome { result, error_path, unknown, place }
+}
+
+/// The place of the first array or object nested [`MAX_DEPTH`] levels below the top, found
+/// without recursion.
+pub(crate) fn nested_too_deep(value: &Value) -> Option<Vec<Step>> {
+    type Children<'v> = Box<dyn Iterator<Item = (StepRef<'v>, &'v Value)> + 'v>;
+    fn children(value: &Value) -> Option<Children<'_>> {
+        match value {
+            Value::Array(items) => Some(Box::new(items.iter().enumerate().map(|(i, v)| (StepRef::Index(i), v)))),
+            Value::Object(map) => Some(Box::new(map.iter().map(|(k, v)| (StepRef::Key(k), v)))),
+            _ => None,
+        }
+    }
+    let mut stack = vec![children(value)?];
+    let mut path = Vec::new();
+    while let Some(top) = stack.last_mut() {
+        let Some((step, child)) = top.next() else {
+            stack.pop();
+            path.pop();
+            continue;
+        };
+        let Some(grandchildren) = children(child) else { continue };
+        path.push(step);
+        if stack.len() >= MAX_DEPTH {
+            let owned = |s: &StepRef<'_>| match s {
+                StepRef::Key(k) => Step::Key((*k).to_owned()),
+                StepRef::Index(i) => Step::Index(*i),
+            };
+            return Some(path.iter().map(owned).collect());
+        }
+        stack.push(grandchildren);
+    }
+    None
+}
+
+/// A [`Step`] borrowed from the value.
+enum StepRef<'v> {
+    Key(&'v str),
+    Index(usize),
 }
 
 /// A shape problem: a message as serde words it, and its code.
@@ -361,20 +433,7 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
     }
 }
 
-/// The error of an array or object nested [`MAX_DEPTH`] levels deep.
-fn too_deep(track: &Track) -> Result<(), ReadError> {
-    if track.marks.len() < MAX_DEPTH {
-        return Ok(());
-    }
-    Err(ReadError {
-        code: Code::TooLarge,
-        message: format!("arrays and objects nest deeper than {MAX_DEPTH} levels here"),
-        kind: Kind::Value,
-    })
-}
-
 fn visit_seq<'de, V: Visitor<'de>>(items: Vec<Value>, track: &mut Track, visitor: V) -> Result<V::Value, ReadError> {
-    too_deep(track)?;
     let len = items.len();
     let mut seq = SeqReader { items: items.into_iter(), index: 0, track };
     let value = visitor.visit_seq(&mut seq)?;
@@ -386,7 +445,6 @@ fn visit_map<'de, V: Visitor<'de>>(
     track: &mut Track,
     visitor: V,
 ) -> Result<V::Value, ReadError> {
-    too_deep(track)?;
     let len = entries.len();
     let mut map = MapReader { entries: entries.into_iter(), key: String::new(), value: None, len: 0, track };
     let value = visitor.visit_map(&mut map)?;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, read};
+use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, nested_too_deep, read_within_depth};
 use crate::error::Code;
 
 /// The most repairs one read makes before it gives up: each costs a read of the whole document.
@@ -40,7 +40,7 @@ pub(crate) fn read_recovering<T: DeserializeOwned>(value: Value) -> Recovered<T>
         return repairs.finish(None, Vec::new());
     }
     for _ in 0..=MAX_REPAIRS {
-        let outcome: Outcome<T> = read(repairs.value.clone());
+        let outcome: Outcome<T> = read_within_depth(repairs.value.clone());
         match outcome.result {
             Ok(read) => return repairs.finish(Some(read), outcome.unknown),
             Err(error) => {
@@ -72,7 +72,7 @@ impl Repairs {
     /// deeper than the reader reads is refused before it is copied, with the place where it does.
     #[inline(never)]
     fn too_deep(&mut self) -> bool {
-        let Some(place) = too_deep(&self.value) else { return false };
+        let Some(place) = nested_too_deep(&self.value) else { return false };
         let path = display(&place);
         let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
         self.problems.push((path.clone(), Code::TooLarge, message));
@@ -113,45 +113,6 @@ impl Repairs {
             _ => false,
         }
     }
-}
-
-/// The place of the first array or object nested [`MAX_DEPTH`] levels below the top, found
-/// without recursion.
-fn too_deep(value: &Value) -> Option<Vec<Step>> {
-    type Children<'v> = Box<dyn Iterator<Item = (StepRef<'v>, &'v Value)> + 'v>;
-    fn children(value: &Value) -> Option<Children<'_>> {
-        match value {
-            Value::Array(items) => Some(Box::new(items.iter().enumerate().map(|(i, v)| (StepRef::Index(i), v)))),
-            Value::Object(map) => Some(Box::new(map.iter().map(|(k, v)| (StepRef::Key(k), v)))),
-            _ => None,
-        }
-    }
-    let mut stack = vec![children(value)?];
-    let mut path = Vec::new();
-    while let Some(top) = stack.last_mut() {
-        let Some((step, child)) = top.next() else {
-            stack.pop();
-            path.pop();
-            continue;
-        };
-        let Some(grandchildren) = children(child) else { continue };
-        path.push(step);
-        if stack.len() >= MAX_DEPTH {
-            let owned = |s: &StepRef<'_>| match s {
-                StepRef::Key(k) => Step::Key((*k).to_owned()),
-                StepRef::Index(i) => Step::Index(*i),
-            };
-            return Some(path.iter().map(owned).collect());
-        }
-        stack.push(grandchildren);
-    }
-    None
-}
-
-/// A [`Step`] borrowed from the value.
-enum StepRef<'v> {
-    Key(&'v str),
-    Index(usize),
 }
 
 /// Whether `path` is `place` or inside it.
@@ -310,7 +271,7 @@ mod tests {
         let path = format!("args[0].a{}", "[0]".repeat(MAX_DEPTH - 3));
         assert!(r.value.is_none());
         assert_eq!(r.problems.iter().map(|(p, c, _)| (p.clone(), *c)).collect::<Vec<_>>(), [(path, Code::TooLarge)]);
-        assert!(too_deep(&(1..MAX_DEPTH).fold(json!([]), |v, _| Value::Array(vec![v]))).is_none());
+        assert!(nested_too_deep(&(1..MAX_DEPTH).fold(json!([]), |v, _| Value::Array(vec![v]))).is_none());
     }
 
     #[test]
