@@ -130,12 +130,22 @@ pub fn check_input(input: &Input) -> (Vec<u8>, Verdict) {
             }
             let text = payload.to_string();
             // The object and settings as the payload's text holds them: a float does not always
-            // come back from serde_json's text as the same f64.
-            let mut read: Value = serde_json::from_str(&text).unwrap_or_default();
-            let object = read["request"]["object"].take();
-            let settings = settings.map(|_| read["settings"].take());
-            let request = AdmissionRequest { operation: operation.into(), kind, object };
-            (text.into_bytes(), Some((request, settings)))
+            // come back from serde_json's text as the same f64. Text nested deeper than serde_json
+            // reads (128 levels) is a payload `review_payload` must refuse as it is, with nothing
+            // to compare it with.
+            match serde_json::from_str::<Value>(&text) {
+                Ok(mut read) => {
+                    let object = read["request"]["object"].take();
+                    let settings = settings.map(|_| read["settings"].take());
+                    let request = AdmissionRequest { operation: operation.into(), kind, object };
+                    (text.into_bytes(), Some((request, settings)))
+                }
+                Err(_) => {
+                    let verdict = admission::review_payload(text.as_bytes());
+                    assert_eq!(verdict.code(), Some(CODE_INVALID), "a payload serde_json cannot read: {verdict:?}");
+                    (text.into_bytes(), None)
+                }
+            }
         }
     };
     let verdict = admission::review_payload(&payload);
