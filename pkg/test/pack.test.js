@@ -50,6 +50,7 @@ test("npm pack ships the package and nothing else", (t) => {
       "cli/validate.js",
       "controller/adapter.js",
       "controller/defaults.js",
+      "controller/expectations.js",
       "controller/index.d.ts",
       "controller/index.js",
       "controller/informer.js",
