@@ -7,7 +7,7 @@
 // TLS) and the watch. Requests and lists are JSON in and out, not client-node's typed models: a
 // model drops the fields it does not know (a pod template field newer than the client would be
 // lost on create) and turns timestamps into Dates, while the core reads and writes the wire format.
-// Every request is counted (`onRequest`), for the metrics and the API-call figures.
+// Every request is counted and timed (`onRequest`), for the metrics and the API-call figures.
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -95,7 +95,7 @@ function objectPath(kind, namespace, name) {
 export class KubeAdapter {
   /**
    * @param {k8s.KubeConfig} kc
-   * @param {{onRequest?: (call: {verb: string, resource: string, code: string}) => void}} [options]
+   * @param {{onRequest?: (call: {verb: string, resource: string, code: string, seconds?: number}) => void}} [options]
    */
   constructor(kc, { onRequest = () => {} } = {}) {
     this.kc = kc;
@@ -154,6 +154,8 @@ export class KubeAdapter {
     }
     const what = `${verb} ${path}`;
     const client = url.protocol === "http:" ? http : https;
+    const started = performance.now();
+    const count = (code) => this.onRequest({ verb, resource, code, seconds: (performance.now() - started) / 1000 });
     let answer;
     try {
       answer = await new Promise((resolve, reject) => {
@@ -168,10 +170,10 @@ export class KubeAdapter {
         req.end(payload);
       });
     } catch (e) {
-      this.onRequest({ verb, resource, code: "error" });
+      count("error");
       throw e;
     }
-    this.onRequest({ verb, resource, code: String(answer.status) });
+    count(String(answer.status));
     let parsed = answer.text;
     try {
       parsed = answer.text === "" ? undefined : JSON.parse(answer.text);

@@ -36,7 +36,12 @@ export async function startController(options = {}) {
   const metrics = new Metrics();
   const kc = loadKubeConfig(o.kubeconfig);
   const adapter = new KubeAdapter(kc, {
-    onRequest: ({ verb, resource, code }) => metrics.requests.inc({ verb, resource, code }),
+    onRequest: ({ verb, resource, code, seconds }) => {
+      metrics.requests.inc({ verb, resource, code });
+      if (seconds !== undefined) {
+        metrics.requestDuration.observe({ verb }, seconds);
+      }
+    },
   });
   await adapter.connect();
   const identity = o.identity ?? `${hostname()}_${randomUUID()}`;

@@ -42,6 +42,13 @@ export class Metrics {
       labelNames: ["verb", "resource", "code"],
       registers,
     });
+    this.requestDuration = new Histogram({
+      name: `${PREFIX}api_request_duration_seconds`,
+      help: "Time of a request to the API server (not of a watch), by verb",
+      labelNames: ["verb"],
+      buckets: [0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
     this.watchRestarts = new Counter({
       name: `${PREFIX}watch_restarts_total`,
       help: "Watches restarted after an error, by kind",

@@ -673,12 +673,14 @@ it("20 jobs at once with 10 workers each all reach Running (figures printed, not
   }
   const writes = byVerb.create + byVerb.apply + byVerb.update + byVerb.delete + byVerb.get;
   const busy = await count("elasticjob_controller_reconcile_duration_seconds_sum");
+  const requestSeconds = await count("elasticjob_controller_api_request_duration_seconds_sum");
+  const requestCount = await count("elasticjob_controller_api_request_duration_seconds_count");
   const reconciles = await count("elasticjob_controller_reconciles_total");
   const planned = reconciles - (await count("elasticjob_controller_reconciles_total", { result: "deferred" }));
   t.diagnostic(`${JOBS} jobs x ${WORKERS} workers (${pods} pods): all Running ${seconds.toFixed(1)} s after they were written, the test playing kubelet and master in ${rounds} rounds`);
   t.diagnostic(`job written -> its master pod created: ${masterCreated}; plan written -> its ${WORKERS + 1} pods and services created and the plan Succeeded: ${planDone}`);
   t.diagnostic(
-    `controller API calls: ${calls} in all, ${(writes / JOBS).toFixed(1)} a job (create ${byVerb.create}, apply ${byVerb.apply}, update ${byVerb.update}, delete ${byVerb.delete}, get ${byVerb.get}), plus ${byVerb.list} lists and ${byVerb.watch} watches for all jobs`,
+    `controller API calls: ${calls} in all, ${(writes / JOBS).toFixed(1)} a job (create ${byVerb.create}, apply ${byVerb.apply}, update ${byVerb.update}, delete ${byVerb.delete}, get ${byVerb.get}), plus ${byVerb.list} lists and ${byVerb.watch} watches for all jobs; ${((1000 * requestSeconds) / requestCount).toFixed(1)} ms a call on average`,
   );
   t.diagnostic(
     `reconcile passes: ${reconciles}, ${(reconciles / JOBS).toFixed(1)} a job (${planned} planned, ${reconciles - planned} deferred until the caches showed the controller's writes); ${(writes / planned).toFixed(2)} API calls a planned pass; ${busy.toFixed(1)} s in passes (4 workers at once)`,
