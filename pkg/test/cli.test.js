@@ -81,7 +81,7 @@ test("render -o summary is a table of every object", async () => {
   assert.match(lines[0], /^KIND +NAME +TYPE +RANK +CPU +MEMORY +TF_CONFIG TASK$/);
   assert.equal(lines.length, 1 + 8);
   assert.match(lines[3], /^Pod +elasticjob-sample-edljob-ps-0 +ps +0 +2 +512Mi +ps:0$/);
-  assert.match(lines[5], /^Pod +elasticjob-sample-edljob-worker-0 +worker +0 +0\.5 +256Mi +worker:0$/);
+  assert.match(lines[5], /^Pod +elasticjob-sample-edljob-worker-0 +worker +0 +500m +256Mi +worker:0$/);
   assert.match(lines[2], /^Service +elasticjob-elasticjob-sample-dlrover-master +dlrover-master +- +- +- +-$/);
 });
 
