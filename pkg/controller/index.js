@@ -24,7 +24,6 @@ export { DEFAULTS } from "./defaults.js";
 export { LOG_LEVELS, Logger } from "./log.js";
 export { WorkQueue } from "./queue.js";
 
-
 /**
  * Starts the controller: its endpoints, its caches, then (when leading, or without leader election)
  * its workers. Resolves once the endpoints listen; `ready` resolves once the caches are filled, and
@@ -145,9 +144,11 @@ export async function startController(options = {}) {
         if (!(e instanceof Stopped)) {
           stopTimer();
           metrics.reconciles.inc({ result: "error" });
-          metrics.errors.inc({ kind: e.status !== undefined || e.code?.startsWith?.("E") ? "api" : "internal" });
+          // An API call that failed is the cluster's trouble; anything else is a bug of this controller.
+          const kind = e.status !== undefined || e.code?.startsWith?.("E") ? "api" : "internal";
+          metrics.errors.inc({ kind });
           const retryInMs = queue.addRateLimited(key);
-          log.warn("reconcile failed; retrying", { job: key, error: e, failures: queue.failuresOf(key), retryInMs });
+          log[kind === "api" ? "warn" : "error"]("reconcile failed; retrying", { job: key, error: e, failures: queue.failuresOf(key), retryInMs });
         }
       } finally {
         queue.done(key);
