@@ -19,9 +19,25 @@ use crate::{job, naming, pod};
 /// # Errors
 /// [`Error::Invalid`] when the job or the plan is invalid or too large.
 pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<List> {
+    rendered(job, scale_plan, options, true)
+}
+
+/// The rows of [`summary`] of [`render()`], without writing the addresses of any pod's
+/// `TF_CONFIG` (a 1,000-worker job lists half a million of them): what a table of a job needs.
+///
+/// # Errors
+/// As [`render()`].
+pub fn render_summary(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<Vec<SummaryRow>> {
+    rendered(job, scale_plan, options, false).map(|list| summary(&list))
+}
+
+fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options, tf_configs: bool) -> Result<List> {
     validate::check_job_and_plan(job, scale_plan)?;
     let plan = job::plan_or_initial(job, scale_plan);
     let mut planner = Planner::new(job, options, &[], &plan)?;
+    if !tf_configs {
+        planner.without_tf_config_values();
+    }
     planner.ensure_master()?;
     for replica_type in ReplicaType::TASKS {
         planner.reconcile_type(replica_type, &plan)?;

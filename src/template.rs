@@ -243,6 +243,8 @@ pub(crate) struct PodFactory<'a> {
     layout: ClusterLayout,
     /// Worker 0's pod IP, when a worker 0 is observed with one (all-reduce only).
     rdzv_ip: Option<String>,
+    /// Whether `TF_CONFIG` gets its value; a summary needs only to know a pod has one.
+    tf_config_values: bool,
 }
 
 impl<'a> PodFactory<'a> {
@@ -254,7 +256,13 @@ impl<'a> PodFactory<'a> {
             .filter(|p| pod::is_alive(p))
             .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
             .find(|ip| !ip.is_empty());
-        PodFactory { job, layout: ClusterLayout::new(job, plan), rdzv_ip }
+        PodFactory { job, layout: ClusterLayout::new(job, plan), rdzv_ip, tf_config_values: true }
+    }
+
+    /// Pods made from now on get an empty `TF_CONFIG`: for a summary, which shows a pod's task
+    /// (its type and rank) but not the addresses, which are most of a large job's bytes.
+    pub(crate) fn without_tf_config_values(&mut self) {
+        self.tf_config_values = false;
     }
 
     /// How many addresses the TF_CONFIG of this task lists (0 for all-reduce jobs).
@@ -289,6 +297,7 @@ impl<'a> PodFactory<'a> {
             DistributionStrategy::ParameterServerStrategy => {
                 let value = match tf_config {
                     Some(value) => value,
+                    None if !self.tf_config_values => String::new(),
                     None => self.tf_config(replica_type, meta.rank, meta.service.as_deref())?,
                 };
                 set_env(container, naming::ENV_TF_CONFIG, value);

@@ -44,3 +44,23 @@ fn golden_cases() {
         failures.join("\n")
     );
 }
+
+/// The summary-only render writes no TF_CONFIG addresses, yet its rows are those of the summary of
+/// the full render, for every golden case that renders.
+#[test]
+fn render_summary_is_the_summary_of_render() {
+    let mut compared = 0;
+    for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
+        let input = common::yaml_file(&entry.unwrap().path().join("input.yaml"));
+        if input["op"] != "render" {
+            continue;
+        }
+        let Ok(job) = elasticjob::parse::job(input["job"].clone()) else { continue };
+        let plan = input.get("scalePlan").map(|p| elasticjob::parse::scale_plan(p.clone()).unwrap());
+        let options = elasticjob::Options::default();
+        let full = elasticjob::render(&job, plan.as_ref(), &options).map(|l| elasticjob::summary(&l));
+        assert_eq!(elasticjob::render::render_summary(&job, plan.as_ref(), &options), full);
+        compared += 1;
+    }
+    assert!(compared >= 5, "only {compared} render cases");
+}

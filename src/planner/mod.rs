@@ -119,6 +119,11 @@ impl<'a> Planner<'a> {
         Plan { actions: self.actions }
     }
 
+    /// Pods this planner makes get an empty `TF_CONFIG` (see [`PodFactory`]).
+    pub(crate) fn without_tf_config_values(&mut self) {
+        self.factory.without_tf_config_values();
+    }
+
     /// Whether some pods were left for a later pass to keep within [`MAX_TF_CONFIG_HOSTS`].
     pub(crate) fn deferred(&self) -> bool {
         self.deferred

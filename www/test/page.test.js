@@ -112,9 +112,9 @@ test("the sample: every object in the table, with kind, name, type, rank, cpu, m
     // The sample plan migrates ps-0 to 2 CPUs and 512Mi; a first launch starts it so.
     ["Pod", "elasticjob-sample-edljob-ps-0", "ps", "0", "2", "512Mi", "2222"],
     ["Service", "elasticjob-sample-edljob-ps-0", "ps", "0", "", "", "2222"],
-    ["Pod", "elasticjob-sample-edljob-worker-0", "worker", "0", "0.5", "256Mi", "3333"],
+    ["Pod", "elasticjob-sample-edljob-worker-0", "worker", "0", "500m", "256Mi", "3333"],
     ["Service", "elasticjob-sample-edljob-worker-0", "worker", "0", "", "", "3333"],
-    ["Pod", "elasticjob-sample-edljob-worker-1", "worker", "1", "0.5", "256Mi", "3333"],
+    ["Pod", "elasticjob-sample-edljob-worker-1", "worker", "1", "500m", "256Mi", "3333"],
     ["Service", "elasticjob-sample-edljob-worker-1", "worker", "1", "", "", "3333"],
   ]);
   assert.equal(await page.textContent("#problem-count"), "none");

@@ -19,9 +19,8 @@ pub mod json;
 
 use elasticjob::api::{ElasticJob, ScalePlan};
 use elasticjob::tfconfig::SparseClusterSpec;
-use std::collections::BTreeMap;
 
-use elasticjob::{Code, Error, ErrorReport, List, Object, Options, Problem, Result, SummaryRow, parse};
+use elasticjob::{Code, Error, ErrorReport, List, Options, Problem, Result, parse};
 use k8s_openapi::api::core::v1::{Container, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
@@ -299,7 +298,11 @@ pub fn render_summary(
     #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    output(render_list(&job, &scale_plan, &options).map(|list| elasticjob::summary(&list)))
+    let run = || {
+        let job = read_job(&job)?;
+        elasticjob::render::render_summary(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)
+    };
+    output(run())
 }
 
 /// The object at `index` of `render(job, scalePlan, options).items` (the row of the same index of
