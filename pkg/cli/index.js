@@ -1,7 +1,7 @@
 // The `elasticjob` command as a function: `main(argv, io)` runs one command line against the given
 // standard input and outputs and resolves to its exit status. This module holds the command table,
 // the parsing of arguments and the usage texts; each command is a module of its own (render.js,
-// validate.js, tf-config.js, plan.js), reading is input.js and formatting output.js. bin/elasticjob.js
+// validate.js, tf-config.js, plan.js, controller.js), reading is input.js and formatting output.js. bin/elasticjob.js
 // calls it with the process's streams.
 //
 // A command is `{name, usage, about, help, options, positionals: [min, max], run}`, where `options`
@@ -9,6 +9,7 @@
 // throws a UsageError (exit 2) or an InputError (exit 1).
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import controller from "./controller.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
 import plan from "./plan.js";
 import render from "./render.js";
@@ -17,7 +18,7 @@ import validate from "./validate.js";
 
 export { EXIT };
 
-const COMMANDS = new Map([render, validate, tfConfig, plan].map((c) => [c.name, c]));
+const COMMANDS = new Map([render, validate, tfConfig, plan, controller].map((c) => [c.name, c]));
 
 const INPUT = `FILE is YAML (an ElasticJob and a ScalePlan may share a file as two documents) or JSON;
 \`-\` reads standard input.`;
@@ -106,13 +107,14 @@ function parseCommand(command, args) {
     throw new UsageError("FILE is missing");
   }
   if (count > max) {
-    throw new UsageError(`one FILE expected, got ${count}: ${parsed.positionals.join(" ")}`);
+    throw new UsageError(max === 0 ? `no argument expected, got ${parsed.positionals.join(" ")}` : `one FILE expected, got ${count}: ${parsed.positionals.join(" ")}`);
   }
   return parsed;
 }
 
 function commandHelp(command) {
-  return `Usage: elasticjob ${command.usage}\n\n${command.help}\n\n${INPUT}`;
+  // FILE is explained to the commands that read one.
+  return `Usage: elasticjob ${command.usage}\n\n${command.help}${command.positionals[1] > 0 ? `\n\n${INPUT}` : ""}`;
 }
 
 function usageError(io, message, command) {

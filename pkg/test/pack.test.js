@@ -38,6 +38,7 @@ test("npm pack ships the package and nothing else", (t) => {
       "api.js",
       "bin/elasticjob.js",
       "browser.js",
+      "cli/controller.js",
       "cli/errors.js",
       "cli/index.d.ts",
       "cli/index.js",
@@ -47,6 +48,18 @@ test("npm pack ships the package and nothing else", (t) => {
       "cli/render.js",
       "cli/tf-config.js",
       "cli/validate.js",
+      "controller/adapter.js",
+      "controller/defaults.js",
+      "controller/expectations.js",
+      "controller/index.d.ts",
+      "controller/index.js",
+      "controller/informer.js",
+      "controller/leader.js",
+      "controller/log.js",
+      "controller/metrics.js",
+      "controller/queue.js",
+      "controller/reconciler.js",
+      "controller/serve.js",
       "dist/elasticjob_wasm.d.ts",
       "dist/elasticjob_wasm.js",
       "dist/elasticjob_wasm_bg.wasm",
@@ -90,6 +103,9 @@ console.log(JSON.stringify({ status, task: JSON.parse(out).task }));
   const cli = JSON.parse(run(process.execPath, ["cli.js", join(ROOT, "examples/elasticjob.yaml")], project));
   assert.deepEqual(cli, { status: 0, task: { type: "ps", index: 0 } });
 
+  writeFileSync(join(project, "controller.js"), `import { startController, WorkQueue } from "elasticjob/controller";\nconsole.log(typeof startController, typeof WorkQueue);\n`);
+  assert.equal(run(process.execPath, ["controller.js"], project), "function function\n");
+
   writeFileSync(join(project, "main.cjs"), `const { tfConfig } = require("elasticjob");\nconsole.log(typeof tfConfig);\n`);
   assert.equal(run(process.execPath, ["main.cjs"], project), "function\n");
 });
@@ -99,6 +115,7 @@ test("its types compile in the fresh project, with Node and with bundler resolut
     join(project, "main.ts"),
     `import { render, ElasticJobError, type ElasticJob, type List } from "elasticjob";
 import { main, type Io } from "elasticjob/cli";
+import { startController, type ControllerOptions } from "elasticjob/controller";
 const job: ElasticJob = { metadata: { name: "mnist" }, spec: { distributionStrategy: "ParameterServerStrategy",
   replicaSpecs: { worker: { replicas: 2, template: { spec: { containers: [{ name: "main", image: "tf:2" }] } } } } } };
 const list: List = render(job);
@@ -107,7 +124,9 @@ try { render(job); } catch (e) { if (e instanceof ElasticJobError) { const paths
 render({ spec: { replicaSpecs: { worker: { replicas: "2" } } } });
 const io: Io = { stdin: "", stdout: { write: (text: string) => text.length }, stderr: { write: () => true } };
 const status: Promise<number> = main(["validate", "-"], io);
-export { list, status };
+const options: ControllerOptions = { namespace: "training", leaderElect: true };
+const started = startController(options).then((c) => c.stop());
+export { list, status, started };
 `,
   );
   const options = { target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: [] };
@@ -123,4 +142,5 @@ test("npx elasticjob runs the CLI of the installed package", () => {
   const summary = run("npx", ["--no-install", "elasticjob", "render", join(ROOT, "examples/elasticjob.yaml"), "-o", "summary"], project);
   assert.match(summary, /^KIND +NAME +TYPE +RANK +CPU +MEMORY +TF_CONFIG TASK\n/);
   assert.match(summary, /\nPod +elasticjob-sample-edljob-ps-0 +ps +0 /);
+  assert.match(run("npx", ["--no-install", "elasticjob", "controller", "--help"], project), /^Usage: elasticjob controller /);
 });

@@ -29,6 +29,7 @@ test("no `any` in the types, the error class or the functions' signatures", () =
   assert.doesNotMatch(code("dist/types.d.ts"), /\bany\b/);
   assert.doesNotMatch(code("index.d.ts"), /\bany\b/);
   assert.doesNotMatch(code("cli/index.d.ts"), /\bany\b/);
+  assert.doesNotMatch(code("controller/index.d.ts"), /\bany\b/);
   // The glue also declares its loader's internals (`InitOutput`), which the package does not export.
   const glue = code("dist/elasticjob_wasm.d.ts");
   const api = glue.slice(0, glue.indexOf("export type InitInput"));

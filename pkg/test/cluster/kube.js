@@ -1,10 +1,12 @@
 // What the tests against the real API server share: the kubeconfig `make cluster-up` writes, a raw
 // request helper that returns the server's JSON as it is (the typed client would turn timestamps
 // into Dates and drop fields its models lack, and these tests compare what the server stored with
-// what was sent), and throw-away namespaces.
+// what was sent), throw-away namespaces, the repository's manifests and ServiceAccount tokens.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import https from "node:https";
 import * as k8s from "@kubernetes/client-node";
+import { parseAllDocuments } from "yaml";
 
 /** The admin kubeconfig of the test cluster ($KUBECONFIG, set by `cluster run` and `cluster-up`). */
 export function adminConfig() {
@@ -169,4 +171,34 @@ export function isQuantityPath(path) {
 /** `path: sent -> stored` lines. */
 export function describe(differences) {
   return differences.map((d) => `${d.path}: ${JSON.stringify(d.sent)} -> ${d.stored === undefined ? "dropped" : JSON.stringify(d.stored)}`);
+}
+
+/** The controller's identity (deploy/rbac.yaml). */
+export const CONTROLLER_SA = { namespace: "elasticjob-system", name: "elasticjob-controller" };
+
+/** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed. */
+export function manifests(path) {
+  return parseAllDocuments(readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8")).map((d) => d.toJS());
+}
+
+/** Applies a manifest file as admin (server-side apply: the same on every run); resolves to its objects. */
+export async function applyManifests(kc, path) {
+  const docs = manifests(path);
+  for (const obj of docs) {
+    const answer = await request(kc, "PATCH", objectPath(obj), {
+      body: obj,
+      query: { fieldManager: "elasticjob-test", force: "true", fieldValidation: "Strict" },
+      contentType: "application/apply-patch+yaml",
+    });
+    expectStatus(answer, [200, 201], `apply ${obj.kind} ${obj.metadata.name}`);
+  }
+  return docs;
+}
+
+/** A token of a ServiceAccount from the TokenRequest API. */
+export async function serviceAccountToken(kc, { namespace, name }, expirationSeconds = 3600) {
+  const answer = await request(kc, "POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds } },
+  });
+  return expectStatus(answer, [201], `TokenRequest for ${namespace}/${name}`).status.token;
 }

@@ -2,16 +2,25 @@
 // Enforcement admission plugin): acting as the controller's ServiceAccount, with a token from the
 // TokenRequest API, the test does everything the controller does, and is refused the rest.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { before, test } from "node:test";
-import { parseAllDocuments } from "yaml";
 import * as api from "elasticjob";
 import { job as fixtureJob } from "../fixtures.js";
-import { adminConfig, collection, expectStatus, freshNamespace, objectPath, request, tokenConfig } from "./kube.js";
+import {
+  CONTROLLER_SA,
+  adminConfig,
+  applyManifests,
+  collection,
+  expectStatus,
+  freshNamespace,
+  manifests,
+  objectPath,
+  request,
+  serviceAccountToken,
+  tokenConfig,
+} from "./kube.js";
 
 const admin = adminConfig();
-const SA_NAMESPACE = "elasticjob-system";
-const SA_NAME = "elasticjob-controller";
+const { namespace: SA_NAMESPACE, name: SA_NAME } = CONTROLLER_SA;
 const SA_USER = `system:serviceaccount:${SA_NAMESPACE}:${SA_NAME}`;
 const SA_GROUPS = ["system:serviceaccounts", `system:serviceaccounts:${SA_NAMESPACE}`, "system:authenticated"];
 
@@ -56,27 +65,9 @@ const CLUSTER_SCOPED = new Set(["/namespaces", "/nodes", "rbac.authorization.k8s
 
 let sa;
 
-/** Applies deploy/rbac.yaml as admin (server-side apply: the same on every run). */
-async function applyRbac() {
-  const docs = parseAllDocuments(readFileSync(new URL("../../../deploy/rbac.yaml", import.meta.url), "utf8")).map((d) => d.toJS());
-  for (const obj of docs) {
-    const answer = await request(admin, "PATCH", objectPath(obj), {
-      body: obj,
-      query: { fieldManager: "elasticjob-test", force: "true", fieldValidation: "Strict" },
-      contentType: "application/apply-patch+yaml",
-    });
-    expectStatus(answer, [200, 201], `apply ${obj.kind} ${obj.metadata.name}`);
-  }
-  return docs;
-}
-
 before(async () => {
-  await applyRbac();
-  const answer = await request(admin, "POST", `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${SA_NAME}/token`, {
-    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } },
-  });
-  const token = expectStatus(answer, [201], "TokenRequest").status.token;
-  sa = tokenConfig(admin, SA_NAME, token);
+  await applyManifests(admin, "deploy/rbac.yaml");
+  sa = tokenConfig(admin, SA_NAME, await serviceAccountToken(admin, CONTROLLER_SA, 600));
 });
 
 test("the token authenticates as the controller's ServiceAccount", async () => {
@@ -223,7 +214,7 @@ test("without the finalizers grant, the owner references the controller writes a
   // The ClusterRole minus elasticjobs/finalizers, bound to a second ServiceAccount.
   const space = await freshNamespace(admin, t, "rbac-owner");
   const name = "no-finalizers";
-  const [, , role] = parseAllDocuments(readFileSync(new URL("../../../deploy/rbac.yaml", import.meta.url), "utf8")).map((d) => d.toJS());
+  const [, , role] = manifests("deploy/rbac.yaml");
   const reduced = { ...role, metadata: { name: `elasticjob-test-${name}` }, rules: role.rules.filter((r) => !r.resources.includes("elasticjobs/finalizers")) };
   assert.equal(reduced.rules.length, role.rules.length - 1);
   const binding = {
@@ -238,8 +229,7 @@ test("without the finalizers grant, the owner references the controller writes a
   t.after(() => request(admin, "DELETE", rolePath));
   expectStatus(await request(admin, "POST", collection("v1", "ServiceAccount", space), { body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: space } } }), [201], "service account");
   expectStatus(await request(admin, "POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${space}/rolebindings`, { body: binding }), [201], "binding");
-  const token = expectStatus(await request(admin, "POST", `/api/v1/namespaces/${space}/serviceaccounts/${name}/token`, { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } } }), [201], "token").status.token;
-  const other = tokenConfig(admin, name, token);
+  const other = tokenConfig(admin, name, await serviceAccountToken(admin, { namespace: space, name }, 600));
 
   const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: space } };
   const storedJob = expectStatus(await request(admin, "POST", collection(job.apiVersion, job.kind, space), { body: job }), [201], "job");

@@ -22,6 +22,8 @@ import {
 } from "elasticjob";
 import * as cli from "elasticjob/cli";
 import { EXIT, main, type Io } from "elasticjob/cli";
+import * as controller from "elasticjob/controller";
+import { DEFAULTS, Logger, WorkQueue, startController, type Controller, type ControllerOptions, type Ended } from "elasticjob/controller";
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type NoAnyIn<F> = F extends (...args: infer A) => infer R
@@ -33,6 +35,7 @@ type Assert<T extends true> = T;
 // Every export: no parameter and no result is `any`.
 export type EveryExportIsTyped = Assert<{ [K in keyof typeof elasticjob]: NoAnyIn<(typeof elasticjob)[K]> }[keyof typeof elasticjob]>;
 export type EveryCliExportIsTyped = Assert<{ [K in keyof typeof cli]: NoAnyIn<(typeof cli)[K]> }[keyof typeof cli]>;
+export type EveryControllerExportIsTyped = Assert<{ [K in keyof typeof controller]: NoAnyIn<(typeof controller)[K]> }[keyof typeof controller]>;
 export type ErrorsAreTyped = Assert<IsAny<ElasticJobError["errors"]> extends false ? true : false>;
 
 const job: ElasticJob = {
@@ -107,4 +110,21 @@ void main(["tf-config", "job.yaml", "--index", 0], io);
 // @ts-expect-error readFile gives the text
 void main(["render", "job.yaml"], { ...io, readFile: (file: string) => file.length });
 
-void [names, rows, config, problems, container, status, usage];
+// The controller: options checked, a running controller stopped, the work queue.
+const options: ControllerOptions = { namespace: "training", leaderElect: true, metricsPort: 0, healthPort: 0, logLevel: "debug" };
+async function runController(): Promise<0 | 1> {
+  const running: Controller = await startController({ ...options, logger: new Logger(io.stdout).child({ component: "controller" }) });
+  await running.ready;
+  const ended: Ended = await running.stop();
+  return ended.code;
+}
+// @ts-expect-error not a log level
+void startController({ logLevel: "loud" });
+// @ts-expect-error ports are numbers
+void startController({ metricsPort: "8080" });
+const queue = new WorkQueue({ baseDelayMs: 10 });
+queue.add("training/mnist");
+const key: Promise<string | undefined> = queue.get();
+const lease: number = DEFAULTS.leaseDurationSeconds;
+
+void [names, rows, config, problems, container, status, usage, runController, key, lease];

@@ -1,0 +1,147 @@
+// `elasticjob controller`: runs the ElasticJob controller (elasticjob/controller) until SIGTERM or
+// SIGINT, which let the action under way finish, release the leader lease and exit 0.
+import { DEFAULTS } from "../controller/defaults.js";
+import { LOG_LEVELS, Logger } from "../controller/log.js";
+import { EXIT, InputError, UsageError } from "./errors.js";
+
+const SECONDS = {
+  "leader-elect-lease-duration": "leaseDurationSeconds",
+  "leader-elect-renew-deadline": "renewDeadlineSeconds",
+  "leader-elect-retry-period": "retryPeriodSeconds",
+  resync: "resyncSeconds",
+};
+
+export default {
+  name: "controller",
+  usage: "controller [--namespace NS] [--master-image IMAGE] [--kubeconfig PATH] [--leader-elect] [--metrics-port N] [--health-port N]",
+  about: "run the ElasticJob controller against a cluster (until SIGTERM)",
+  help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
+carries out the plans of the elasticjob core (the job master, the task pods and services of each
+ScalePlan, fault relaunches, suspend, the job and plan status). Logs are JSON lines on standard
+output. SIGTERM or SIGINT finishes the action under way, releases the leader lease and exits 0.
+
+Options:
+  --namespace NS          watch only this namespace (default: every namespace)
+  --master-image IMAGE    the image of the default job master (a job without a dlrover-master
+                          replica spec)
+  --kubeconfig PATH       the cluster to talk to (default: $KUBECONFIG, else the pod's
+                          ServiceAccount when run in a cluster, else ~/.kube/config)
+  --leader-elect          act only while holding the leader Lease (for several replicas)
+  --leader-elect-namespace NS   the Lease's namespace (default: the pod's, else ${DEFAULTS.leaseNamespace})
+  --leader-elect-name NAME      the Lease's name (default: ${DEFAULTS.leaseName})
+  --leader-elect-lease-duration SECONDS   how long a silent leader keeps the lease (default: ${DEFAULTS.leaseDurationSeconds})
+  --leader-elect-renew-deadline SECONDS   how long the leader tries to renew before it gives up (default: ${DEFAULTS.renewDeadlineSeconds})
+  --leader-elect-retry-period SECONDS     time between tries (default: ${DEFAULTS.retryPeriodSeconds})
+  --metrics-port N        Prometheus /metrics (default: ${DEFAULTS.metricsPort}; 0: a free port)
+  --health-port N         /healthz and /readyz (default: ${DEFAULTS.healthPort}; 0: a free port)
+  --workers N             jobs reconciled at once (default: ${DEFAULTS.workers}; one pass per job at a time)
+  --resync SECONDS        every job is reconciled at least this often (default: ${DEFAULTS.resyncSeconds})
+  --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default: ${DEFAULTS.logLevel})
+
+Exit status: 0 once stopped by SIGTERM or SIGINT; 1 when it cannot start, or when it lost the
+leader lease (another instance leads now); 2 for wrong usage.`,
+  options: {
+    namespace: { type: "string" },
+    "master-image": { type: "string" },
+    kubeconfig: { type: "string" },
+    "leader-elect": { type: "boolean" },
+    "leader-elect-namespace": { type: "string" },
+    "leader-elect-name": { type: "string" },
+    "leader-elect-lease-duration": { type: "string" },
+    "leader-elect-renew-deadline": { type: "string" },
+    "leader-elect-retry-period": { type: "string" },
+    "metrics-port": { type: "string" },
+    "health-port": { type: "string" },
+    workers: { type: "string" },
+    resync: { type: "string" },
+    "log-level": { type: "string" },
+  },
+  positionals: [0, 0],
+  async run(_positionals, values, io) {
+    const options = {
+      namespace: values.namespace,
+      masterImage: values["master-image"],
+      kubeconfig: values.kubeconfig,
+      leaderElect: values["leader-elect"] ?? false,
+      leaseNamespace: values["leader-elect-namespace"],
+      leaseName: values["leader-elect-name"],
+      metricsPort: port(values, "metrics-port"),
+      healthPort: port(values, "health-port"),
+      workers: whole(values, "workers", 1),
+      logLevel: values["log-level"],
+    };
+    for (const [flag, key] of Object.entries(SECONDS)) {
+      options[key] = seconds(values, flag);
+    }
+    if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
+      throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, not \`${options.logLevel}\``);
+    }
+    for (const flag of ["namespace", "master-image", "kubeconfig", "leader-elect-namespace", "leader-elect-name"]) {
+      if (values[flag] === "") {
+        throw new UsageError(`--${flag} is empty`);
+      }
+    }
+    const lease = [options.leaseDurationSeconds ?? DEFAULTS.leaseDurationSeconds, options.renewDeadlineSeconds ?? DEFAULTS.renewDeadlineSeconds, options.retryPeriodSeconds ?? DEFAULTS.retryPeriodSeconds];
+    if (options.leaderElect && !(lease[0] > lease[1] && lease[1] > lease[2])) {
+      throw new UsageError(`the lease duration (${lease[0]} s) must exceed the renew deadline (${lease[1]} s), which must exceed the retry period (${lease[2]} s)`);
+    }
+
+    // Loaded here: the Kubernetes client takes about a second to load, which the other commands skip.
+    const { startController } = await import("../controller/index.js");
+    let controller;
+    try {
+      controller = await startController({ ...options, logger: new Logger(io.stdout, { level: options.logLevel ?? DEFAULTS.logLevel }) });
+    } catch (e) {
+      throw new InputError([`elasticjob controller: cannot start: ${e.message}`]);
+    }
+    let signals = 0;
+    const onSignal = (signal) => {
+      signals += 1;
+      if (signals > 1) {
+        // A second signal: stop now, without waiting for the action under way.
+        process.exit(EXIT.invalid);
+      }
+      io.stderr.write(`elasticjob controller: ${signal}: finishing the action under way, then exiting\n`);
+      controller.stop();
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    try {
+      const { code } = await controller.done;
+      return code === 0 ? EXIT.ok : EXIT.invalid;
+    } finally {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    }
+  },
+};
+
+function whole(values, flag, min) {
+  const text = values[flag];
+  if (text === undefined) {
+    return undefined;
+  }
+  if (!/^[0-9]+$/.test(text) || Number(text) < min) {
+    throw new UsageError(`--${flag} takes a whole number${min > 0 ? ` from ${min}` : ""}, not \`${text}\``);
+  }
+  return Number(text);
+}
+
+function port(values, flag) {
+  const value = whole(values, flag, 0);
+  if (value !== undefined && value > 65535) {
+    throw new UsageError(`--${flag} takes a port from 0 to 65535, not \`${values[flag]}\``);
+  }
+  return value;
+}
+
+function seconds(values, flag) {
+  const text = values[flag];
+  if (text === undefined) {
+    return undefined;
+  }
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) <= 0) {
+    throw new UsageError(`--${flag} takes a number of seconds above 0, not \`${text}\``);
+  }
+  return Number(text);
+}

@@ -1,0 +1,284 @@
+// The only module of the controller that talks to the API server. The rest sees plain objects in
+// the wire format and these calls: list-and-watch caches (client-node's ListWatch: a list, then a
+// watch from its resourceVersion, listing again after 410 Gone), create, server-side apply, delete,
+// replace, get, and the status subresource written with the resourceVersion that was read.
+//
+// @kubernetes/client-node gives the configuration (kubeconfig or in-cluster, every auth method,
+// TLS) and the watch. Requests and lists are JSON in and out, not client-node's typed models: a
+// model drops the fields it does not know (a pod template field newer than the client would be
+// lost on create) and turns timestamps into Dates, while the core reads and writes the wire format.
+// Every request is counted and timed (`onRequest`), for the metrics and the API-call figures.
+import { existsSync, readFileSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+
+/** The field manager of the controller's server-side applies. */
+export const FIELD_MANAGER = "elasticjob-controller";
+const USER_AGENT = "elasticjob-controller";
+/** A request that gets no answer in this time fails (and its reconcile is retried). */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Items a list page holds; a larger collection is listed in pages. */
+const LIST_PAGE = 500;
+const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/** The kinds the controller touches: where each lives. */
+export const KINDS = {
+  ElasticJob: { apiVersion: "elastic.iml.github.io/v1alpha1", plural: "elasticjobs" },
+  ScalePlan: { apiVersion: "elastic.iml.github.io/v1alpha1", plural: "scaleplans" },
+  Pod: { apiVersion: "v1", plural: "pods" },
+  Service: { apiVersion: "v1", plural: "services" },
+  Event: { apiVersion: "v1", plural: "events" },
+  Lease: { apiVersion: "coordination.k8s.io/v1", plural: "leases" },
+};
+
+/** An answer of the API server other than success: `status` (HTTP) and `reason` (the Status reason). */
+export class ApiError extends Error {
+  constructor(what, status, body) {
+    const detail = typeof body === "object" && body !== null ? body.message : String(body ?? "").slice(0, 300);
+    super(`${what}: HTTP ${status}${detail ? `: ${detail}` : ""}`);
+    this.name = "ApiError";
+    this.status = status;
+    this.reason = (typeof body === "object" && body?.reason) || "";
+  }
+}
+
+/** The object exists already (a create). */
+export const isAlreadyExists = (e) => e instanceof ApiError && e.status === 409 && e.reason === "AlreadyExists";
+/** The object changed since it was read (a write with a stale resourceVersion). */
+export const isConflict = (e) => e instanceof ApiError && e.status === 409 && e.reason !== "AlreadyExists";
+/** The object is gone. */
+export const isNotFound = (e) => e instanceof ApiError && e.status === 404;
+
+/**
+ * The cluster configuration, as controller-runtime looks for it: `path` (--kubeconfig), else
+ * $KUBECONFIG, else the pod's ServiceAccount (in a cluster), else ~/.kube/config.
+ */
+export function loadKubeConfig(path) {
+  const kc = new k8s.KubeConfig();
+  const home = join(homedir(), ".kube", "config");
+  if (path) {
+    kc.loadFromFile(path);
+  } else if (process.env.KUBECONFIG) {
+    kc.loadFromDefault();
+  } else if (process.env.KUBERNETES_SERVICE_HOST) {
+    kc.loadFromCluster();
+  } else if (existsSync(home)) {
+    kc.loadFromFile(home);
+  } else {
+    throw new Error("no cluster to talk to: pass --kubeconfig PATH, set KUBECONFIG, or run in a pod of the cluster");
+  }
+  if (!kc.getCurrentCluster()) {
+    throw new Error(`${path ?? process.env.KUBECONFIG ?? home}: no current context with a cluster`);
+  }
+  return kc;
+}
+
+/** The namespace of the pod the controller runs in, when it runs in one. */
+export function podNamespace() {
+  return existsSync(IN_CLUSTER_NAMESPACE) ? readFileSync(IN_CLUSTER_NAMESPACE, "utf8").trim() : undefined;
+}
+
+/** The collection URL path of a kind, in `namespace` or across all namespaces. */
+export function collectionPath(kind, namespace) {
+  const { apiVersion, plural } = KINDS[kind];
+  const base = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${plural}` : `${base}/${plural}`;
+}
+
+function objectPath(kind, namespace, name) {
+  return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}`;
+}
+
+export class KubeAdapter {
+  /**
+   * @param {k8s.KubeConfig} kc
+   * @param {{onRequest?: (call: {verb: string, resource: string, code: string, seconds?: number}) => void}} [options]
+   */
+  constructor(kc, { onRequest = () => {} } = {}) {
+    this.kc = kc;
+    this.onRequest = onRequest;
+    this.server = kc.getCurrentCluster().server.replace(/\/+$/, "");
+    this.agent = undefined;
+  }
+
+  /** The cluster's URL. */
+  get serverUrl() {
+    return this.server;
+  }
+
+  /**
+   * One connection pool for every request (client-node makes an agent per request, which would
+   * open a TLS connection per call). Behind a proxy, client-node's proxy agent is kept.
+   */
+  async connect() {
+    const cluster = this.kc.getCurrentCluster();
+    if (cluster.proxyUrl) {
+      return;
+    }
+    const tls = {};
+    await this.kc.applyToHTTPSOptions(tls);
+    const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls;
+    this.agent = this.server.startsWith("http:")
+      ? new http.Agent({ keepAlive: true, maxSockets: 32 })
+      : new https.Agent({ keepAlive: true, maxSockets: 32, ca, cert, key, pfx, passphrase, rejectUnauthorized, servername });
+  }
+
+  /** Closes the idle connections. */
+  close() {
+    this.agent?.destroy();
+  }
+
+  /**
+   * One request: resolves to the answer's JSON, rejects with an ApiError for an HTTP error status
+   * (or the network's error). `verb` and `resource` name it for the count.
+   */
+  async request(method, path, { query, body, contentType = "application/json", verb, resource }) {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) {
+        url.searchParams.set(key, String(value));
+      }
+    }
+    const options = { method, headers: { accept: "application/json", "user-agent": USER_AGENT }, timeout: REQUEST_TIMEOUT_MS };
+    await this.kc.applyToHTTPSOptions(options);
+    if (this.agent) {
+      options.agent = this.agent;
+    }
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    if (payload) {
+      options.headers["content-type"] = contentType;
+      options.headers["content-length"] = payload.length;
+    }
+    const what = `${verb} ${path}`;
+    const client = url.protocol === "http:" ? http : https;
+    const started = performance.now();
+    const count = (code) => this.onRequest({ verb, resource, code, seconds: (performance.now() - started) / 1000 });
+    let answer;
+    try {
+      answer = await new Promise((resolve, reject) => {
+        const req = client.request(url, options, (res) => {
+          const chunks = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("error", reject);
+          res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }));
+        });
+        req.on("timeout", () => req.destroy(new Error(`${what}: no answer in ${REQUEST_TIMEOUT_MS / 1000} s`)));
+        req.on("error", reject);
+        req.end(payload);
+      });
+    } catch (e) {
+      count("error");
+      throw e;
+    }
+    count(String(answer.status));
+    let parsed = answer.text;
+    try {
+      parsed = answer.text === "" ? undefined : JSON.parse(answer.text);
+    } catch {
+      // Not JSON (a proxy's error page): the text goes into the error.
+    }
+    if (answer.status < 200 || answer.status > 299) {
+      throw new ApiError(what, answer.status, parsed);
+    }
+    return parsed;
+  }
+
+  /**
+   * Every object of a kind (in `namespace`, else in all), page by page: `{items, metadata}`, each
+   * item with its apiVersion and kind (a list's items come without them).
+   */
+  async list(kind, { namespace, labelSelector } = {}) {
+    const { apiVersion } = KINDS[kind];
+    const items = [];
+    let first;
+    let token;
+    do {
+      const page = await this.request("GET", collectionPath(kind, namespace), {
+        query: { labelSelector, limit: LIST_PAGE, continue: token },
+        verb: "list",
+        resource: KINDS[kind].plural,
+      });
+      first ??= page;
+      for (const item of page.items ?? []) {
+        items.push({ apiVersion, kind, ...item });
+      }
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return { metadata: { resourceVersion: first.metadata?.resourceVersion }, items };
+  }
+
+  /**
+   * A cache of a kind, kept by a list and then a watch (client-node's ListWatch, not started).
+   * `onWatch` is called at each (re)connection of its watch, for the count.
+   */
+  listWatch(kind, { namespace, labelSelector } = {}) {
+    const informer = new k8s.ListWatch(
+      collectionPath(kind, namespace),
+      new k8s.Watch(this.kc),
+      () => this.list(kind, { namespace, labelSelector }),
+      false,
+      labelSelector,
+    );
+    informer.on(k8s.CONNECT, () => this.onRequest({ verb: "watch", resource: KINDS[kind].plural, code: "connect" }));
+    return informer;
+  }
+
+  /** The object, read from the API server. */
+  get(kind, namespace, name) {
+    return this.request("GET", objectPath(kind, namespace, name), { verb: "get", resource: KINDS[kind].plural });
+  }
+
+  /** Creates the object (in its namespace); rejects with AlreadyExists when it exists. */
+  create(kind, obj) {
+    return this.request("POST", collectionPath(kind, obj.metadata.namespace), { body: obj, verb: "create", resource: KINDS[kind].plural });
+  }
+
+  /**
+   * Server-side apply with the controller's field manager: creates the object or brings the
+   * fields the controller owns to `obj`, in one call, whoever else changed it.
+   */
+  apply(kind, obj) {
+    return this.request("PATCH", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {
+      body: obj,
+      query: { fieldManager: FIELD_MANAGER, force: "true" },
+      contentType: "application/apply-patch+yaml",
+      verb: "apply",
+      resource: KINDS[kind].plural,
+    });
+  }
+
+  /** Replaces the object; its metadata.resourceVersion must be the one stored (else Conflict). */
+  replace(kind, obj) {
+    return this.request("PUT", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {
+      body: obj,
+      query: { fieldManager: FIELD_MANAGER },
+      verb: "update",
+      resource: KINDS[kind].plural,
+    });
+  }
+
+  /**
+   * Replaces the status subresource: `obj` as read (its resourceVersion) with the new status.
+   * Rejects with Conflict when the object changed since it was read.
+   */
+  replaceStatus(kind, obj) {
+    return this.request("PUT", `${objectPath(kind, obj.metadata.namespace, obj.metadata.name)}/status`, {
+      body: obj,
+      query: { fieldManager: FIELD_MANAGER },
+      verb: "update",
+      resource: `${KINDS[kind].plural}/status`,
+    });
+  }
+
+  /**
+   * Deletes the object with the grace period given (0: at once); with `uid`, only that object (a
+   * newer one of the same name is left alone: Conflict). Rejects with NotFound when gone.
+   */
+  delete(kind, namespace, name, { gracePeriodSeconds, uid } = {}) {
+    const options = { apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds, preconditions: uid ? { uid } : undefined };
+    return this.request("DELETE", objectPath(kind, namespace, name), { body: options, verb: "delete", resource: KINDS[kind].plural });
+  }
+}

@@ -1,0 +1,123 @@
+// What the caches must show of a job before it is planned again: the writes of its last pass, as
+// client-go's controllers keep "expectations". Planning from a cache that lags one's own writes
+// would create pods that exist and write statuses that conflict.
+//
+// An expectation is made before its write (the watch event may come before the write's answer),
+// given up when the write fails, and met by the informer's event for the object, or by the cache
+// already showing it (a create that found the pod, a delete that found it gone). Unmet, it is given
+// up after a timeout: the pass plans anyway.
+
+export class Expectations {
+  /**
+   * @param {object} options
+   * @param {{pods: {get(namespace: string, name: string): object | undefined}, jobs: {get: Function}, plans: {get: Function}}} options.caches
+   * @param {number} [options.timeoutMs]
+   */
+  constructor({ caches, timeoutMs = 30_000 }) {
+    this.caches = caches;
+    this.timeoutMs = timeoutMs;
+    /** job key -> {deadline, entries: Map(`${kind}/${name}` -> entry)} */
+    this.byJob = new Map();
+  }
+
+  /** Expects the pod to show up (`present`) or go; `uid`, when known, names the very pod. */
+  pod(key, name, present, uid) {
+    return this.add(key, { kind: "Pod", name, present, uid });
+  }
+
+  /** Expects the object (ElasticJob, ScalePlan) at a resourceVersion other than those in `stale`. */
+  newer(key, kind, name, stale) {
+    const entry = this.entries(key).get(`${kind}/${name}`);
+    if (entry?.stale) {
+      for (const version of stale) {
+        entry.stale.add(version);
+      }
+      return entry;
+    }
+    return this.add(key, { kind, name, stale: new Set(stale) });
+  }
+
+  add(key, entry) {
+    const job = this.job(key);
+    job.deadline = Date.now() + this.timeoutMs;
+    job.entries.set(`${entry.kind}/${entry.name}`, entry);
+    return entry;
+  }
+
+  /** The write failed: nothing to wait for. */
+  drop(key, entry) {
+    const entries = this.byJob.get(key)?.entries;
+    if (entries?.get(`${entry.kind}/${entry.name}`) === entry) {
+      entries.delete(`${entry.kind}/${entry.name}`);
+    }
+  }
+
+  /** An informer event (`add`, `update`, `delete`) of an object of the job. */
+  observed(key, kind, type, obj) {
+    const entries = this.byJob.get(key)?.entries;
+    const id = `${kind}/${obj.metadata.name}`;
+    const entry = entries?.get(id);
+    if (entry && this.meets(entry, type === "delete" ? undefined : obj, type)) {
+      entries.delete(id);
+    }
+  }
+
+  /** Whether the object (undefined: absent) meets the entry; `event` when it comes from a watch event. */
+  meets(entry, obj, event) {
+    if (entry.kind !== "Pod") {
+      return obj !== undefined && !entry.stale.has(obj.metadata.resourceVersion);
+    }
+    const same = obj !== undefined && (entry.uid === undefined || obj.metadata.uid === entry.uid);
+    if (entry.present) {
+      // Created and already deleted again: nothing is pending either.
+      return same || event === "delete";
+    }
+    return !same || obj.metadata.deletionTimestamp !== undefined;
+  }
+
+  /**
+   * Milliseconds to wait before the job is planned again: 0 when the caches show every write of
+   * its last pass (or the wait has timed out; `onTimeout` is called then).
+   */
+  pending(key, onTimeout = () => {}) {
+    const job = this.byJob.get(key);
+    if (!job) {
+      return 0;
+    }
+    const namespace = key.slice(0, key.indexOf("/"));
+    for (const [id, entry] of job.entries) {
+      const cache = entry.kind === "Pod" ? this.caches.pods : entry.kind === "ElasticJob" ? this.caches.jobs : this.caches.plans;
+      if (this.meets(entry, cache.get(namespace, entry.name))) {
+        job.entries.delete(id);
+      }
+    }
+    if (job.entries.size === 0) {
+      this.byJob.delete(key);
+      return 0;
+    }
+    const left = job.deadline - Date.now();
+    if (left <= 0) {
+      onTimeout([...job.entries.keys()]);
+      this.byJob.delete(key);
+      return 0;
+    }
+    return left;
+  }
+
+  forget(key) {
+    this.byJob.delete(key);
+  }
+
+  job(key) {
+    let job = this.byJob.get(key);
+    if (!job) {
+      job = { deadline: 0, entries: new Map() };
+      this.byJob.set(key, job);
+    }
+    return job;
+  }
+
+  entries(key) {
+    return this.byJob.get(key)?.entries ?? new Map();
+  }
+}

@@ -1,0 +1,128 @@
+// The types of `elasticjob/controller` (Node only): the ElasticJob controller that carries out the
+// core's plans against a cluster, and the parts an embedder may reuse.
+
+/** Where log lines go: `process.stdout`, or anything that takes text. */
+export interface Writer {
+  write(text: string): unknown;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** The log levels, lowest first. */
+export declare const LOG_LEVELS: readonly LogLevel[];
+
+/** JSON log lines, `{time, level, msg, ...fields}`, one a line. */
+export declare class Logger {
+  constructor(out: Writer, options?: { level?: LogLevel; fields?: Record<string, unknown>; clock?: () => Date });
+  /** A logger that adds `fields` to every line. */
+  child(fields: Record<string, unknown>): Logger;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface ControllerOptions {
+  /** The kubeconfig file; default: $KUBECONFIG, else the pod's ServiceAccount in a cluster, else ~/.kube/config. */
+  kubeconfig?: string;
+  /** Watch only this namespace; default: every namespace. */
+  namespace?: string;
+  /** The image of the default job master (a job without a `dlrover-master` replica spec). */
+  masterImage?: string;
+  /** Act only while holding the leader Lease. */
+  leaderElect?: boolean;
+  /** The Lease's namespace; default: the pod's, else `elasticjob-system`. */
+  leaseNamespace?: string;
+  /** The Lease's name; default `elasticjob-controller`. */
+  leaseName?: string;
+  /** How long a leader that stopped renewing keeps the lease; default 15. */
+  leaseDurationSeconds?: number;
+  /** How long the leader tries to renew before it stops leading; default 10. */
+  renewDeadlineSeconds?: number;
+  /** Time between tries; default 2. */
+  retryPeriodSeconds?: number;
+  /** Prometheus /metrics; default 8080; 0 takes a free port. */
+  metricsPort?: number;
+  /** /healthz and /readyz; default 8081; 0 takes a free port. */
+  healthPort?: number;
+  /** The address the endpoints listen on; default: every address. */
+  host?: string;
+  /** Jobs reconciled at once (one pass per job at a time); default 4. */
+  workers?: number;
+  /** Every job is reconciled at least this often; default 30. */
+  resyncSeconds?: number;
+  /** This instance's name in the Lease; default `<hostname>_<uuid>`. */
+  identity?: string;
+  /** Default `info`. */
+  logLevel?: LogLevel;
+  /** Where the log lines go; default: standard output. */
+  logStream?: Writer;
+  /** A logger to use instead of `logLevel` and `logStream`. */
+  logger?: Logger;
+}
+
+/** The defaults of the options. */
+export declare const DEFAULTS: Readonly<{
+  metricsPort: number;
+  healthPort: number;
+  workers: number;
+  resyncSeconds: number;
+  leaderElect: boolean;
+  leaseName: string;
+  leaseNamespace: string;
+  leaseDurationSeconds: number;
+  renewDeadlineSeconds: number;
+  retryPeriodSeconds: number;
+  logLevel: LogLevel;
+}>;
+
+/** How a controller ended: 0 when stopped, 1 when it lost the leader lease or failed. */
+export interface Ended {
+  code: 0 | 1;
+}
+
+/** A running controller. */
+export interface Controller {
+  /** Its name in the leader Lease. */
+  readonly identity: string;
+  /** The ports its endpoints listen on. */
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  /** Resolves once its caches are filled. */
+  readonly ready: Promise<void>;
+  /** Resolves once it has stopped. */
+  readonly done: Promise<Ended>;
+  /** Whether it acts (leads, or runs without leader election). */
+  readonly acting: boolean;
+  /** Finishes the actions under way, releases the lease, closes its endpoints. */
+  stop(): Promise<Ended>;
+}
+
+/**
+ * Starts the controller: its endpoints, its caches, then (when leading, or without leader
+ * election) its workers. Rejects when the cluster configuration cannot be read or a port is taken.
+ */
+export declare function startController(options?: ControllerOptions): Promise<Controller>;
+
+/**
+ * A work queue keyed by string, as client-go's: a key waits at most once, is not handed out while
+ * processed, and comes back after a backoff that doubles with each failure.
+ */
+export declare class WorkQueue {
+  constructor(options?: { baseDelayMs?: number; maxDelayMs?: number });
+  /** Keys waiting to be handed out. */
+  readonly length: number;
+  /** Keys waiting for their delay. */
+  readonly delayedCount: number;
+  add(key: string): void;
+  addAfter(key: string, ms: number): void;
+  /** Adds the key after its backoff; returns the delay in milliseconds. */
+  addRateLimited(key: string): number;
+  backoff(failures: number): number;
+  failuresOf(key: string): number;
+  forget(key: string): void;
+  /** The next key, or undefined once shut down. */
+  get(): Promise<string | undefined>;
+  done(key: string): void;
+  shutDown(): void;
+}

@@ -1,0 +1,181 @@
+// Leader election on a coordination.k8s.io Lease, with the rules of client-go's leaderelection:
+// - a candidate takes the lease when it has no holder, or when its record has not changed for
+//   leaseDurationSeconds as measured on the candidate's own clock (from when it last saw the record
+//   change: no trust in the holder's clock);
+// - the leader renews every retry period and gives up leading when it could not renew within the
+//   renew deadline (it must stop acting before another can take over);
+// - on a clean stop the leader releases the lease (no holder, a 1 s duration), so the next candidate
+//   takes over at its next try instead of after the lease time.
+// Every write carries the resourceVersion read, so two candidates never both win.
+import { setTimeout as sleep } from "node:timers/promises";
+import { isNotFound } from "./adapter.js";
+
+/** A Lease's MicroTime: RFC 3339 with microseconds. */
+function microTime(date) {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+export class LeaderElector {
+  /**
+   * @param {object} options
+   * @param {import("./adapter.js").KubeAdapter} options.adapter
+   * @param {string} options.namespace the Lease's namespace
+   * @param {string} options.name the Lease's name
+   * @param {string} options.identity this candidate (holderIdentity)
+   * @param {number} options.leaseDurationSeconds
+   * @param {number} options.renewDeadlineSeconds
+   * @param {number} options.retryPeriodSeconds
+   * @param {import("./log.js").Logger} options.log
+   */
+  constructor({ adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds, log }) {
+    if (!(leaseDurationSeconds > renewDeadlineSeconds && renewDeadlineSeconds > retryPeriodSeconds && retryPeriodSeconds > 0)) {
+      throw new RangeError(
+        `leader election needs lease duration > renew deadline > retry period > 0, got ${leaseDurationSeconds} s, ${renewDeadlineSeconds} s, ${retryPeriodSeconds} s`,
+      );
+    }
+    Object.assign(this, { adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds });
+    this.log = log.child({ lease: `${namespace}/${name}`, identity });
+    /** The Lease as last read or written. */
+    this.lease = undefined;
+    /** When (on this clock) the Lease was last seen to change. */
+    this.observedAt = 0;
+    this.leading = false;
+    this.abort = new AbortController();
+  }
+
+  /** Tries every retry period until this candidate leads (true), or until stopped (false). */
+  async acquire() {
+    this.log.info("waiting for the leader lease");
+    let lastHolder;
+    while (!this.abort.signal.aborted) {
+      if (await this.tryAcquireOrRenew()) {
+        this.leading = true;
+        this.log.info("became the leader", { leaseTransitions: this.lease.spec.leaseTransitions ?? 0 });
+        return true;
+      }
+      const holder = this.lease?.spec?.holderIdentity;
+      if (holder !== lastHolder) {
+        this.log.info("the lease is held by another instance", { holder });
+        lastHolder = holder;
+      }
+      if (!(await this.pause(this.retryPeriodSeconds * 1000 * (1 + Math.random() * 0.2)))) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Renews every retry period while leading. Resolves when stopped (after releasing the lease) or
+   * when a renewal did not succeed within the renew deadline: then `lost` is true.
+   */
+  async keepRenewing() {
+    let renewed = Date.now();
+    while (await this.pause(this.retryPeriodSeconds * 1000)) {
+      if (await this.tryAcquireOrRenew()) {
+        renewed = Date.now();
+      } else if (Date.now() - renewed > this.renewDeadlineSeconds * 1000) {
+        this.leading = false;
+        this.log.error("could not renew the leader lease within the renew deadline: no longer the leader", {
+          renewDeadlineSeconds: this.renewDeadlineSeconds,
+        });
+        return { lost: true };
+      }
+    }
+    return { lost: false };
+  }
+
+  /** Waits `ms`; false when stopped meanwhile. */
+  async pause(ms) {
+    try {
+      await sleep(ms, undefined, { signal: this.abort.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops trying and renewing; releases the lease when leading. */
+  async stop() {
+    this.abort.abort();
+    if (!this.leading) {
+      return;
+    }
+    this.leading = false;
+    const now = microTime(new Date());
+    const spec = { ...this.lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, acquireTime: now, renewTime: now };
+    try {
+      await this.adapter.replace("Lease", { ...this.lease, spec });
+      this.log.info("released the leader lease");
+    } catch (e) {
+      this.log.warn("could not release the leader lease; another instance takes over once it expires", { error: e });
+    }
+  }
+
+  /** One try: read the lease (or use the one this leader wrote last), then create, renew or take it. */
+  async tryAcquireOrRenew() {
+    const now = new Date();
+    let lease = this.leading ? this.lease : undefined;
+    if (!lease) {
+      try {
+        lease = await this.adapter.get("Lease", this.namespace, this.name);
+      } catch (e) {
+        if (!isNotFound(e)) {
+          this.log.warn("could not read the leader lease", { error: e });
+          return false;
+        }
+        return this.write("create", {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name: this.name, namespace: this.namespace },
+          spec: { ...this.spec({}, now), leaseTransitions: 0 },
+        });
+      }
+      this.observe(lease);
+    }
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? "";
+    const duration = (spec.leaseDurationSeconds ?? this.leaseDurationSeconds) * 1000;
+    if (holder !== "" && holder !== this.identity && Date.now() < this.observedAt + duration) {
+      return false;
+    }
+    const written = await this.write("replace", { ...lease, spec: this.spec(spec, now) });
+    if (!written && this.leading) {
+      // The lease changed under this leader (or the write failed): read it again next time.
+      this.lease = undefined;
+    }
+    return written;
+  }
+
+  /** The spec this candidate writes over `spec`: itself as holder, renewed now. */
+  spec(spec, now) {
+    const mine = spec.holderIdentity === this.identity;
+    const transitions = spec.leaseTransitions ?? 0;
+    return {
+      ...spec,
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.leaseDurationSeconds,
+      acquireTime: mine && spec.acquireTime ? spec.acquireTime : microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: mine ? transitions : transitions + 1,
+    };
+  }
+
+  async write(how, lease) {
+    try {
+      this.observe(how === "create" ? await this.adapter.create("Lease", lease) : await this.adapter.replace("Lease", lease));
+      return true;
+    } catch (e) {
+      // A conflict is another candidate's write: it won this round.
+      this.log.debug("could not write the leader lease", { error: e });
+      return false;
+    }
+  }
+
+  observe(lease) {
+    if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion || this.observedAt === 0) {
+      this.observedAt = Date.now();
+    }
+    this.lease = lease;
+  }
+}

@@ -1,0 +1,708 @@
+// `elasticjob controller` against the real API server of the test cluster, run as child processes
+// (so SIGKILL and leader election are real) with the ServiceAccount of deploy/rbac.yaml (a
+// TokenRequest token), so RBAC holds it to what it may do. The test cluster has no kubelet: the test
+// writes pod status (Running, Failed with an exit code, Succeeded). It also plays DLRover's master,
+// which writes the ScalePlans (`scale-type: auto`) the task pods come from.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import * as api from "elasticjob";
+import {
+  CONTROLLER_SA,
+  adminConfig,
+  applyManifests,
+  collection,
+  dryRunCreate,
+  expectStatus,
+  freshNamespace,
+  manifests,
+  objectPath,
+  request,
+  serviceAccountToken,
+  tokenConfig,
+} from "./kube.js";
+
+const admin = adminConfig();
+const BIN = fileURLToPath(new URL("../../bin/elasticjob.js", import.meta.url));
+const MASTER_IMAGE = "registry.example.com/dlrover/master:test";
+const JOB_API = "elastic.iml.github.io/v1alpha1";
+const work = mkdtempSync(join(tmpdir(), "elasticjob-controller-"));
+/** The ServiceAccount's token, and a kubeconfig with it. */
+let token;
+let kubeconfig;
+/** Controller processes still running, and namespaces to delete, at the end. */
+const processes = new Set();
+const cleanups = [];
+
+before(async () => {
+  await applyManifests(admin, "deploy/rbac.yaml");
+  token = await serviceAccountToken(admin, CONTROLLER_SA);
+  kubeconfig = writeKubeconfig("controller", tokenConfig(admin, CONTROLLER_SA.name, token));
+});
+
+after(async () => {
+  for (const child of processes) {
+    child.kill("SIGKILL");
+  }
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+function writeKubeconfig(name, kc) {
+  const path = join(work, `${name}.kubeconfig`);
+  writeFileSync(path, kc.exportConfig());
+  return path;
+}
+
+/** A fresh namespace, deleted at the end. */
+function namespace(prefix) {
+  return freshNamespace(admin, { after: (cleanup) => cleanups.push(cleanup) }, prefix);
+}
+
+/** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
+async function eventually(what, check, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) {
+        return value;
+      }
+      last = undefined;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${seconds} s${last ? `: ${last.message}` : ""}`);
+    }
+    await sleep(100);
+  }
+}
+
+/** `elasticjob controller` as a child process: its JSON log lines, its ports (free ones), its metrics. */
+class Controller {
+  constructor(name, args, { kubeconfigPath = kubeconfig } = {}) {
+    this.name = name;
+    this.lines = [];
+    this.waiters = [];
+    this.stderr = "";
+    this.child = spawn(process.execPath, [BIN, "controller", "--kubeconfig", kubeconfigPath, ...args, "--metrics-port", "0", "--health-port", "0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    processes.add(this.child);
+    this.child.stderr.on("data", (d) => {
+      this.stderr += d;
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on("exit", (code, signal) => {
+        processes.delete(this.child);
+        for (const waiter of this.waiters.splice(0)) {
+          waiter.fail(`exited (${signal ?? code})`);
+        }
+        resolve({ code, signal });
+      });
+    });
+    createInterface({ input: this.child.stdout }).on("line", (text) => {
+      let line;
+      try {
+        line = JSON.parse(text);
+      } catch {
+        line = { msg: text, notJson: true };
+      }
+      this.lines.push(line);
+      for (const waiter of [...this.waiters]) {
+        if (waiter.match(line)) {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    });
+  }
+
+  /** The first log line that matches, seen or to come. */
+  line(what, match, seconds = 30) {
+    const seen = this.lines.find(match);
+    if (seen) {
+      return Promise.resolve(seen);
+    }
+    return new Promise((resolve, reject) => {
+      const fail = (why) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.name}: no log line ${what}: ${why}\nstderr: ${this.stderr}\nlast lines:\n${this.lines.slice(-8).map((l) => JSON.stringify(l)).join("\n")}`));
+      };
+      const timer = setTimeout(() => fail(`not within ${seconds} s`), seconds * 1000);
+      this.waiters.push({
+        match,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        fail,
+      });
+    });
+  }
+
+  /** Resolves once /readyz answers 200 (the caches are filled). */
+  async ready() {
+    this.ports = await this.line("serving", (l) => l.msg === "serving");
+    await eventually(`${this.name} ready`, async () => (await fetch(`http://127.0.0.1:${this.ports.healthPort}/readyz`)).status === 200);
+    return this;
+  }
+
+  /** The sum of a metric's samples whose labels include `labels`. */
+  async metric(name, labels = {}) {
+    const text = await (await fetch(`http://127.0.0.1:${this.ports.metricsPort}/metrics`)).text();
+    return sumOf(text, name, labels);
+  }
+
+  /** Log lines of actions carried out. */
+  actions(action) {
+    return this.lines.filter((l) => l.action !== undefined && (action === undefined || l.action === action));
+  }
+
+  identity() {
+    return this.lines.find((l) => l.msg === "starting")?.identity;
+  }
+
+  stop(signal = "SIGTERM") {
+    this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+/** The sum of the samples of `name` in a Prometheus text exposition whose labels include `labels`. */
+function sumOf(text, name, labels) {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) {
+      continue;
+    }
+    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) {
+      sum += Number(m[3]);
+    }
+  }
+  return sum;
+}
+
+// What the test does as admin: users' jobs, DLRover's master (scale plans), the kubelet (pod status).
+
+const get = async (path, query) => expectStatus(await request(admin, "GET", path, { query }), [200], `GET ${path}`);
+const jobPath = (ns, name) => objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name, namespace: ns } });
+const planPath = (ns, name) => objectPath({ apiVersion: JOB_API, kind: "ScalePlan", metadata: { name, namespace: ns } });
+const getJob = (ns, name) => get(jobPath(ns, name));
+const getPlan = (ns, name) => get(planPath(ns, name));
+
+async function createJob(job) {
+  return expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", job.metadata.namespace), { body: job }), [201], `job ${job.metadata.name}`);
+}
+
+async function patchJobSpec(ns, name, spec) {
+  return expectStatus(
+    await request(admin, "PATCH", jobPath(ns, name), { body: { spec }, contentType: "application/merge-patch+json" }),
+    [200],
+    `patch job ${name}`,
+  );
+}
+
+/** A ScalePlan as DLRover's master writes it: labelled `scale-type: auto` and with its job's name. */
+async function createPlan(ns, jobName, planName, spec) {
+  const plan = {
+    apiVersion: JOB_API,
+    kind: "ScalePlan",
+    metadata: { name: planName, namespace: ns, labels: { "scale-type": "auto", "elasticjob-name": jobName } },
+    spec: { ownerJob: jobName, ...spec },
+  };
+  return expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: plan }), [201], `scale plan ${planName}`);
+}
+
+/** The pods of a job, by the job-name label. */
+async function podsOf(ns, jobName) {
+  return (await get(collection("v1", "Pod", ns), { labelSelector: `elasticjob.dlrover/name=${jobName}` })).items;
+}
+
+async function servicesIn(ns) {
+  return (await get(collection("v1", "Service", ns))).items;
+}
+
+const label = (pod, key) => pod.metadata.labels?.[`elasticjob.dlrover/${key}`];
+const isLive = (pod) => ["Pending", "Running"].includes(pod.status?.phase) && !pod.metadata.deletionTimestamp;
+const tfConfigOf = (pod) => pod.spec.containers[0].env?.find((e) => e.name === "TF_CONFIG")?.value;
+const masterName = (jobName) => `elasticjob-${jobName}-dlrover-master`;
+
+/** The kubelet's part: the pod's status phase, and for a failed pod its container's exit code. */
+async function setPodStatus(ns, name, phase, exitCode) {
+  const status = { phase };
+  if (exitCode !== undefined) {
+    status.containerStatuses = [
+      { name: "main", image: "tf:2", imageID: "", ready: false, restartCount: 0, state: { terminated: { exitCode, reason: "Error" } } },
+    ];
+  }
+  expectStatus(
+    await request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${name}/status`, { body: { status }, contentType: "application/merge-patch+json" }),
+    [200],
+    `pod ${name} ${phase}`,
+  );
+}
+
+/** Waits for the job's master pod, marks it Running, and waits until the job is Running. */
+async function masterRunning(ns, jobName) {
+  await eventually(`${jobName}: master pod`, async () => (await podsOf(ns, jobName)).find((p) => p.metadata.name === masterName(jobName) && isLive(p)));
+  await setPodStatus(ns, masterName(jobName), "Running");
+  return eventually(`${jobName}: job Running`, async () => {
+    const job = await getJob(ns, jobName);
+    return job.status?.phase === "Running" && job;
+  });
+}
+
+/** Waits until the plan has been carried out. */
+function planSucceeded(ns, planName, seconds = 30) {
+  return eventually(`scale plan ${planName} Succeeded`, async () => {
+    const plan = await getPlan(ns, planName);
+    return plan.status?.phase === "Succeeded" && plan;
+  }, seconds);
+}
+
+const TEMPLATE = {
+  spec: {
+    restartPolicy: "Never",
+    containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "500m", memory: "1Gi" } } }],
+  },
+};
+
+function newJob(ns, name, { ps = 1, workers = 2 } = {}) {
+  return {
+    apiVersion: JOB_API,
+    kind: "ElasticJob",
+    metadata: { name, namespace: ns },
+    spec: {
+      distributionStrategy: "ParameterServerStrategy",
+      replicaSpecs: {
+        ps: { replicas: ps, restartCount: 2, template: TEMPLATE },
+        worker: { replicas: workers, restartCount: 2, restartPolicy: "ExitCode", template: TEMPLATE },
+      },
+    },
+  };
+}
+
+/** The first plan of a job, as DLRover's master writes it (the core's initialScalePlan). */
+function firstPlanSpec(job) {
+  return api.initialScalePlan(job).spec;
+}
+
+describe("one job's life under the controller", () => {
+  let ns;
+  let controller;
+  let job;
+  const JOB = "mnist";
+
+  before(async () => {
+    ns = await namespace("ctl-life");
+    controller = new Controller("life", ["--namespace", ns, "--master-image", MASTER_IMAGE]);
+    await controller.ready();
+  });
+
+  after(async () => {
+    const { code } = await controller.stop();
+    assert.equal(code, 0, "SIGTERM: exit 0");
+  });
+
+  it("a new job gets its master pod and service; the master Running makes the job Running", async () => {
+    const stored = await createJob(newJob(ns, JOB));
+    const master = await eventually("master pod", async () => (await podsOf(ns, JOB)).find((p) => p.metadata.name === masterName(JOB)));
+    const service = await eventually("master service", async () => (await servicesIn(ns)).find((s) => s.metadata.name === masterName(JOB)));
+    assert.equal(master.spec.containers[0].image, MASTER_IMAGE);
+    for (const obj of [master, service]) {
+      assert.deepEqual(obj.metadata.ownerReferences, [
+        { apiVersion: JOB_API, kind: "ElasticJob", name: JOB, uid: stored.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ]);
+    }
+    // What the core renders for the master, the controller created (the server adds its defaults).
+    const rendered = api.render(stored, null, { masterImage: MASTER_IMAGE }).items.find((o) => o.kind === "Pod" && o.metadata.name === masterName(JOB));
+    assert.deepEqual(master.spec.containers[0].command, rendered.spec.containers[0].command);
+    assert.deepEqual(master.spec.containers[0].env, rendered.spec.containers[0].env);
+    assert.deepEqual(service.spec.selector, api.render(stored).items.find((o) => o.kind === "Service" && o.metadata.name === masterName(JOB)).spec.selector);
+    // A new pod is Pending (the API server's default): so is the job.
+    await eventually("job Pending", async () => (await getJob(ns, JOB)).status?.phase === "Pending");
+    job = await masterRunning(ns, JOB);
+    const conditions = job.status.status.conditions.map((c) => `${c.type}=${c.status}`);
+    assert.deepEqual(conditions, ["Created=True", "Pending=True", "Running=True"]);
+    assert.ok(job.status.status.startTime);
+    // Structured logs: each action with its job.
+    const created = controller.actions("createPod")[0];
+    assert.equal(created.job, `${ns}/${JOB}`);
+    assert.equal(created.name, masterName(JOB));
+    assert.equal(created.level, "info");
+  });
+
+  it("the master's first scale plan: the task pods and services, with exactly the TF_CONFIG of `elasticjob tf-config`", async () => {
+    const plan = await createPlan(ns, JOB, "mnist-plan-1", firstPlanSpec(job));
+    await planSucceeded(ns, plan.metadata.name);
+    job = await getJob(ns, JOB);
+    assert.equal(job.status.scalePlan, plan.metadata.name);
+    const pods = (await podsOf(ns, JOB)).filter((p) => label(p, "replica-type") !== "dlrover-master");
+    assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ["mnist-edljob-ps-0", "mnist-edljob-worker-0", "mnist-edljob-worker-1"]);
+    const services = await servicesIn(ns);
+    for (const pod of pods) {
+      const type = label(pod, "replica-type");
+      const rank = Number(label(pod, "rank-index"));
+      assert.equal(tfConfigOf(pod), api.tfConfig(job, type, rank, plan), pod.metadata.name);
+      const service = services.find((s) => s.metadata.name === `mnist-edljob-${type}-${rank}`);
+      assert.ok(service, `the service of ${type} ${rank}`);
+      assert.equal(service.spec.selector["elasticjob.dlrover/rank-index"], String(rank));
+    }
+    // The CLI says the same as the pod.
+    writeFileSync(join(work, "job.json"), JSON.stringify(job));
+    writeFileSync(join(work, "plan.json"), JSON.stringify(plan));
+    const cli = execFileSync(process.execPath, [BIN, "tf-config", join(work, "job.json"), "--type", "worker", "--index", "1", "--scale-plan", join(work, "plan.json")], { encoding: "utf8" });
+    assert.equal(tfConfigOf(pods.find((p) => p.metadata.name === "mnist-edljob-worker-1")), cli.trim());
+  });
+
+  it("a scale plan of 2 PS, 3 workers and a chief: every pod and service; the plan and the job status in DLRover's shape", async () => {
+    const resource = { cpu: "500m", memory: "1Gi" };
+    const spec = {
+      replicaResourceSpecs: { ps: { replicas: 2, resource }, worker: { replicas: 3, resource }, chief: { replicas: 1, resource } },
+      psHosts: ["mnist-edljob-ps-0:2222", "mnist-edljob-ps-1:2222"],
+    };
+    const before = new Set((await podsOf(ns, JOB)).map((p) => p.metadata.name));
+    const plan = await createPlan(ns, JOB, "mnist-plan-2", spec);
+    const done = await planSucceeded(ns, plan.metadata.name);
+    job = await eventually("the job Running again", async () => {
+      const j = await getJob(ns, JOB);
+      return j.status?.phase === "Running" && j.status.status.replicaStatuses.worker?.pending === 3 && j;
+    });
+    const pods = (await podsOf(ns, JOB)).filter(isLive);
+    const tasks = pods.filter((p) => label(p, "replica-type") !== "dlrover-master");
+    assert.deepEqual(tasks.map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`).sort(), ["chief-0", "ps-0", "ps-1", "worker-0", "worker-1", "worker-2"]);
+    const services = new Set((await servicesIn(ns)).map((s) => s.metadata.name));
+    for (const pod of tasks) {
+      assert.ok(services.has(`mnist-edljob-${label(pod, "replica-type")}-${label(pod, "rank-index")}`), `the service of ${pod.metadata.name}`);
+      if (!before.has(pod.metadata.name)) {
+        assert.equal(tfConfigOf(pod), api.tfConfig(job, label(pod, "replica-type"), Number(label(pod, "rank-index")), plan), pod.metadata.name);
+      }
+    }
+    // DLRover's shapes: ScalePlanStatus and ElasticJobStatus (the common JobStatus under `status`).
+    assert.deepEqual(Object.keys(done.status).sort(), ["createTime", "finishTime", "phase"]);
+    assert.deepEqual(Object.keys(job.status).sort(), ["phase", "scalePlan", "status"]);
+    assert.equal(job.status.scalePlan, "mnist-plan-2");
+    for (const key of Object.keys(job.status.status)) {
+      assert.ok(["conditions", "replicaStatuses", "startTime", "completionTime", "lastReconcileTime"].includes(key), key);
+    }
+    assert.ok(job.status.status.conditions.some((c) => c.type === "Scaling" && c.status === "True"));
+    assert.deepEqual(job.status.status.replicaStatuses.chief, { initial: 1, pending: 1 });
+    assert.equal(job.status.status.replicaStatuses.ps.pending, 2);
+  });
+
+  it("worker 1 fails with exit code 137: relaunched with a new id, the same rank, one restart less; with exit code 1 under ExitCode: not", async () => {
+    for (const pod of (await podsOf(ns, JOB)).filter((p) => p.status.phase === "Pending")) {
+      await setPodStatus(ns, pod.metadata.name, "Running");
+    }
+    const worker1 = (await podsOf(ns, JOB)).find((p) => p.metadata.name === "mnist-edljob-worker-1");
+    await setPodStatus(ns, worker1.metadata.name, "Failed", 137);
+    const relaunched = await eventually("worker rank 1 relaunched", async () =>
+      (await podsOf(ns, JOB)).find((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1" && isLive(p)),
+    );
+    assert.notEqual(label(relaunched, "replica-index"), "1", "a new id");
+    assert.equal(relaunched.metadata.name, `mnist-edljob-worker-${label(relaunched, "replica-index")}`);
+    assert.equal(relaunched.metadata.labels["restart-count"], String(Number(worker1.metadata.labels["restart-count"]) - 1));
+    assert.equal(tfConfigOf(relaunched), tfConfigOf(worker1), "the same rank: the same TF_CONFIG");
+
+    await setPodStatus(ns, relaunched.metadata.name, "Running");
+    await setPodStatus(ns, relaunched.metadata.name, "Failed", 1);
+    // The pass that counts the second failure is the one that would relaunch it.
+    await eventually("both failures counted", async () => (await getJob(ns, JOB)).status.status.replicaStatuses.worker.failed === 2);
+    const rank1 = (await podsOf(ns, JOB)).filter((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1");
+    assert.deepEqual(rank1.map((p) => p.status.phase).sort(), ["Failed", "Failed"], "exit code 1 is permanent under ExitCode");
+  });
+
+  it("suspended, the job's pods go; resumed, the master comes back, and the pods with the master's next plan", async () => {
+    await patchJobSpec(ns, JOB, { suspend: true });
+    await eventually("no live pod", async () => (await podsOf(ns, JOB)).filter(isLive).length === 0);
+    await eventually("job Suspended", async () => (await getJob(ns, JOB)).status.phase === "Suspended");
+
+    await patchJobSpec(ns, JOB, { suspend: false });
+    job = await masterRunning(ns, JOB);
+    assert.ok(job.status.status.conditions.some((c) => c.type === "Suspended" && c.status === "False"));
+    const plan = await createPlan(ns, JOB, "mnist-plan-3", {
+      replicaResourceSpecs: { ps: { replicas: 2 }, worker: { replicas: 3 }, chief: { replicas: 1 } },
+      psHosts: ["mnist-edljob-ps-0:2222", "mnist-edljob-ps-1:2222"],
+    });
+    await planSucceeded(ns, plan.metadata.name);
+    const live = (await podsOf(ns, JOB)).filter(isLive);
+    assert.deepEqual(live.filter((p) => p.metadata.name === masterName(JOB)).length, 1, "the master");
+    const tasks = live.filter((p) => p.metadata.name !== masterName(JOB));
+    assert.deepEqual(tasks.map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`).sort(), ["chief-0", "ps-0", "ps-1", "worker-0", "worker-1", "worker-2"]);
+  });
+
+  it("a job the core refuses: nothing created, a Warning event naming the field; corrected, it starts", async () => {
+    const bad = newJob(ns, "bad");
+    bad.spec.distributionStrategy = "MirroredStrategy";
+    await createJob(bad);
+    const event = await eventually("a Warning event on the job", async () =>
+      (await get(collection("v1", "Event", ns))).items.find((e) => e.involvedObject.name === "bad" && e.type === "Warning"),
+    );
+    assert.equal(event.reason, "InvalidJob");
+    assert.match(event.message, /spec\.distributionStrategy/);
+    assert.deepEqual(await podsOf(ns, "bad"), []);
+    // The log line may reach this process after the event is readable: wait for it, do not sample.
+    await controller.line("an error naming the field", (l) => l.level === "error" && l.job === `${ns}/bad` && l.error?.errors?.some((p) => p.path === "spec.distributionStrategy"));
+    await patchJobSpec(ns, "bad", { distributionStrategy: "ParameterServerStrategy" });
+    await eventually("its master, once corrected", async () => (await podsOf(ns, "bad")).some((p) => p.metadata.name === masterName("bad")));
+  });
+
+  it("the master Succeeded: the running pods are deleted, the job Succeeded with a completion time", async () => {
+    for (const pod of (await podsOf(ns, JOB)).filter((p) => p.status.phase === "Pending" && label(p, "replica-type") !== "dlrover-master")) {
+      await setPodStatus(ns, pod.metadata.name, "Running");
+    }
+    await setPodStatus(ns, masterName(JOB), "Succeeded");
+    job = await eventually("job Succeeded", async () => {
+      const j = await getJob(ns, JOB);
+      return j.status.phase === "Succeeded" && j;
+    });
+    assert.ok(job.status.status.completionTime);
+    assert.ok(job.status.status.conditions.some((c) => c.type === "Running" && c.status === "False"));
+    await eventually("no running pod", async () => (await podsOf(ns, JOB)).filter(isLive).length === 0);
+    assert.ok((await podsOf(ns, JOB)).some((p) => p.metadata.name === masterName(JOB) && p.status.phase === "Succeeded"), "the master stays");
+  });
+});
+
+it("killed with SIGKILL in the middle of a plan and started again: no pod made twice, none lost", async (t) => {
+  const ns = await namespace("ctl-kill");
+  const WORKERS = 60;
+  const first = new Controller("first", ["--namespace", ns]);
+  await first.ready();
+  const stored = await createJob(newJob(ns, "big", { workers: WORKERS }));
+  await masterRunning(ns, "big");
+  // Killed as soon as it logs the first worker pod of the plan.
+  const killed = first.line("createPod of a worker", (l) => l.action === "createPod" && l.name.includes("-worker-")).then(() => first.child.kill("SIGKILL"));
+  const plan = await createPlan(ns, "big", "big-plan-1", firstPlanSpec(stored));
+  await killed;
+  assert.equal((await first.exited).signal, "SIGKILL");
+  const workersAt = async () => (await podsOf(ns, "big")).filter((p) => label(p, "replica-type") === "worker");
+  const atKill = (await workersAt()).length;
+  const servicesAtKill = (await servicesIn(ns)).filter((s) => s.metadata.name.startsWith("big-edljob-worker-")).length;
+  assert.ok(atKill > 0 && atKill < WORKERS, `killed in the middle of the plan: ${atKill} of ${WORKERS} worker pods`);
+
+  const second = new Controller("second", ["--namespace", ns]);
+  await planSucceeded(ns, plan.metadata.name);
+  const job = await getJob(ns, "big");
+  const workers = await workersAt();
+  // A pod made twice would be a second id at a rank; a lost one a missing rank.
+  assert.deepEqual(
+    workers.map((p) => `${label(p, "rank-index")}:${label(p, "replica-index")}`).sort(),
+    Array.from({ length: WORKERS }, (_, r) => `${r}:${r}`).sort(),
+  );
+  const services = new Set((await servicesIn(ns)).map((s) => s.metadata.name));
+  for (const pod of workers) {
+    assert.ok(services.has(`big-edljob-worker-${label(pod, "rank-index")}`), `the service of ${pod.metadata.name}`);
+    assert.equal(tfConfigOf(pod), api.tfConfig(job, "worker", Number(label(pod, "rank-index")), plan));
+  }
+  const madeBySecond = second.actions("createPod").filter((l) => l.outcome === "done").length;
+  assert.equal(atKill + madeBySecond, WORKERS, "each pod created once");
+  t.diagnostic(`SIGKILL after ${atKill} of ${WORKERS} worker pods (${servicesAtKill} services); the second instance created the other ${madeBySecond}`);
+  assert.equal((await second.stop()).code, 0);
+});
+
+it("two instances with --leader-elect (deploy/controller.yaml's arguments): one acts; stopped, the other takes over", async (t) => {
+  const ns = await namespace("ctl-leader");
+  const [deployment] = manifests("deploy/controller.yaml");
+  const LEASE = { duration: 4, renew: 3, retry: 0.5 };
+  const args = [
+    ...deployment.spec.template.spec.containers[0].args,
+    "--namespace",
+    ns,
+    "--leader-elect-namespace",
+    CONTROLLER_SA.namespace,
+    "--leader-elect-name",
+    `elasticjob-test-${ns}`,
+    "--leader-elect-lease-duration",
+    String(LEASE.duration),
+    "--leader-elect-renew-deadline",
+    String(LEASE.renew),
+    "--leader-elect-retry-period",
+    String(LEASE.retry),
+  ];
+  const lease = () => get(`/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_SA.namespace}/leases/elasticjob-test-${ns}`);
+  cleanups.push(() => request(admin, "DELETE", `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_SA.namespace}/leases/elasticjob-test-${ns}`));
+  const a = new Controller("a", args);
+  const b = new Controller("b", args);
+  const leader = await Promise.race([a, b].map((c) => c.line("became the leader", (l) => l.msg === "became the leader").then(() => c)));
+  const standby = leader === a ? b : a;
+  await standby.line("the lease is held by another", (l) => l.msg === "the lease is held by another instance");
+  await Promise.all([leader.ready(), standby.ready()]);
+  assert.equal((await lease()).spec.holderIdentity, leader.identity());
+
+  await createJob(newJob(ns, "one"));
+  await eventually("job one's master", async () => (await podsOf(ns, "one")).length === 1);
+  // The pod can be readable before the leader's log line about it has reached this process.
+  await leader.line("the leader's createPod", (l) => l.action === "createPod" && l.job === `${ns}/one`);
+  assert.equal(standby.actions().length, 0, "the standby does not");
+  assert.equal(await standby.metric("elasticjob_controller_actions_total"), 0);
+  assert.equal(await standby.metric("elasticjob_controller_leader"), 0);
+  assert.equal(await leader.metric("elasticjob_controller_leader"), 1);
+
+  // SIGTERM: the leader finishes, releases the lease, and the standby takes it at its next try.
+  let since = Date.now();
+  assert.equal((await leader.stop("SIGTERM")).code, 0);
+  assert.ok(leader.lines.some((l) => l.msg === "released the leader lease"));
+  await standby.line("became the leader", (l) => l.msg === "became the leader", LEASE.duration);
+  const afterRelease = Date.now() - since;
+  await createJob(newJob(ns, "two"));
+  await eventually("job two's master, from the new leader", async () => (await podsOf(ns, "two")).length === 1);
+  await standby.line("the new leader's createPod", (l) => l.action === "createPod" && l.job === `${ns}/two`);
+
+  // SIGKILL: no release; a third instance takes over once the lease has not been renewed for its duration.
+  const third = new Controller("c", args);
+  await third.line("the lease is held by another", (l) => l.msg === "the lease is held by another instance");
+  since = Date.now();
+  standby.child.kill("SIGKILL");
+  await standby.exited;
+  await third.line("became the leader", (l) => l.msg === "became the leader", LEASE.duration + 2 * LEASE.retry + 5);
+  const afterKill = Date.now() - since;
+  assert.equal((await lease()).spec.holderIdentity, third.identity());
+  await createJob(newJob(ns, "three"));
+  await eventually("job three's master, from the third instance", async () => (await podsOf(ns, "three")).length === 1);
+  t.diagnostic(`takeover after SIGTERM (lease released): ${afterRelease} ms; after SIGKILL (lease of ${LEASE.duration} s expired): ${afterKill} ms`);
+  assert.equal((await third.stop()).code, 0);
+});
+
+it("watches cut by reset connections are opened again and the controller goes on", async (t) => {
+  const ns = await namespace("ctl-reset");
+  const server = new URL(admin.getCurrentCluster().server);
+  // A TCP proxy in front of the API server that can reset every connection through it.
+  const sockets = new Set();
+  const proxy = net.createServer((client) => {
+    const upstream = net.connect(Number(server.port), server.hostname);
+    for (const [from, to] of [[client, upstream], [upstream, client]]) {
+      sockets.add(from);
+      from.on("error", () => to.destroy());
+      from.on("close", () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+      from.pipe(to);
+    }
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise((resolve) => proxy.close(resolve)));
+  const cluster = { ...admin.getCurrentCluster(), server: `https://127.0.0.1:${proxy.address().port}` };
+  const kc = tokenConfig(admin, CONTROLLER_SA.name, token);
+  kc.clusters = [{ ...cluster, name: kc.getCurrentCluster().name }];
+  const controller = new Controller("proxied", ["--namespace", ns], { kubeconfigPath: writeKubeconfig("proxied", kc) });
+  await controller.ready();
+  await createJob(newJob(ns, "before"));
+  await eventually("job before's master", async () => (await podsOf(ns, "before")).length === 1);
+
+  const cut = sockets.size;
+  for (const socket of [...sockets]) {
+    socket.resetAndDestroy();
+  }
+  await controller.line("watch lost", (l) => l.msg.startsWith("watch lost"));
+  await createJob(newJob(ns, "after"));
+  await eventually("job after's master", async () => (await podsOf(ns, "after")).length === 1);
+  const restarts = await controller.metric("elasticjob_controller_watch_restarts_total");
+  assert.equal(restarts, 3, "each of the three watches restarted once");
+  t.diagnostic(`${cut} connections reset; ${restarts} watches opened again`);
+  assert.equal((await controller.stop()).code, 0);
+});
+
+it("20 jobs at once with 10 workers each all reach Running (figures printed, nothing timed asserted)", async (t) => {
+  const JOBS = Number(process.env.LOAD_JOBS ?? 20);
+  const WORKERS = 10;
+  const ns = await namespace("ctl-load");
+  const controller = new Controller("load", ["--namespace", ns]);
+  await controller.ready();
+  const requestsBefore = await controller.metric("elasticjob_controller_api_requests_total");
+  const names = Array.from({ length: JOBS }, (_, i) => `load-${String(i).padStart(2, "0")}`);
+  // When the test wrote each job and each plan (Date.now(), the clock of the controller's log lines).
+  const jobWritten = new Map();
+  const planWritten = new Map();
+  const started = Date.now();
+  const stored = new Map(
+    await Promise.all(
+      names.map(async (name) => {
+        jobWritten.set(name, Date.now());
+        return [name, await createJob(newJob(ns, name, { workers: WORKERS }))];
+      }),
+    ),
+  );
+  // The kubelet (every new pod Running) and each job's master (its plan once the job is Running).
+  let rounds = 0;
+  const jobs = await eventually(`${JOBS} jobs Running with ${WORKERS} workers each`, async () => {
+    rounds += 1;
+    const pods = (await get(collection("v1", "Pod", ns))).items;
+    await Promise.all(pods.filter((p) => p.status.phase === "Pending").map((p) => setPodStatus(ns, p.metadata.name, "Running")));
+    const all = (await get(collection(JOB_API, "ElasticJob", ns))).items;
+    const ready = all.filter((j) => j.status?.phase === "Running" && !planWritten.has(j.metadata.name));
+    await Promise.all(
+      ready.map((j) => {
+        planWritten.set(j.metadata.name, Date.now());
+        return createPlan(ns, j.metadata.name, `${j.metadata.name}-plan-1`, firstPlanSpec(stored.get(j.metadata.name)));
+      }),
+    );
+    const done = all.filter((j) => j.status?.phase === "Running" && j.status.scalePlan && j.status.status.replicaStatuses.worker?.active === WORKERS);
+    return done.length === JOBS && all;
+  }, 180);
+  const seconds = (Date.now() - started) / 1000;
+  assert.equal(jobs.length, JOBS);
+  const pods = (await get(collection("v1", "Pod", ns))).items.length;
+  assert.equal(pods, JOBS * (WORKERS + 2), "a master, a PS and 10 workers a job");
+  // Let the last passes (status only) settle before the counts are read.
+  await sleep(1000);
+
+  // How fast the controller answered: from the test's write to the controller's log line.
+  const at = (line) => Date.parse(line.time);
+  const reaction = (written, done) => {
+    const ms = names.map((name) => at(controller.lines.find((l) => l.job === `${ns}/${name}` && done(l))) - written.get(name)).sort((a, b) => a - b);
+    return `median ${ms[Math.floor(ms.length / 2)]} ms, slowest ${ms[ms.length - 1]} ms`;
+  };
+  const masterCreated = reaction(jobWritten, (l) => l.action === "createPod");
+  const planDone = reaction(planWritten, (l) => l.action === "setScalePlanStatus" && l.phase === "Succeeded");
+  const count = (name, labels) => controller.metric(name, labels);
+  const calls = (await count("elasticjob_controller_api_requests_total")) - requestsBefore;
+  const byVerb = {};
+  for (const verb of ["create", "apply", "update", "delete", "get", "list", "watch"]) {
+    byVerb[verb] = await count("elasticjob_controller_api_requests_total", { verb });
+  }
+  const writes = byVerb.create + byVerb.apply + byVerb.update + byVerb.delete + byVerb.get;
+  const busy = await count("elasticjob_controller_reconcile_duration_seconds_sum");
+  const requestSeconds = await count("elasticjob_controller_api_request_duration_seconds_sum");
+  const requestCount = await count("elasticjob_controller_api_request_duration_seconds_count");
+  const reconciles = await count("elasticjob_controller_reconciles_total");
+  const planned = reconciles - (await count("elasticjob_controller_reconciles_total", { result: "deferred" }));
+  t.diagnostic(`${JOBS} jobs x ${WORKERS} workers (${pods} pods): all Running ${seconds.toFixed(1)} s after they were written, the test playing kubelet and master in ${rounds} rounds`);
+  t.diagnostic(`job written -> its master pod created: ${masterCreated}; plan written -> its ${WORKERS + 1} pods and services created and the plan Succeeded: ${planDone}`);
+  t.diagnostic(
+    `controller API calls: ${calls} in all, ${(writes / JOBS).toFixed(1)} a job (create ${byVerb.create}, apply ${byVerb.apply}, update ${byVerb.update}, delete ${byVerb.delete}, get ${byVerb.get}), plus ${byVerb.list} lists and ${byVerb.watch} watches for all jobs; ${((1000 * requestSeconds) / requestCount).toFixed(1)} ms a call on average`,
+  );
+  t.diagnostic(
+    `reconcile passes: ${reconciles}, ${(reconciles / JOBS).toFixed(1)} a job (${planned} planned, ${reconciles - planned} deferred until the caches showed the controller's writes); ${(writes / planned).toFixed(2)} API calls a planned pass; ${busy.toFixed(1)} s in passes (4 workers at once)`,
+  );
+  assert.equal((await controller.stop()).code, 0);
+});
+
+it("deploy/controller.yaml: accepted by the API server; non-root, read-only, probes on the health port, the ServiceAccount of deploy/rbac.yaml", async () => {
+  const [deployment] = manifests("deploy/controller.yaml");
+  expectStatus(await dryRunCreate(admin, deployment), [201], "the Deployment (dry run)");
+  const pod = deployment.spec.template.spec;
+  const [container] = pod.containers;
+  assert.equal(deployment.metadata.namespace, CONTROLLER_SA.namespace);
+  assert.equal(pod.serviceAccountName, CONTROLLER_SA.name);
+  assert.equal(pod.securityContext.runAsNonRoot, true);
+  assert.deepEqual(container.securityContext, { runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+  assert.ok(container.resources.requests.cpu && container.resources.requests.memory);
+  const port = (name) => container.ports.find((p) => p.name === name).containerPort;
+  assert.ok(container.args.includes(`--health-port=${port("health")}`));
+  assert.ok(container.args.includes(`--metrics-port=${port("metrics")}`));
+  assert.ok(container.args.includes("--leader-elect"));
+  assert.deepEqual([container.livenessProbe.httpGet, container.readinessProbe.httpGet], [{ path: "/healthz", port: "health" }, { path: "/readyz", port: "health" }]);
+});

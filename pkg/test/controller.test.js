@@ -1,0 +1,255 @@
+// The controller's parts without a cluster: the work queue (dedup, one pass per job at a time,
+// per-job exponential backoff), a cache kept by the adapter's list and watch against a scripted API
+// server (410 Gone lists again; a reset connection watches again from the last resourceVersion), a
+// reconcile pass whose status write conflicts (read again, plan again, nothing done twice), and the
+// command line. Everything against a real API server is in test/cluster/controller.test.js.
+import assert from "node:assert/strict";
+import http from "node:http";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import * as k8s from "@kubernetes/client-node";
+import { main } from "elasticjob/cli";
+import { DEFAULTS, WorkQueue } from "elasticjob/controller";
+import { ApiError, KubeAdapter } from "../controller/adapter.js";
+import { Informer } from "../controller/informer.js";
+import { Logger } from "../controller/log.js";
+import { Metrics } from "../controller/metrics.js";
+import { Reconciler } from "../controller/reconciler.js";
+import { job as fixtureJob } from "./fixtures.js";
+
+const quiet = new Logger({ write: () => true }, { level: "error" });
+
+test("the work queue hands a key out once however often it is added, and not while it is processed", async () => {
+  const queue = new WorkQueue();
+  queue.add("ns/a");
+  queue.add("ns/b");
+  queue.add("ns/a");
+  assert.equal(queue.length, 2);
+  assert.equal(await queue.get(), "ns/a");
+  queue.add("ns/a"); // changed while processed: comes back once done
+  assert.equal(await queue.get(), "ns/b");
+  let next;
+  queue.get().then((key) => {
+    next = key;
+  });
+  await sleep(5);
+  assert.equal(next, undefined, "ns/a is still being processed");
+  queue.done("ns/a");
+  await sleep(0);
+  assert.equal(next, "ns/a");
+  queue.done("ns/b");
+  queue.done("ns/a");
+  assert.equal(queue.length, 0);
+  const waiting = queue.get();
+  queue.shutDown();
+  assert.equal(await waiting, undefined, "shut down: workers get no more keys");
+});
+
+test("a failing key comes back after a delay that doubles with each failure, from the base again once it succeeds", async () => {
+  const queue = new WorkQueue({ baseDelayMs: 20, maxDelayMs: 100 });
+  assert.deepEqual([1, 2, 3, 4, 5].map((n) => queue.backoff(n)), [20, 40, 80, 100, 100]);
+  assert.equal(queue.addRateLimited("ns/a"), 20);
+  assert.equal(queue.addRateLimited("ns/a"), 40);
+  assert.equal(queue.failuresOf("ns/a"), 2);
+  assert.equal(queue.length, 0, "not before its delay");
+  const started = Date.now();
+  assert.equal(await queue.get(), "ns/a");
+  assert.ok(Date.now() - started >= 15, "after the earlier of the two delays");
+  queue.done("ns/a");
+  queue.forget("ns/a");
+  assert.equal(queue.addRateLimited("ns/a"), 20);
+  queue.shutDown();
+});
+
+/**
+ * A scripted API server for pods: each request takes the next answer of `script` for its kind
+ * (list or watch); a watch answer is a list of events written one by one, then the connection is
+ * closed, reset, or left open.
+ */
+function scriptedServer(script) {
+  const requests = [];
+  const open = new Set();
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://localhost");
+    const kind = url.searchParams.get("watch") === "true" ? "watch" : "list";
+    requests.push({ kind, resourceVersion: url.searchParams.get("resourceVersion") ?? undefined });
+    const answer = script[kind].shift();
+    if (answer === undefined) {
+      res.writeHead(500).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    if (kind === "list") {
+      res.end(JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: { resourceVersion: answer.resourceVersion }, items: answer.items }));
+      return;
+    }
+    for (const event of answer.events) {
+      res.write(`${JSON.stringify(event)}\n`);
+    }
+    if (answer.then === "close") {
+      res.end();
+    } else if (answer.then === "reset") {
+      setTimeout(() => req.socket.resetAndDestroy(), 20);
+    } else {
+      open.add(res);
+    }
+  });
+  return {
+    requests,
+    start: () => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port))),
+    stop: () => {
+      for (const res of open) {
+        res.end();
+      }
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const pod = (name, resourceVersion) => ({
+  metadata: { name, namespace: "ns", resourceVersion, labels: { "elasticjob.dlrover/name": "mnist" } },
+});
+
+test("the cache lists again after 410 Gone, and watches again from its last resourceVersion after a reset connection", async () => {
+  const server = scriptedServer({
+    list: [
+      { resourceVersion: "10", items: [pod("a", "5"), pod("b", "6")] },
+      { resourceVersion: "20", items: [pod("a", "11"), pod("c", "19")] },
+    ],
+    watch: [
+      {
+        events: [
+          { type: "MODIFIED", object: { apiVersion: "v1", kind: "Pod", ...pod("a", "11") } },
+          { type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410, message: "too old resource version" } },
+        ],
+        then: "close",
+      },
+      { events: [{ type: "ADDED", object: { apiVersion: "v1", kind: "Pod", ...pod("d", "21") } }], then: "reset" },
+      { events: [], then: "open" },
+    ],
+  });
+  const port = await server.start();
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "scripted", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: "nobody" }],
+    contexts: [{ name: "scripted", cluster: "scripted", user: "nobody" }],
+    currentContext: "scripted",
+  });
+  const calls = [];
+  const adapter = new KubeAdapter(kc, { onRequest: (call) => calls.push(`${call.verb} ${call.resource}`) });
+  await adapter.connect();
+  const changed = [];
+  let restarts = 0;
+  const informer = new Informer(adapter.listWatch("Pod", { namespace: "ns", labelSelector: "elasticjob.dlrover/name" }), {
+    kind: "Pod",
+    jobKeyOf: (o) => `ns/${o.metadata.labels["elasticjob.dlrover/name"]}/${o.metadata.name}`,
+    onChange: (key) => changed.push(key.split("/")[2]),
+    log: quiet,
+    onRestart: () => {
+      restarts += 1;
+    },
+  });
+  await informer.start();
+  const names = () => informer.ofJob("ns/mnist/a").length + informer.ofJob("ns/mnist/b").length + informer.ofJob("ns/mnist/c").length + informer.ofJob("ns/mnist/d").length;
+  // Wait for the last watch, opened after the reset.
+  for (let i = 0; i < 100 && server.requests.length < 5; i += 1) {
+    await sleep(20);
+  }
+  await informer.stop();
+  await server.stop();
+  adapter.close();
+  assert.deepEqual(server.requests, [
+    { kind: "list", resourceVersion: undefined },
+    { kind: "watch", resourceVersion: "10" },
+    { kind: "list", resourceVersion: undefined }, // 410 Gone: listed again
+    { kind: "watch", resourceVersion: "20" },
+    { kind: "watch", resourceVersion: "21" }, // reset: watched again from the last event, no list
+  ]);
+  assert.equal(restarts, 1, "the reset restarted the watch once (410 is handled by the list)");
+  // a, b listed; a modified; relist: b gone, c new; then d added.
+  assert.deepEqual(changed, ["a", "b", "a", "b", "c", "d"]);
+  assert.equal(informer.get("ns", "b"), undefined);
+  assert.equal(informer.get("ns", "a").metadata.resourceVersion, "11");
+  assert.equal(informer.get("ns", "c").apiVersion, "v1", "list items get their apiVersion and kind");
+  assert.equal(names(), 3);
+  // Counted for the metrics: a watch when its connection is opened (before the list it may need).
+  assert.deepEqual(calls.sort(), ["list pods", "list pods", "watch pods", "watch pods", "watch pods"]);
+});
+
+/** Caches as the reconciler reads them, over fixed objects. */
+function fixedCache(objects) {
+  return {
+    get: (namespace, name) => objects.find((o) => o.metadata.namespace === namespace && o.metadata.name === name),
+    ofJob: () => objects,
+  };
+}
+
+test("a status write that conflicts is read again and planned again, and what the pass did is not done again", async () => {
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
+  const newer = { ...job, metadata: { ...job.metadata, resourceVersion: "8", labels: { team: "ads" } } };
+  const calls = [];
+  let conflicts = 1;
+  const adapter = {
+    create: async (kind, obj) => {
+      calls.push(`create ${kind} ${obj.metadata.name}`);
+      return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}`, resourceVersion: "9" } };
+    },
+    apply: async (kind, obj) => calls.push(`apply ${kind} ${obj.metadata.name}`),
+    get: async (kind, namespace, name) => {
+      calls.push(`get ${kind} ${name}`);
+      return newer;
+    },
+    replaceStatus: async (kind, obj) => {
+      calls.push(`status ${kind} ${obj.metadata.name} at ${obj.metadata.resourceVersion}`);
+      if (conflicts-- > 0) {
+        throw new ApiError("update", 409, { reason: "Conflict", message: "the object has been modified" });
+      }
+      return { ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } };
+    },
+  };
+  const reconciler = new Reconciler({
+    adapter,
+    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]) },
+    log: quiet,
+    metrics: new Metrics(),
+    isStopping: () => false,
+    clock: () => new Date("2026-03-01T10:00:00Z"),
+  });
+  assert.deepEqual(await reconciler.reconcile("training/mnist"), { result: "success" });
+  assert.deepEqual(calls, [
+    "apply Service elasticjob-mnist-dlrover-master", // services first
+    "create Pod elasticjob-mnist-dlrover-master",
+    "status ElasticJob mnist at 7",
+    "get ElasticJob mnist", // read again: the new version, planned again with the master created
+    "status ElasticJob mnist at 8",
+  ]);
+  // The caches still show version 7 and no master: the next pass waits for them.
+  const next = await reconciler.reconcile("training/mnist");
+  assert.equal(next.result, "deferred");
+  assert.ok(next.requeueAfterMs > 0);
+});
+
+test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach exits 1 with the reason", async () => {
+  const io = () => {
+    const out = { stdout: "", stderr: "" };
+    return [out, { stdout: { write: (t) => (out.stdout += t) }, stderr: { write: (t) => (out.stderr += t) } }];
+  };
+  for (const [args, message] of [
+    [["--workers", "0"], /--workers takes a whole number from 1/],
+    [["--metrics-port", "70000"], /--metrics-port takes a port from 0 to 65535/],
+    [["--resync", "soon"], /--resync takes a number of seconds/],
+    [["--leader-elect", "--leader-elect-lease-duration", "5", "--leader-elect-renew-deadline", "10"], /must exceed the renew deadline/],
+    [["--log-level", "loud"], /--log-level takes one of debug, info, warn, error/],
+    [["extra"], /no argument expected, got extra/],
+  ]) {
+    const [out, streams] = io();
+    assert.equal(await main(["controller", ...args], streams), 2, args.join(" "));
+    assert.match(out.stderr, message);
+  }
+  const [out, streams] = io();
+  assert.equal(await main(["controller", "--kubeconfig", "/nonexistent/kubeconfig"], streams), 1);
+  assert.match(out.stderr, /cannot start: .*\/nonexistent\/kubeconfig/);
+  assert.equal(DEFAULTS.leaseDurationSeconds, 15);
+});
