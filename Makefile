@@ -51,8 +51,21 @@ $(VENV)/.installed: tests/consumers/requirements.txt
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
 	@touch $@
 
-bench: ## benchmarks of the core (figures printed, nothing asserted)
-	$(CARGO) bench --bench core
+# `make bench`: every benchmark of the project, each writing its figures (BENCH_JSON) into
+# $(BENCH_DIR), then one Markdown table of them all, the machine at the top: target/bench.md.
+BENCH_DIR := $(or $(CARGO_TARGET_DIR),target)/bench
+
+bench: npm policy www npm-chromium ## every benchmark (core and its curves, resource bounds, npm, policy, preview) into one table, target/bench.md
+	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)
+	node benches/report.mjs machine $(BENCH_DIR)/machine.json
+	BENCH_JSON=$(abspath $(BENCH_DIR))/core.json $(CARGO) bench --bench core
+	BENCH_JSON=$(abspath $(BENCH_DIR))/bounds.json $(CARGO) bench --bench bounds
+	BENCH_JSON=$(abspath $(BENCH_DIR))/npm.json $(MAKE) --no-print-directory bench-npm
+	BENCH_JSON=$(abspath $(BENCH_DIR))/policy.json $(MAKE) --no-print-directory bench-policy
+	BENCH_JSON=$(abspath $(BENCH_DIR))/www.json $(MAKE) --no-print-directory bench-www
+	node benches/report.mjs table $(BENCH_DIR) > $(BENCH_DIR).md
+	@cat $(BENCH_DIR).md
+	@echo "make bench: the table is in $(BENCH_DIR).md (README.md's Speed section holds a copy)"
 
 fmt: ## format the Rust code
 	$(CARGO) fmt
@@ -61,7 +74,17 @@ clean: ## remove build output and installed test tools
 	$(CARGO) clean
 	rm -rf $(TOOLS)
 
-fuzz: ## fuzz the core for FUZZ_SECONDS (default 60) with cargo-fuzz (libFuzzer)
+# The fuzz targets of fuzz/ (fuzz/src/ has what each checks). libFuzzer needs a nightly compiler
+# flag: RUSTC_BOOTSTRAP=1 for this build alone. No sanitizer: the core has no unsafe code, and
+# AddressSanitizer would halve the inputs tried a second. An input that runs over 10 s or 2 GB is
+# a crash too. New inputs go to fuzz/corpus/ (not checked in); fuzz/seeds/ are the checked-in ones.
+FUZZ_TARGETS := job reconcile tf_config policy reader
+FUZZ_SECONDS ?= 60
+
+fuzz: ## fuzz each target of fuzz/ for FUZZ_SECONDS (default 60) with cargo-fuzz (libFuzzer); a crash stops it
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install --quiet cargo-fuzz
-	mkdir -p fuzz/corpus/job
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run job corpus/job seeds -- -max_total_time=$${FUZZ_SECONDS:-60}
+	cd fuzz && for target in $(FUZZ_TARGETS); do \
+	  mkdir -p corpus/$$target && \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run --sanitizer none $$target corpus/$$target seeds/$$target -- \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 || exit 1; \
+	done

@@ -10,6 +10,7 @@ export {
   reconcileScalePlan,
   render,
   renderItem,
+  renderJson,
   renderSummary,
   stopRunningPods,
   summary,

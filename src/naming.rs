@@ -186,6 +186,11 @@ pub const MAX_LABEL_LEN: usize = 63;
 pub const MAX_PREFIX_LEN: usize = 253;
 /// The most bytes all annotations of one object may hold together, keys and values.
 pub const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+/// The most bytes all labels of a job or a replica template may hold together, keys and values.
+/// The API server bounds labels only by the size of the object (etcd stores at most 1.5 MiB); the
+/// core copies them onto every pod and service the job makes, so it holds them to the annotations'
+/// bound.
+pub const MAX_LABELS_BYTES: usize = MAX_ANNOTATIONS_BYTES;
 
 /// Whether `s` is the name part of a qualified name, or a non-empty label value: at most 63
 /// letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit.

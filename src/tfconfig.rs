@@ -192,13 +192,19 @@ pub fn insert_tf_config_to_env(
     Ok(())
 }
 
-/// Sets a plain env var on a container: replaces the first of that name, or appends.
+/// Sets a plain env var on a container: replaces the first of that name and drops any later one
+/// (Kubernetes runs a container with the last of several vars of a name), or appends.
 pub(crate) fn set_env(container: &mut Container, name: &str, value: String) {
     let env = container.env.get_or_insert_with(Vec::new);
     let var = EnvVar { name: name.to_owned(), value: Some(value), value_from: None };
-    match env.iter_mut().find(|e| e.name == name) {
-        Some(existing) => *existing = var,
-        None => env.push(var),
+    let Some(first) = env.iter().position(|e| e.name == name) else { return env.push(var) };
+    let mut index = 0;
+    env.retain(|e| {
+        index += 1;
+        e.name != name || index - 1 == first
+    });
+    if let Some(existing) = env.get_mut(first) {
+        *existing = var;
     }
 }
 
@@ -381,6 +387,27 @@ mod tests {
         let dense = sparse.to_dense().map(|d| d.worker).unwrap_or_default();
         assert_eq!(dense.len(), 12);
         assert_eq!(dense.get(10).map(String::as_str), Some("w10:1"));
+    }
+
+    #[test]
+    fn insert_leaves_one_tf_config() {
+        // Found by the tf_config fuzz target: a second TF_CONFIG further down the list was kept,
+        // and Kubernetes runs the container with the last one.
+        let var = |name: &str, value: &str| EnvVar { name: name.into(), value: Some(value.into()), value_from: None };
+        let mut c = Container {
+            env: Some(vec![var("TF_CONFIG", "a"), var("A", "1"), var("TF_CONFIG", "b"), var("B", "2")]),
+            ..Container::default()
+        };
+        let mut sparse = SparseClusterSpec::default();
+        sparse.chief.insert(0, "c:3333".into());
+        assert!(insert_tf_config_to_env(&mut c, &sparse, ReplicaType::Chief, 0).is_ok());
+        let env: Vec<(String, Option<String>)> =
+            c.env.unwrap_or_default().into_iter().map(|e| (e.name, e.value)).collect();
+        let config = r#"{"cluster":{"ps":[],"chief":["c:3333"]},"task":{"type":"chief","index":0}}"#;
+        assert_eq!(
+            env,
+            [("TF_CONFIG".into(), Some(config.into())), ("A".into(), Some("1".into())), ("B".into(), Some("2".into()))]
+        );
     }
 
     #[test]

@@ -181,27 +181,10 @@ fn creates_or_deletes(plan: &Plan) -> Vec<String> {
 }
 
 /// Pod names are unique, and no two live task pods share a type and rank, but where one of them is
-/// a pod the plan's `createPods` or `migratePods` names: a created pod is made as written, beside
-/// the pod it replaces (a PS migration), and a migrated pod runs until its replacement does.
-/// (`arb_pods` makes at most one live pod per rank to begin with.)
+/// a pod the plan's `createPods` or `migratePods` names (`common::unique`). (`arb_pods` makes at most
+/// one live pod per rank to begin with.)
 fn check_unique(pods: &[Pod], plan: Option<&ScalePlan>) -> Result<(), TestCaseError> {
-    let listed: BTreeSet<String> = plan
-        .into_iter()
-        .flat_map(|p| p.spec.create_pods.iter().chain(&p.spec.migrate_pods))
-        .filter_map(|m| m.pod_name(JOB))
-        .collect();
-    let mut names = BTreeSet::new();
-    let mut ranks = BTreeSet::new();
-    for p in pods {
-        prop_assert!(names.insert(p.metadata.name.clone()), "two pods named {:?}", p.metadata.name);
-        if let (Some(t), Some(r)) = (elasticjob::pod::pod_type(p), elasticjob::pod::pod_rank(p)) {
-            let by_plan = listed.contains(elasticjob::pod::name(p));
-            if t != ReplicaType::DlroverMaster && elasticjob::pod::is_alive(p) && !by_plan {
-                prop_assert!(ranks.insert((t, r)), "two live {t} pods at rank {r}");
-            }
-        }
-    }
-    Ok(())
+    common::unique(pods, plan, JOB).map_err(TestCaseError::fail)
 }
 
 proptest! {

@@ -1,13 +1,16 @@
 // `make bench-npm`: `render` of a job with 1,000 workers, 50 PS, a chief and an evaluator (the job of
 // the core's benches/core.rs) through the package in Node, next to the same job rendered natively
-// by NATIVE (bindings/wasm/examples/native_render.rs). Prints figures; asserts nothing.
+// by NATIVE (bindings/wasm/examples/native_render.rs); `renderJson` (the same objects as JSON text,
+// what the CLI's `-o json` writes) and `renderSummary` (the rows only) beside it. Prints figures;
+// asserts nothing. With BENCH_JSON=FILE (as `make bench` sets it) the figures are also written to
+// FILE.
 // Usage: node bench/render.js NATIVE
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { render } from "elasticjob";
+import { render, renderJson, renderSummary } from "elasticjob";
 import { bigJob } from "./job.js";
 
 const RUNS = 30;
@@ -33,14 +36,22 @@ if (!native) {
 }
 const list = render(job);
 const wasmMs = medianMs(() => render(job));
+const jsonMs = medianMs(() => renderJson(job));
+const summaryMs = medianMs(() => renderSummary(job));
 const path = join(mkdtempSync(join(tmpdir(), "elasticjob-bench-")), "job.json");
 writeFileSync(path, JSON.stringify(job));
 const n = JSON.parse(execFileSync(native, [path], { encoding: "utf8" }));
 
 const f = (ms) => `${ms.toFixed(1).padStart(8)} ms`;
+const x = (ms, base) => `${(ms / base).toFixed(2)}x`;
 console.log(`job: 1,000 workers, 50 PS, 1 chief, 1 evaluator -> ${list.items.length} objects, ${n.bytes.toLocaleString("en-US")} bytes of JSON`);
 console.log(`median of ${RUNS} runs, Node ${process.version}:`);
-console.log(`  npm package render (JS object in, JS objects out) ${f(wasmMs)}`);
-console.log(`  native render                                     ${f(n.renderMs)}`);
-console.log(`  native render + serde_json::to_string             ${f(n.renderAndSerializeMs)}`);
-console.log(`ratio wasm/native: ${(wasmMs / n.renderAndSerializeMs).toFixed(2)}x against render + serialize, ${(wasmMs / n.renderMs).toFixed(2)}x against render alone (goal: at most ${GOAL}x)`);
+console.log(`  npm package render (JS object in, JS objects out)  ${f(wasmMs)}  ${x(wasmMs, n.renderAndSerializeMs)} native render + serialize`);
+console.log(`  npm package renderJson (JS object in, JSON text out) ${f(jsonMs)}  ${x(jsonMs, n.renderAndSerializeMs)} native render + serialize (goal: at most ${GOAL}x)`);
+console.log(`  npm package renderSummary (the rows only)           ${f(summaryMs)}  ${x(summaryMs, n.renderMs)} native render`);
+console.log(`  native render                                       ${f(n.renderMs)}`);
+console.log(`  native render + serde_json::to_string               ${f(n.renderAndSerializeMs)}`);
+if (process.env.BENCH_JSON) {
+  const figures = { renderMs: wasmMs, renderJsonMs: jsonMs, renderSummaryMs: summaryMs, nativeRenderMs: n.renderMs, nativeRenderAndSerializeMs: n.renderAndSerializeMs, objects: list.items.length, bytes: n.bytes };
+  writeFileSync(process.env.BENCH_JSON, JSON.stringify(figures, null, 2));
+}

@@ -1,10 +1,16 @@
 // `elasticjob render`: every object the job will have, as a Kubernetes List.
-import { render, summary } from "../node.js";
+import { render, renderJson, renderSummary } from "../node.js";
 import { EXIT, UsageError } from "./errors.js";
 import { Inputs } from "./input.js";
-import { table, toJson, toYaml } from "./output.js";
+import { table, toYaml } from "./output.js";
 
-const FORMATS = { yaml: toYaml, json: toJson, summary: (list) => table(summary(list)) };
+// Each format from the job and plan: JSON is written by the core as it is and the summary's rows
+// come from it alone (the objects are never built in JavaScript); YAML is written from the objects.
+const FORMATS = {
+  yaml: (job, plan) => toYaml(render(job, plan)),
+  json: (job, plan) => `${renderJson(job, plan, null, true)}\n`,
+  summary: (job, plan) => table(renderSummary(job, plan)),
+};
 
 export default {
   name: "render",
@@ -28,12 +34,12 @@ Options:
     }
     const inputs = new Inputs(io);
     const { job, scalePlan } = await inputs.jobAndPlan(file, options["scale-plan"]);
-    const list = inputs.call(() => render(job.value, scalePlan?.value));
+    const text = inputs.call(() => FORMATS[format](job.value, scalePlan?.value));
     if (format === "summary" && job.value?.spec?.suspend === true) {
       const name = job.value.metadata?.name;
       io.stdout.write(`job ${name} is suspended (spec.suspend: true): none of these runs until it is set to false\n`);
     }
-    io.stdout.write(FORMATS[format](list));
+    io.stdout.write(text);
     return EXIT.ok;
   },
 };

@@ -17,6 +17,7 @@ const FUNCTIONS = [
   "reconcileScalePlan",
   "render",
   "renderItem",
+  "renderJson",
   "renderSummary",
   "stopRunningPods",
   "summary",
@@ -179,6 +180,27 @@ test("renderSummary: the rows of summary(render()), with ports, without the obje
   const bad = job();
   bad.metadata.name = "Deep_CTR";
   assert.throws(() => api.renderSummary(bad), (e) => e instanceof api.ElasticJobError && e.errors[0].path === "metadata.name");
+});
+
+test("renderJson: the JSON text of render(), compact or as JSON.stringify(list, null, 2) writes it", () => {
+  const plan = { spec: { replicaResourceSpecs: { worker: { replicas: 3 } } } };
+  for (const [j, p] of [[job(), undefined], [job(), plan]]) {
+    const list = api.render(j, p);
+    assert.equal(api.renderJson(j, p), JSON.stringify(list));
+    assert.equal(api.renderJson(j, p, null, true), JSON.stringify(list, null, 2));
+  }
+  // Text JSON escapes, empty objects and lists, and non-ASCII text, indented the same.
+  const awkward = job();
+  const main = awkward.spec.replicaSpecs.worker.template.spec.containers[0];
+  main.args = ["{\"a\": [1, {}]}", "tab\there, \u0001, \\ and \"", "é ✓ 😀 \u2028", ""];
+  main.env = [{ name: "EMPTY", value: "" }];
+  awkward.spec.replicaSpecs.worker.template.metadata = { annotations: { "a/b": "{}[],:" } };
+  const list = api.render(awkward);
+  assert.equal(api.renderJson(awkward, null, null, true), JSON.stringify(list, null, 2));
+  assert.equal(api.renderJson(awkward), JSON.stringify(list));
+  const bad = job();
+  bad.metadata.name = "Bad_Name";
+  assert.throws(() => api.renderJson(bad), (e) => e instanceof api.ElasticJobError && e.errors[0].path === "metadata.name");
 });
 
 test("renderItem: one object of the rendered list, by its index", () => {

@@ -3,6 +3,7 @@
 //! `wapc`): module compile time, instantiation time, and `validate` over 1,000 calls for the
 //! upstream sample job and for a job with all 5 replica types and every setting on. Figures are
 //! printed, never asserted; the native build's `validate` is printed alongside for comparison.
+//! With `BENCH_JSON=FILE` (as `make bench` sets it) the figures are also written to FILE.
 // A benchmark crate: its helpers outside #[test] functions may unwrap, as the tests do
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -56,7 +57,8 @@ fn main() {
     let path = common::wasm_path();
     let bytes = common::wasm_bytes();
     println!("policy: {}", path.display());
-    println!("size:                 {} bytes raw, {} bytes gzip -9", bytes.len(), gzip9_size(&path));
+    let gzip = gzip9_size(&path);
+    println!("size:                 {} bytes raw, {gzip} bytes gzip -9", bytes.len());
 
     // Compile: a new engine each time, as a policy-server starting up.
     let compiles = times(5, || {
@@ -83,6 +85,7 @@ fn main() {
     );
 
     let instance = host::instance(&pre);
+    let mut validated = Vec::new();
     for (label, case) in [
         ("upstream sample job", "accept-upstream-sample-job"),
         ("5 replica types, every setting on", "accept-five-replica-types"),
@@ -108,5 +111,15 @@ fn main() {
             micros(percentile(&native, 0.5)),
             micros(percentile(&native, 0.99))
         );
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        validated.push(serde_json::json!({"label": label, "payloadBytes": case.payload.len(), "calls": CALLS,
+            "medianUs": us(percentile(&wasm, 0.5)), "p99Us": us(percentile(&wasm, 0.99)),
+            "nativeMedianUs": us(percentile(&native, 0.5))}));
+    }
+    if let Ok(out) = std::env::var("BENCH_JSON") {
+        let figures = serde_json::json!({"rawBytes": bytes.len(), "gzipBytes": gzip,
+            "compileMs": percentile(&compiles, 0.5).as_secs_f64() * 1e3,
+            "instantiateUs": percentile(&instances, 0.5).as_secs_f64() * 1e6, "validate": validated});
+        std::fs::write(out, serde_json::to_string_pretty(&figures).unwrap()).unwrap();
     }
 }

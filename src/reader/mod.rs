@@ -20,6 +20,12 @@ mod repair;
 
 pub(crate) use repair::{read_recovering, under};
 
+/// How deep arrays and objects may nest: one level more than serde_json reads from JSON text (127),
+/// so nothing read from text is refused for its depth. A value built in Rust can nest deeper, and
+/// reading it into a type that holds free JSON (`managedFields[].fieldsV1`) would recurse until the
+/// stack overflows.
+pub(crate) const MAX_DEPTH: usize = 128;
+
 /// What reading a value found: the value, or the first problem and where it is.
 pub(crate) struct Outcome<T> {
     pub result: Result<T, ReadError>,
@@ -41,12 +47,84 @@ struct Place {
     hint: Option<Hint>,
 }
 
-/// Reads a `T` from `value`.
+/// Reads a `T` from `value`; a value nesting deeper than [`MAX_DEPTH`] is refused first, with the
+/// place where it does.
 pub(crate) fn read<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
+    match nested_too_deep(&value) {
+        Some(steps) => too_deep(steps),
+        None => read_within_depth(value),
+    }
+}
+
+/// The outcome of reading a value that nests too deep at `steps`.
+fn too_deep<T>(steps: Vec<Step>) -> Outcome<T> {
+    let (error_path, error) = too_deep_error(&steps);
+    Outcome { result: Err(error), error_path, unknown: Vec::new(), place: Place { steps, at_key: false, hint: None } }
+}
+
+/// The path and the error of a value that nests too deep at `steps`.
+#[inline(never)]
+fn too_deep_error(steps: &[Step]) -> (String, ReadError) {
+    let mut path = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) if path.is_empty() => path.push_str(key),
+            Step::Key(key) => {
+                path.push('.');
+                path.push_str(key);
+            }
+            Step::Index(i) => path.push_str(&format!("[{i}]")),
+        }
+    }
+    let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
+    (path, ReadError { code: Code::TooLarge, message, kind: Kind::Value })
+}
+
+/// Reads a `T` from a `value` known to nest no deeper than [`MAX_DEPTH`].
+pub(crate) fn read_within_depth<T: de::DeserializeOwned>(value: Value) -> Outcome<T> {
     let mut track = Track::default();
     let result = T::deserialize(Reader { value, track: &mut track });
     let (error_path, unknown, place) = track.finish();
     Outcome { result, error_path, unknown, place }
+}
+
+/// The place of the first array or object nested [`MAX_DEPTH`] levels below the top, found
+/// without recursion.
+pub(crate) fn nested_too_deep(value: &Value) -> Option<Vec<Step>> {
+    type Children<'v> = Box<dyn Iterator<Item = (StepRef<'v>, &'v Value)> + 'v>;
+    fn children(value: &Value) -> Option<Children<'_>> {
+        match value {
+            Value::Array(items) => Some(Box::new(items.iter().enumerate().map(|(i, v)| (StepRef::Index(i), v)))),
+            Value::Object(map) => Some(Box::new(map.iter().map(|(k, v)| (StepRef::Key(k), v)))),
+            _ => None,
+        }
+    }
+    let mut stack = vec![children(value)?];
+    let mut path = Vec::new();
+    while let Some(top) = stack.last_mut() {
+        let Some((step, child)) = top.next() else {
+            stack.pop();
+            path.pop();
+            continue;
+        };
+        let Some(grandchildren) = children(child) else { continue };
+        path.push(step);
+        if stack.len() >= MAX_DEPTH {
+            let owned = |s: &StepRef<'_>| match s {
+                StepRef::Key(k) => Step::Key((*k).to_owned()),
+                StepRef::Index(i) => Step::Index(*i),
+            };
+            return Some(path.iter().map(owned).collect());
+        }
+        stack.push(grandchildren);
+    }
+    None
+}
+
+/// A [`Step`] borrowed from the value.
+enum StepRef<'v> {
+    Key(&'v str),
+    Index(usize),
 }
 
 /// A shape problem: a message as serde words it, and its code.
@@ -92,6 +170,13 @@ impl de::Error for ReadError {
 
     fn missing_field(field: &'static str) -> Self {
         ReadError { code: Code::Required, message: format!("missing field `{field}`"), kind: Kind::MissingField(field) }
+    }
+
+    /// A field that a type refusing unknown fields (`Options`, the policy's settings) does not
+    /// know: `unknown_field`, as the unknown fields of other types are reported.
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        let message = <de::value::Error as de::Error>::unknown_field(field, expected).to_string();
+        ReadError { code: Code::UnknownField, message, kind: Kind::Value }
     }
 
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
@@ -579,6 +664,34 @@ mod tests {
             error_of::<std::collections::BTreeMap<u32, String>>(json!({"-1": "a"})),
             ("-1".to_owned(), Code::InvalidValue, "invalid value: string \"-1\", expected u32".to_owned())
         );
+    }
+
+    #[test]
+    fn a_type_that_refuses_unknown_fields_reports_them_as_unknown() {
+        // Found by the reader fuzz target: the code was `invalid_value`.
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Strict {
+            image: Option<String>,
+        }
+        assert_eq!(
+            error_of::<Strict>(json!({"imag": "x"})),
+            ("imag".to_owned(), Code::UnknownField, "unknown field `imag`, expected `image`".to_owned())
+        );
+    }
+
+    #[test]
+    fn values_nest_at_most_as_deep_as_json_text() {
+        let nested = |depth: usize| (1..depth).fold(json!([]), |v, _| Value::Array(vec![v]));
+        assert!(read::<Value>(nested(MAX_DEPTH)).result.is_ok());
+        let (path, code, message) = error_of::<Value>(nested(MAX_DEPTH + 1));
+        assert_eq!((path, code), ("[0]".repeat(MAX_DEPTH), Code::TooLarge));
+        assert_eq!(message, "arrays and objects nest deeper than 128 levels here");
+        // Deeper than serde_json reads text.
+        let text = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(serde_json::from_str::<Value>(&text(MAX_DEPTH - 1)).is_ok());
+        assert!(serde_json::from_str::<Value>(&text(MAX_DEPTH)).is_err());
     }
 
     #[test]

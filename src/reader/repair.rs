@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Hint, Kind, Outcome, Place, ReadError, Step, read};
+use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, nested_too_deep, read_within_depth};
 use crate::error::Code;
 
 /// The most repairs one read makes before it gives up: each costs a read of the whole document.
@@ -36,8 +36,11 @@ pub(crate) struct Recovered<T> {
 pub(crate) fn read_recovering<T: DeserializeOwned>(value: Value) -> Recovered<T> {
     // Only the read is generic: the bookkeeping and the repairs are compiled once.
     let mut repairs = Repairs { value, problems: Vec::new(), repaired: Vec::new(), attempts: BTreeMap::new() };
+    if repairs.too_deep() {
+        return repairs.finish(None, Vec::new());
+    }
     for _ in 0..=MAX_REPAIRS {
-        let outcome: Outcome<T> = read(repairs.value.clone());
+        let outcome: Outcome<T> = read_within_depth(repairs.value.clone());
         match outcome.result {
             Ok(read) => return repairs.finish(Some(read), outcome.unknown),
             Err(error) => {
@@ -63,6 +66,18 @@ struct Repairs {
 impl Repairs {
     fn finish<T>(self, value: Option<T>, unknown: Vec<String>) -> Recovered<T> {
         Recovered { value, problems: self.problems, repaired: self.repaired, unknown }
+    }
+
+    /// Each read takes a copy, and copying recurses as deep as the value nests: a value nesting
+    /// deeper than the reader reads is refused before it is copied, with the place where it does.
+    #[inline(never)]
+    fn too_deep(&mut self) -> bool {
+        let Some(place) = nested_too_deep(&self.value) else { return false };
+        let path = display(&place);
+        let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
+        self.problems.push((path.clone(), Code::TooLarge, message));
+        self.repaired.push(path);
+        true
     }
 
     /// Notes the problem (unless a repair caused it) and mends its place; `false` when it cannot.
@@ -243,6 +258,20 @@ mod tests {
         assert_eq!(repaired, [String::new()]);
         assert!(under("anything", ""));
         assert!(under("a.b[0]", "a.b") && under("a.b.c", "a.b") && !under("a.bc", "a.b"));
+    }
+
+    #[test]
+    fn a_value_nesting_too_deep_is_refused_before_it_is_copied() {
+        // Copying a value 10,000 deep would overflow a test thread's stack.
+        let deep = (1..10_000).fold(json!([]), |v, _| Value::Array(vec![v]));
+        // (Put in place by hand: `json!` would copy it by serialising it.)
+        let mut container = json!({"name": "m", "args": [{}]});
+        container["args"][0]["a"] = deep;
+        let r = read_recovering::<Container>(container);
+        let path = format!("args[0].a{}", "[0]".repeat(MAX_DEPTH - 3));
+        assert!(r.value.is_none());
+        assert_eq!(r.problems.iter().map(|(p, c, _)| (p.clone(), *c)).collect::<Vec<_>>(), [(path, Code::TooLarge)]);
+        assert!(nested_too_deep(&(1..MAX_DEPTH).fold(json!([]), |v, _| Value::Array(vec![v]))).is_none());
     }
 
     #[test]

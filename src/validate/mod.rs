@@ -273,8 +273,13 @@ fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_
 }
 
 /// Labels and annotation keys as the API server checks them (`path` is the object's `metadata`).
+/// Labels or annotations past their bound are one problem, not one per key.
 fn labels_and_annotations(p: &mut Vec<Problem>, path: &str, meta: &ObjectMeta) {
-    for (key, value) in meta.labels.iter().flatten() {
+    let why = format!(
+        "the core copies them onto every pod and service, and takes at most {} (256 KiB), as for annotations",
+        naming::MAX_LABELS_BYTES
+    );
+    for (key, value) in within_bound(p, path, "labels", meta.labels.as_ref(), naming::MAX_LABELS_BYTES, &why) {
         let at = join(&join(path, "labels"), key);
         if let Err(why) = naming::check_qualified_name(key, false) {
             p.push(Problem::new(at, Code::InvalidName, format!("not a label key: {why}")));
@@ -282,9 +287,9 @@ fn labels_and_annotations(p: &mut Vec<Problem>, path: &str, meta: &ObjectMeta) {
             p.push(Problem::new(at, Code::InvalidValue, why));
         }
     }
-    let mut bytes = 0usize;
-    for (key, value) in meta.annotations.iter().flatten() {
-        bytes = bytes.saturating_add(key.len()).saturating_add(value.len());
+    let why = format!("an object's annotations hold at most {} (256 KiB)", naming::MAX_ANNOTATIONS_BYTES);
+    let annotations = meta.annotations.as_ref();
+    for (key, _) in within_bound(p, path, "annotations", annotations, naming::MAX_ANNOTATIONS_BYTES, &why) {
         if let Err(why) = naming::check_qualified_name(key, true) {
             p.push(Problem::new(
                 join(&join(path, "annotations"), key),
@@ -293,16 +298,23 @@ fn labels_and_annotations(p: &mut Vec<Problem>, path: &str, meta: &ObjectMeta) {
             ));
         }
     }
-    if bytes > naming::MAX_ANNOTATIONS_BYTES {
-        p.push(Problem::new(
-            join(path, "annotations"),
-            Code::TooLarge,
-            format!(
-                "the annotations hold {bytes} bytes; an object's annotations hold at most {} (256 KiB)",
-                naming::MAX_ANNOTATIONS_BYTES
-            ),
-        ));
+}
+
+/// The entries of a label or annotation map; none, and one `too_large` problem saying `why`, when
+/// their keys and values hold more than `max` bytes together.
+fn within_bound<'m>(
+    p: &mut Vec<Problem>,
+    path: &str,
+    field: &str,
+    map: Option<&'m BTreeMap<String, String>>,
+    max: usize,
+    why: &str,
+) -> impl Iterator<Item = (&'m String, &'m String)> + use<'m> {
+    let bytes = map.into_iter().flatten().fold(0usize, |n, (k, v)| n.saturating_add(k.len()).saturating_add(v.len()));
+    if bytes > max {
+        p.push(Problem::new(join(path, field), Code::TooLarge, format!("the {field} hold {bytes} bytes; {why}")));
     }
+    map.filter(|_| bytes <= max).into_iter().flatten()
 }
 
 fn resource_list(p: &mut Vec<Problem>, path: &str, list: &ResourceList) {

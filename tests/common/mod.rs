@@ -2,10 +2,15 @@
 //! uses), fixtures, and a simulated cluster that carries plans out.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod cluster;
+
 use std::path::{Path, PathBuf};
 
-use elasticjob::{Action, ElasticJob, Options, Plan, ReplicaType, parse};
-use k8s_openapi::api::core::v1::{Pod, PodStatus};
+// Not every test crate that includes this module uses them.
+#[allow(unused_imports)]
+pub use cluster::{apply, unique};
+use elasticjob::{ElasticJob, Options, Plan, ReplicaType, parse};
+use k8s_openapi::api::core::v1::Pod;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -86,24 +91,6 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
 
 fn value<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).unwrap()
-}
-
-/// A cluster that carries plans out: created pods appear in phase Pending, deleted pods vanish.
-pub fn apply(pods: &mut Vec<Pod>, plan: &Plan) {
-    for action in &plan.actions {
-        match action {
-            Action::CreatePod { pod, .. } => {
-                let name = pod.metadata.name.clone();
-                if !pods.iter().any(|p| p.metadata.name == name) {
-                    let mut pod = (**pod).clone();
-                    pod.status = Some(PodStatus { phase: Some("Pending".into()), ..PodStatus::default() });
-                    pods.push(pod);
-                }
-            }
-            Action::DeletePod { name, .. } => pods.retain(|p| p.metadata.name.as_deref() != Some(name)),
-            _ => {}
-        }
-    }
 }
 
 /// Applies the job status a plan sets.

@@ -9,7 +9,9 @@
 // - typing: the longest task of the page's main thread (from a trace: its CPU time and its wall
 //   time) while a job name is typed into, a key every 50 ms, and the longest gap between
 //   animation frames: in the upstream sample, and in the 1,000-worker job.
+// With BENCH_JSON=FILE (as `make bench` sets it) the figures are also written to FILE.
 // Usage: node bench/paste.js
+import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { stringify } from "yaml";
@@ -21,6 +23,7 @@ const GOAL_MS = 150;
 const FRAME_MS = 1000 / 60;
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
+const figures = { runs: RUNS, typing: [] };
 const { server, url } = await serve(0);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS }); // a fresh profile of its own
 try {
@@ -98,6 +101,7 @@ try {
     console.log(`  longest main-thread task, CPU time  ${Math.max(...cpu).toFixed(1).padStart(6)} ms  (${over(cpu)})`);
     console.log(`  longest main-thread task, wall time ${Math.max(...wall).toFixed(1).padStart(6)} ms  (${over(wall)})`);
     console.log(`  longest gap between frames          ${Math.max(...gaps).toFixed(1).padStart(6)} ms  (${gaps.length} frames)`);
+    figures.typing.push({ what, cpuMs: Math.max(...cpu), wallMs: Math.max(...wall), gapMs: Math.max(...gaps) });
   }
 
   console.log(`Chromium ${browser.version()}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores (times are wall-clock unless said to be CPU time)`);
@@ -120,6 +124,7 @@ try {
   console.log(`  paste -> table painted   ${median(painted).toFixed(1).padStart(7)} ms  (min ${Math.min(...painted).toFixed(1)}, max ${Math.max(...painted).toFixed(1)}; goal: at most ${GOAL_MS} ms)`);
   console.log(`  paste -> rows in the DOM ${median(times.map((t) => t.inDom)).toFixed(1).padStart(7)} ms`);
   console.log(`  of which the worker      ${median(times.map((t) => t.worker)).toFixed(1).padStart(7)} ms  (read, validate, renderSummary)`);
+  Object.assign(figures, { pastePaintedMs: median(painted), inDomMs: median(times.map((t) => t.inDom)), workerMs: median(times.map((t) => t.worker)) });
 
   // The same pastes traced: the CPU time of each step on the way (the paste's task on the main
   // thread, the analysis in the worker, the main thread's task that takes its answer and builds
@@ -131,6 +136,7 @@ try {
   }
   const steps = pathCpu(JSON.parse((await browser.stopTracing()).toString("utf8")));
   console.log(`  CPU time on that path     ${median(steps.map((x) => x.total)).toFixed(1).padStart(6)} ms  (traced; of which the analysis in the worker ${median(steps.map((x) => x.worker)).toFixed(1)} ms)`);
+  Object.assign(figures, { pathCpuMs: median(steps.map((x) => x.total)), workerCpuMs: median(steps.map((x) => x.worker)) });
 
   // Selecting the last worker: its manifest and TF_CONFIG (1,000 addresses) come from the worker.
   const selectMs = await page.evaluate(
@@ -154,11 +160,15 @@ try {
       }),
   );
   console.log(`  select worker 999 -> its TF_CONFIG shown ${selectMs.toFixed(1).padStart(7)} ms`);
+  figures.selectMs = selectMs;
 
   await typing(`deepctr-traced-${RUNS - 1}`, "that job");
   if (errors.length) {
     console.log(`page errors: ${errors.join("; ")}`);
     process.exitCode = 1;
+  }
+  if (process.env.BENCH_JSON) {
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify(figures, null, 2));
   }
 } finally {
   await browser.close();

@@ -83,6 +83,24 @@ pub fn render(
     output(render_list(&job, &scale_plan, &options))
 }
 
+/// What `render` returns, as JSON text: for callers that write the objects out as they are (the
+/// CLI's `-o json`), so that they are never built as JavaScript objects (for a large job, parsing
+/// them is most of what `render` costs in JavaScript: the 1,000-worker job's are 22.8 MB of JSON).
+/// Compact, or with `pretty` as `JSON.stringify(list, null, 2)` writes it.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid, as `render`.
+#[wasm_bindgen(js_name = renderJson)]
+pub fn render_json(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "boolean")] pretty: JsValue,
+) -> Result<String, JsValue> {
+    let list = render_list(&job, &scale_plan, &options).map_err(throw)?;
+    json::to_text(&list, pretty.is_truthy()).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+}
+
 /// Whether `job` is a valid `ElasticJob`: `{valid: true}`, or `{valid: false, error}` with every
 /// problem (what `render` would throw).
 ///
@@ -411,7 +429,7 @@ fn output<T: Serialize>(result: Result<T>) -> Result<JsValue, JsValue> {
 /// Plain objects through JSON text: maps become objects (never `Map`s), keys keep the order the
 /// core writes them, and one `JSON.parse` is faster than building the objects one by one.
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| js_sys::Error::new(&e.to_string()))?;
+    let text = json::to_text(value, false).map_err(|e| js_sys::Error::new(&e.to_string()))?;
     js_sys::JSON::parse(&text)
 }
 

@@ -174,7 +174,7 @@ fn paths_in_other_arguments_start_with_their_name() {
 
     let options = js(r#"{"masterImage": "m:1", "mastrImage": "x"}"#);
     let (_, problems) = thrown(ej::render(job(), JsValue::NULL, options));
-    assert_eq!(problems, [pair("options.mastrImage", "invalid_value")]);
+    assert_eq!(problems, [pair("options.mastrImage", "unknown_field")]);
 
     let pods = js(r#"[{"metadata": {"name": "p"}, "status": {"phase": 5}}]"#);
     let (_, problems) = thrown(ej::reconcile(job(), JsValue::NULL, pods, NOW.into(), JsValue::UNDEFINED));

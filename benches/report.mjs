@@ -1,0 +1,138 @@
+// `make bench` writes its figures here: `node benches/report.mjs machine OUT.json` notes the machine
+// and its load before the benchmarks run; `node benches/report.mjs table DIR` reads what each
+// benchmark wrote into DIR (core.json, bounds.json, npm.json, policy.json, www.json, machine.json)
+// and prints one Markdown table, the machine it ran on at the top.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { join } from "node:path";
+
+const [command, path] = process.argv.slice(2);
+if (command === "machine" && path) {
+  writeFileSync(path, JSON.stringify(machine(), null, 2));
+} else if (command === "table" && path) {
+  process.stdout.write(table(path));
+} else {
+  console.error("usage: node benches/report.mjs machine OUT.json | table DIR");
+  process.exit(2);
+}
+
+function machine() {
+  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const osRelease = existsSync("/etc/os-release") ? readFileSync("/etc/os-release", "utf8") : "";
+  const os = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(osRelease)?.[1] ?? "Linux";
+  const version = (cmd, args) => {
+    try {
+      return execFileSync(cmd, args, { encoding: "utf8" }).trim();
+    } catch {
+      return "absent";
+    }
+  };
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    cores: cpus().length,
+    cpu: model,
+    memoryGiB: totalmem() / 2 ** 30,
+    os: `${os}, Linux ${release()}`,
+    rustc: version("rustc", ["--version"]),
+    node: process.version,
+    load: loadavg(),
+  };
+}
+
+function table(dir) {
+  const read = (name) => {
+    const file = join(dir, `${name}.json`);
+    return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+  };
+  const m = read("machine");
+  const core = read("core");
+  const bounds = read("bounds");
+  const npm = read("npm");
+  const policy = read("policy");
+  const www = read("www");
+  const ms = (x, digits = 1) => (x == null ? "n/a" : `${x.toFixed(digits)} ms`);
+  const us = (x) => (x == null ? "n/a" : `${x.toFixed(1)} µs`);
+  const n = (x) => x.toLocaleString("en-US");
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  const rows = [];
+  const row = (what, figure, note = "") => rows.push(`| ${what} | ${figure} | ${note} |`);
+  const section = (title) => rows.push(`| **${title}** | | |`);
+
+  section("Core (native, criterion, median)");
+  if (core) {
+    row(`\`render\`: the 1,000-worker job (1,000 workers, 50 PS, chief, evaluator) to ${n(core.job.objects)} objects`, ms(core.render), `${mb(core.job.bytes)} of JSON once serialised`);
+    row("`serialize`: the same objects to JSON only (the floor)", ms(core.serialize));
+    row("ratio render / serialize", (core.render / core.serialize).toFixed(2), "goal: at most 2");
+    row("render and serialize", ms(core.renderAndSerialize));
+    const first = core.reconcile[0];
+    for (const r of core.reconcile) {
+      const growth = r === first ? "" : `${(r.ms / first.ms).toFixed(0)}x the time of ${n(first.pods)} pods for ${n(r.pods / first.pods)}x the pods`;
+      row(`\`reconcile\`, a running job of ${n(r.pods)} pods`, ms(r.ms, 3), growth);
+    }
+    const w0 = core.renderWorkers[0];
+    for (const r of core.renderWorkers) {
+      const growth = r === w0 ? "" : `; ${(r.ms / w0.ms).toFixed(0)}x the time of ${n(w0.workers)} workers`;
+      row(`\`render\`, ${n(r.workers)} workers and 50 PS`, ms(r.ms, 3), `${n(r.objects)} objects, ${mb(r.bytes)}${growth}`);
+    }
+    row("reading 10,000 observed pods from JSON values (paths, unknown fields)", ms(core.read10kPods));
+  } else {
+    row("core benchmarks", "not run");
+  }
+
+  section("npm package in Node (median of 30)");
+  if (npm) {
+    row("`render` (JS object in, JS objects out)", ms(npm.renderMs), `${(npm.renderMs / npm.nativeRenderAndSerializeMs).toFixed(2)}x native render + serialize`);
+    if (npm.renderJsonMs != null) {
+      row("`renderJson` (JS object in, JSON text out: what the CLI writes)", ms(npm.renderJsonMs), `${(npm.renderJsonMs / npm.nativeRenderAndSerializeMs).toFixed(2)}x native render + serialize`);
+    }
+    if (npm.renderSummaryMs != null) {
+      row("`renderSummary` (the rows only, as the preview's table)", ms(npm.renderSummaryMs), `${(npm.renderSummaryMs / npm.nativeRenderMs).toFixed(2)}x native render`);
+    }
+    row("native render + serialize (the same job, `native_render`)", ms(npm.nativeRenderAndSerializeMs), `render alone ${ms(npm.nativeRenderMs)}`);
+  } else {
+    row("npm benchmark", "not run");
+  }
+
+  section("Admission policy in a waPC host (wasmtime, as Kubewarden's policy-server)");
+  if (policy) {
+    row("`elasticjob_policy.wasm` size", `${n(policy.gzipBytes)} bytes gzip -9`, `${n(policy.rawBytes)} bytes raw`);
+    for (const v of policy.validate) {
+      row(`\`validate\`, ${v.label} (${n(v.payloadBytes)} byte payload)`, `median ${us(v.medianUs)}, p99 ${us(v.p99Us)}`, `over ${n(v.calls)} calls; native build median ${us(v.nativeMedianUs)}`);
+    }
+    row("module compile (Cranelift) / instantiation", `${ms(policy.compileMs)} / ${us(policy.instantiateUs)}`, "medians");
+  } else {
+    row("policy benchmark", "not run");
+  }
+
+  section("Browser preview in headless Chromium (1,000-worker job)");
+  if (www) {
+    row("paste -> table painted", ms(www.pastePaintedMs), `median of ${www.runs} pastes; goal: at most 150 ms`);
+    row("CPU time on that path", ms(www.pathCpuMs), `of which the analysis in the worker ${ms(www.workerCpuMs)}`);
+    row("select worker 999 -> its TF_CONFIG shown", ms(www.selectMs));
+    for (const t of www.typing) {
+      row(`typing into ${t.what}: longest main-thread task`, `${ms(t.cpuMs)} CPU`, `${ms(t.wallMs)} wall`);
+    }
+  } else {
+    row("preview benchmark", "not run");
+  }
+
+  section("Resource bounds (one process each; time: median of 3)");
+  if (bounds) {
+    for (const c of bounds.cases) {
+      row(`${c.input} (\`${c.name}\`)`, `${ms(c.ms)}, peak ${c.peakMiB.toFixed(0)} MiB`, `${c.answer}; ${c.beforeMiB.toFixed(0)} MiB held before the run`);
+    }
+  } else {
+    row("bounds benchmark", "not run");
+  }
+
+  const head = m
+    ? [
+        `Measured by \`make bench\` on ${m.date}: ${m.cores} cores (${m.cpu}), ${m.memoryGiB.toFixed(0)} GiB, ${m.os}; ${m.rustc}; Node ${m.node}.`,
+        `Load average ${m.load.map((l) => l.toFixed(1)).join(", ")} (1, 5, 15 min) when the run began${m.load[0] > m.cores / 4 ? ": the machine was not idle, so wall times are upper bounds of what an idle one gives" : ""}.`,
+        "",
+      ]
+    : [];
+  return [...head, "| benchmark | figure | notes |", "|---|---|---|", ...rows, ""].join("\n");
+}
