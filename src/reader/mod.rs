@@ -65,19 +65,26 @@ fn too_deep<T>(steps: Vec<Step>) -> Outcome<T> {
 /// The path and the error of a value that nests too deep at `steps`.
 #[inline(never)]
 fn too_deep_error(steps: &[Step]) -> (String, ReadError) {
+    let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
+    (path_of(steps), ReadError { code: Code::TooLarge, message, kind: Kind::Value })
+}
+
+/// `steps` written as a path (`spec.replicaSpecs.worker`, `items[3]`): a `.` before every key but
+/// a first one, so that an empty key keeps its place (`..a` is `a` under two empty keys).
+pub(crate) fn path_of(steps: &[Step]) -> String {
     let mut path = String::new();
-    for step in steps {
+    for (i, step) in steps.iter().enumerate() {
         match step {
-            Step::Key(key) if path.is_empty() => path.push_str(key),
             Step::Key(key) => {
-                path.push('.');
+                if i > 0 {
+                    path.push('.');
+                }
                 path.push_str(key);
             }
-            Step::Index(i) => path.push_str(&format!("[{i}]")),
+            Step::Index(index) => path.push_str(&format!("[{index}]")),
         }
     }
-    let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
-    (path, ReadError { code: Code::TooLarge, message, kind: Kind::Value })
+    path
 }
 
 /// Reads a `T` from a `value` known to nest no deeper than [`MAX_DEPTH`].
@@ -246,7 +253,8 @@ impl Track {
         self.marks.push((len, matches!(segment, Segment::Index(_))));
         match segment {
             Segment::Key(key) => {
-                if !self.path.is_empty() {
+                // A `.` before every key but a first one, as `path_of` writes it.
+                if self.marks.len() > 1 {
                     self.path.push('.');
                 }
                 self.path.push_str(key);
@@ -600,6 +608,18 @@ mod tests {
             Ok(v) => (format!("read {v:?}"), Code::InvalidValue, String::new()),
             Err(e) => (outcome.error_path, e.code, e.message),
         }
+    }
+
+    #[test]
+    fn empty_keys_keep_their_place_in_paths() {
+        use std::collections::BTreeMap;
+        // Found by the reader fuzz target: leading empty keys vanished, so `..a` was written `a`.
+        let doc = json!({"": {"": {"a": [5]}}});
+        type Nested = BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<String>>>>;
+        let (path, code, _) = error_of::<Nested>(doc);
+        assert_eq!((path.as_str(), code), ("..a[0]", Code::InvalidType));
+        let steps = [Step::Key(String::new()), Step::Key(String::new()), Step::Key("a".into()), Step::Index(0)];
+        assert_eq!(path_of(&steps), "..a[0]");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, nested_too_deep, read_within_depth};
+use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, nested_too_deep, path_of, read_within_depth};
 use crate::error::Code;
 
 /// The most repairs one read makes before it gives up: each costs a read of the whole document.
@@ -73,7 +73,7 @@ impl Repairs {
     #[inline(never)]
     fn too_deep(&mut self) -> bool {
         let Some(place) = nested_too_deep(&self.value) else { return false };
-        let path = display(&place);
+        let path = path_of(&place);
         let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
         self.problems.push((path.clone(), Code::TooLarge, message));
         self.repaired.push(path);
@@ -96,7 +96,7 @@ impl Repairs {
         if !caused_by_repair && !seen {
             self.problems.push((error_path, error.code, error.message));
         }
-        let shown = display(&target);
+        let shown = path_of(&target);
         if !self.repaired.contains(&shown) {
             self.repaired.push(shown);
         }
@@ -132,23 +132,6 @@ fn stand_in(hint: Hint) -> Option<Value> {
         Hint::Unit => Value::Null,
         Hint::Enum(variants) => Value::String((*variants.first()?).to_owned()),
     })
-}
-
-/// The path as the reader spells it.
-fn display(steps: &[Step]) -> String {
-    let mut out = String::new();
-    for step in steps {
-        match step {
-            Step::Key(key) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            Step::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
 }
 
 fn at<'v>(value: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
