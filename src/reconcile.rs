@@ -9,16 +9,18 @@
 //!
 //! # `reconcile_pods`
 //! With a `replicaResourceSpecs` entry for the type, the type is scaled to `replicas` live ranks:
-//! ranks, not pods, are counted, so a pod and its migration replacement count once. Pods named in
-//! the plan's `removePods` and ranks of its `createPods` are not counted: `replicas` is the number
-//! of the type's other pods. Scaling up creates ranks from the lowest free one with ids from the
+//! ranks, not pods, are counted, so a pod and its migration replacement count once. `replicas` is
+//! the total once the plan is carried out: the live ranks it keeps (not those of pods named in its
+//! `removePods`) and the ranks its `createPods` entries fill. Scaling up creates ranks from the lowest free one with ids from the
 //! highest id seen + 1 (on a first launch id = rank, as upstream); scaling down deletes the
 //! Running and Pending pods of the highest ranks (upstream deletes the highest ids, which after a
 //! relaunch would leave a hole in the ranks every worker lists). Then each `createPods` entry is
 //! created unless a pod of that name exists or a live pod holds its rank, and each `removePods`
 //! entry is deleted. Each `migratePods` entry whose pod does not yet have its new resource gets a
 //! replacement with a new id, the same rank and the new resource; the old pod is deleted once the
-//! replacement runs. A pod the plan both creates and migrates is created with the new resource.
+//! replacement runs. A pod the plan both creates and migrates is created with the new resource,
+//! and so is a scale-up pod whose new id gives it a name `migratePods` lists. A replacement (of a
+//! migrated or a failed pod) never takes such a name, or the next pass would migrate it again.
 //!
 //! # `handle_fault_pods`
 //! The `restart-count` label holds the relaunches left for a rank. For each rank of the type with

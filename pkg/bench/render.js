@@ -6,7 +6,7 @@
 // FILE.
 // Usage: node bench/render.js NATIVE
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -38,9 +38,11 @@ const list = render(job);
 const wasmMs = medianMs(() => render(job));
 const jsonMs = medianMs(() => renderJson(job));
 const summaryMs = medianMs(() => renderSummary(job));
-const path = join(mkdtempSync(join(tmpdir(), "elasticjob-bench-")), "job.json");
+const dir = mkdtempSync(join(tmpdir(), "elasticjob-bench-"));
+const path = join(dir, "job.json");
 writeFileSync(path, JSON.stringify(job));
 const n = JSON.parse(execFileSync(native, [path], { encoding: "utf8" }));
+rmSync(dir, { recursive: true });
 
 const f = (ms) => `${ms.toFixed(1).padStart(8)} ms`;
 const x = (ms, base) => `${(ms / base).toFixed(2)}x`;

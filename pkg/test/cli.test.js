@@ -4,10 +4,10 @@
 // bin/elasticjob.js as a program (exit status, standard input, a reader that leaves early).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import * as api from "elasticjob";
@@ -22,6 +22,7 @@ const golden = (name) => ({
   output: readFileSync(join(ROOT, "tests/golden", name, "output.json"), "utf8"),
 });
 const dir = mkdtempSync(join(tmpdir(), "elasticjob-cli-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a command line in this process, `input` as standard input: `{status, stdout, stderr}`. */
 async function run(args, input = "") {

@@ -2,10 +2,10 @@
 // ESM and CommonJS, its types compiled by tsc (Node and bundler resolution), its CLI run with npx.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const PKG = fileURLToPath(new URL("../", import.meta.url));
@@ -15,6 +15,8 @@ const NPM_FLAGS = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offl
 
 const work = mkdtempSync(join(tmpdir(), "elasticjob-pack-"));
 const project = join(work, "consumer");
+// The tarball and the project with its node_modules: about 80 MB each run.
+after(() => rmSync(work, { recursive: true, force: true }));
 
 function run(command, args, cwd) {
   try {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::Planner;
+use super::{NewId, Planner};
 use crate::api::{ReplicaType, RestartPolicy};
 use crate::error::Result;
 use crate::quantity::Amount;
@@ -85,7 +85,7 @@ impl<'a> Planner<'a> {
             // no address for: no cluster spec lists it, so there is nothing to relaunch it into.
             return Ok(());
         }
-        let id = self.alloc_id(replica_type)?;
+        let id = self.alloc_id(replica_type, NewId::Replacement)?;
         let left = budget - 1;
         let meta = TaskMeta { id, rank, resource, restarts_left: left, service: None };
         let new_name = naming::task_pod_name(self.job.name(), replica_type, i64::from(id));

@@ -32,6 +32,17 @@ use crate::template::{self, Options, PodFactory, TaskMeta};
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
 
+/// What a new pod id is for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum NewId {
+    /// A pod that fills a free rank. It may take a name the plan migrates: that pod does not
+    /// exist, and the new one gets the resource the plan gives it.
+    ScaleUp,
+    /// The replacement of a migrated or failed pod, which keeps the old pod's resource or gets the
+    /// migration's. Under a name the plan migrates it would be migrated again on the next pass.
+    Replacement,
+}
+
 /// The state of one planning pass: the observed pods of the job and what this plan already did.
 pub(crate) struct Planner<'a> {
     job: &'a ElasticJob,
@@ -42,9 +53,11 @@ pub(crate) struct Planner<'a> {
     /// Every observed pod name, the job's or not: a new pod must not take one.
     names: BTreeSet<&'a str>,
     /// Names the scale plan lists to create or remove: a new id must not take one, or the next
-    /// pass would act on the new pod. (A pod the plan migrates but that does not exist yet may be
-    /// created under its name, with its new resource.)
+    /// pass would act on the new pod.
     reserved: BTreeSet<String>,
+    /// Names the scale plan migrates: only a scale-up may take one (that pod does not exist yet
+    /// and is created under its name, with its new resource); see [`NewId`].
+    migrating: BTreeSet<String>,
     actions: Vec<Action>,
     deleted: BTreeSet<String>,
     /// Pods created by this plan: (type, rank) and name.
@@ -101,6 +114,7 @@ impl<'a> Planner<'a> {
                 .flatten()
                 .filter_map(|m| m.pod_name(name))
                 .collect(),
+            migrating: layout_plan.spec.migrate_pods.iter().map(|m| m.name.clone()).collect(),
             actions: Vec::new(),
             deleted: BTreeSet::new(),
             created: BTreeSet::new(),
@@ -148,8 +162,8 @@ impl<'a> Planner<'a> {
     }
 
     /// A new pod id of the type: above every id seen, and naming no pod that exists or that the
-    /// plan lists.
-    fn alloc_id(&mut self, replica_type: ReplicaType) -> Result<i32> {
+    /// plan lists to create or remove, nor, unless `for_what` is a scale-up, one it migrates.
+    fn alloc_id(&mut self, replica_type: ReplicaType, for_what: NewId) -> Result<i32> {
         let job = self.job.name();
         loop {
             let next = self.next_ids.entry(replica_type).or_default();
@@ -163,7 +177,8 @@ impl<'a> Planner<'a> {
                 )
             })?;
             let name = naming::task_pod_name(job, replica_type, i64::from(id));
-            if !self.exists(&name) && !self.reserved.contains(&name) {
+            let migrated = for_what == NewId::Replacement && self.migrating.contains(&name);
+            if !self.exists(&name) && !self.reserved.contains(&name) && !migrated {
                 return Ok(id);
             }
         }
@@ -312,8 +327,8 @@ mod tests {
             ..Default::default()
         });
         let Ok(mut planner) = Planner::new(&j, &options, &pods, &plan) else { panic!("planner") };
-        assert_eq!(planner.alloc_id(ReplicaType::Worker).ok(), Some(5));
-        assert_eq!(planner.alloc_id(ReplicaType::Ps).ok(), Some(0));
+        assert_eq!(planner.alloc_id(ReplicaType::Worker, NewId::Replacement).ok(), Some(5));
+        assert_eq!(planner.alloc_id(ReplicaType::Ps, NewId::Replacement).ok(), Some(0));
     }
 
     #[test]
@@ -329,7 +344,7 @@ mod tests {
         assert_eq!(planner.live(ReplicaType::Worker).count(), 0);
         // Its name is taken all the same: a new pod must not reuse it.
         assert!(planner.exists("j-edljob-worker-0"));
-        assert_eq!(planner.alloc_id(ReplicaType::Worker).ok(), Some(1));
+        assert_eq!(planner.alloc_id(ReplicaType::Worker, NewId::Replacement).ok(), Some(1));
     }
 
     #[test]

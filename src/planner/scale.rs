@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::{Planner, plan_status_action};
+use super::{NewId, Planner, plan_status_action};
 use crate::api::{JobConditionType, PodMeta, ReplicaType, ResourceList, ScalePlan};
 use crate::error::Result;
 use crate::template::TaskMeta;
@@ -62,7 +62,7 @@ impl<'a> Planner<'a> {
                     if self.deferred {
                         break;
                     }
-                    let id = self.alloc_id(replica_type)?;
+                    let id = self.alloc_id(replica_type, NewId::ScaleUp)?;
                     let name = naming::task_pod_name(job, replica_type, i64::from(id));
                     let resource = migrate_to.get(&name).copied().unwrap_or(&target.resource).clone();
                     let restarts_left = job::restart_count(self.job, replica_type);
@@ -132,7 +132,7 @@ impl<'a> Planner<'a> {
             .find(|p| pod::name(p) != name && pod::pod_rank(p) == Some(rank) && pod::has_resource(p, resource));
         match replacement {
             None if !self.created.contains(&(replica_type, rank)) => {
-                let id = self.alloc_id(replica_type)?;
+                let id = self.alloc_id(replica_type, NewId::Replacement)?;
                 let restarts_left =
                     pod::restarts_left(old).unwrap_or_else(|| job::restart_count(self.job, replica_type));
                 let mut new_resource = pod::resource(old);
@@ -239,6 +239,30 @@ mod tests {
         }
         let (created, deleted) = run(&[old, new], &p);
         assert_eq!((created.as_slice(), deleted.as_slice()), (&[][..], &["j-edljob-worker-0".to_owned()][..]));
+    }
+
+    #[test]
+    fn a_replacement_takes_no_name_the_plan_migrates() {
+        // worker-0 migrates to 2Gi; worker-1, which does not exist, to 4Gi. Had the replacement of
+        // worker-0 been worker-1, with 2Gi, the next pass would migrate it again.
+        let mut p = plan(1);
+        let memory = |m: &str| -> ResourceList {
+            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(m.into()))].into()
+        };
+        for (name, m) in [("j-edljob-worker-0", "2Gi"), ("j-edljob-worker-1", "4Gi")] {
+            p.spec.migrate_pods.push(PodMeta { name: name.into(), resource: memory(m), ..Default::default() });
+        }
+        let old = task(ReplicaType::Worker, 0, 0, "Running");
+        let j = job();
+        let options = Options::default();
+        let Ok(mut planner) = Planner::new(&j, &options, std::slice::from_ref(&old), &p) else { panic!("planner") };
+        assert!(planner.reconcile_type(ReplicaType::Worker, &p).is_ok());
+        let created: Vec<_> = planner
+            .finish()
+            .created_pods()
+            .map(|p| (pod::name(p).to_owned(), pod::pod_rank(p), pod::resource(p).get("memory").map(|q| q.0.clone())))
+            .collect();
+        assert_eq!(created, [("j-edljob-worker-2".to_owned(), Some(0), Some("2Gi".to_owned()))]);
     }
 
     #[test]
