@@ -17,7 +17,8 @@
 //! relaunch would leave a hole in the ranks every worker lists). Then each `createPods` entry is
 //! created unless a pod of that name exists or a live pod holds its rank, and each `removePods`
 //! entry is deleted. Each `migratePods` entry whose pod does not yet have its new resource gets a
-//! replacement with a new id, the same rank and the new resource; the old pod is deleted once the
+//! replacement with a new id, the same rank and the new resource (the entry's values over the old
+//! pod's, so a migration to more memory keeps the cpu); the old pod is deleted once the
 //! replacement runs. A pod the plan both creates and migrates is created with the new resource,
 //! and so is a scale-up pod whose new id gives it a name `migratePods` lists. A replacement (of a
 //! migrated or a failed pod) never takes such a name, or the next pass would migrate it again.

@@ -64,7 +64,7 @@ impl<'a> Planner<'a> {
                     }
                     let id = self.alloc_id(replica_type, NewId::ScaleUp)?;
                     let name = naming::task_pod_name(job, replica_type, i64::from(id));
-                    let resource = migrate_to.get(&name).copied().unwrap_or(&target.resource).clone();
+                    let resource = with_migration(&target.resource, migrate_to.get(&name).copied());
                     let restarts_left = job::restart_count(self.job, replica_type);
                     let meta = TaskMeta { id, rank, resource, restarts_left, service: None };
                     self.create_task(replica_type, meta, None, format!("scale {replica_type} up to {want}"))?;
@@ -78,11 +78,12 @@ impl<'a> Planner<'a> {
             if self.exists(&name) {
                 continue;
             }
-            let resource = if meta.resource.is_empty() {
+            let listed = if meta.resource.is_empty() {
                 target.map(|t| t.resource.clone()).unwrap_or_default()
             } else {
                 meta.resource.clone()
             };
+            let resource = with_migration(&listed, migrate_to.get(&name).copied());
             let next = self.next_ids.entry(replica_type).or_default();
             *next = (*next).max(i64::from(id) + 1);
             let task = TaskMeta {
@@ -135,8 +136,7 @@ impl<'a> Planner<'a> {
                 let id = self.alloc_id(replica_type, NewId::Replacement)?;
                 let restarts_left =
                     pod::restarts_left(old).unwrap_or_else(|| job::restart_count(self.job, replica_type));
-                let mut new_resource = pod::resource(old);
-                new_resource.extend(resource.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let new_resource = with_migration(&pod::resource(old), Some(resource));
                 let meta = TaskMeta { id, rank, resource: new_resource, restarts_left, service: None };
                 let tf_config = pod::tf_config(old).map(str::to_owned);
                 if tf_config.is_none() && !self.can_list(replica_type, rank) {
@@ -174,6 +174,16 @@ impl<'a> Planner<'a> {
         }
         Ok(())
     }
+}
+
+/// `resource` with what a `migratePods` entry gives in place of its own values: a migration to more
+/// memory keeps the pod's cpu.
+fn with_migration(resource: &ResourceList, migration: Option<&ResourceList>) -> ResourceList {
+    let mut merged = resource.clone();
+    if let Some(migration) = migration {
+        merged.extend(migration.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    merged
 }
 
 #[cfg(test)]
@@ -263,6 +273,38 @@ mod tests {
             .map(|p| (pod::name(p).to_owned(), pod::pod_rank(p), pod::resource(p).get("memory").map(|q| q.0.clone())))
             .collect();
         assert_eq!(created, [("j-edljob-worker-2".to_owned(), Some(0), Some("2Gi".to_owned()))]);
+    }
+
+    #[test]
+    fn a_pod_the_plan_creates_and_migrates_is_created_with_the_new_resource() {
+        let mut p = plan(2);
+        let memory = |m: &str| -> ResourceList {
+            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(m.into()))].into()
+        };
+        p.spec.create_pods.push(PodMeta {
+            name: "j-edljob-worker-5".into(),
+            id: Some(5),
+            rank_index: 1,
+            type_: Some(ReplicaType::Worker),
+            resource: memory("1Gi"),
+            ..Default::default()
+        });
+        p.spec.migrate_pods.push(PodMeta {
+            name: "j-edljob-worker-5".into(),
+            resource: memory("2Gi"),
+            ..Default::default()
+        });
+        let j = job();
+        let options = Options::default();
+        let pods = [task(ReplicaType::Worker, 0, 0, "Running")];
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &p) else { panic!("planner") };
+        assert!(planner.reconcile_type(ReplicaType::Worker, &p).is_ok());
+        let created: Vec<_> = planner
+            .finish()
+            .created_pods()
+            .map(|p| (pod::name(p).to_owned(), pod::resource(p).get("memory").map(|q| q.0.clone())))
+            .collect();
+        assert_eq!(created, [("j-edljob-worker-5".to_owned(), Some("2Gi".to_owned()))]);
     }
 
     #[test]
