@@ -312,8 +312,14 @@ fn reconcile_all(job: &ElasticJob, plan: &ScalePlan, pods: &[Pod]) -> Plan {
     out
 }
 
-/// A plan carried out and planned again creates and deletes nothing.
+/// A plan carried out and planned again creates and deletes nothing, for pods a cluster can hold:
+/// no two with one name. (Of two pods named alike, a delete by that name removes both, where the
+/// plan meant one.)
 fn converges(job: &ElasticJob, plan: &ScalePlan, observed: &[Pod]) {
+    let mut names = std::collections::BTreeSet::new();
+    if !observed.iter().all(|p| names.insert(p.metadata.name.as_deref())) {
+        return;
+    }
     let first = reconcile_all(job, plan, observed);
     let mut pods = observed.to_vec();
     apply(&mut pods, &first);
