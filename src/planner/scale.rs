@@ -64,7 +64,7 @@ impl<'a> Planner<'a> {
                     }
                     let id = self.alloc_id(replica_type, NewId::ScaleUp)?;
                     let name = naming::task_pod_name(job, replica_type, i64::from(id));
-                    let resource = with_migration(&target.resource, migrate_to.get(&name).copied());
+                    let resource = with_migration(target.resource.clone(), migrate_to.get(&name).copied());
                     let restarts_left = job::restart_count(self.job, replica_type);
                     let meta = TaskMeta { id, rank, resource, restarts_left, service: None };
                     self.create_task(replica_type, meta, None, format!("scale {replica_type} up to {want}"))?;
@@ -83,7 +83,7 @@ impl<'a> Planner<'a> {
             } else {
                 meta.resource.clone()
             };
-            let resource = with_migration(&listed, migrate_to.get(&name).copied());
+            let resource = with_migration(listed, migrate_to.get(&name).copied());
             let next = self.next_ids.entry(replica_type).or_default();
             *next = (*next).max(i64::from(id) + 1);
             let task = TaskMeta {
@@ -136,7 +136,7 @@ impl<'a> Planner<'a> {
                 let id = self.alloc_id(replica_type, NewId::Replacement)?;
                 let restarts_left =
                     pod::restarts_left(old).unwrap_or_else(|| job::restart_count(self.job, replica_type));
-                let new_resource = with_migration(&pod::resource(old), Some(resource));
+                let new_resource = with_migration(pod::resource(old), Some(resource));
                 let meta = TaskMeta { id, rank, resource: new_resource, restarts_left, service: None };
                 let tf_config = pod::tf_config(old).map(str::to_owned);
                 if tf_config.is_none() && !self.can_list(replica_type, rank) {
@@ -178,12 +178,11 @@ impl<'a> Planner<'a> {
 
 /// `resource` with what a `migratePods` entry gives in place of its own values: a migration to more
 /// memory keeps the pod's cpu.
-fn with_migration(resource: &ResourceList, migration: Option<&ResourceList>) -> ResourceList {
-    let mut merged = resource.clone();
+fn with_migration(mut resource: ResourceList, migration: Option<&ResourceList>) -> ResourceList {
     if let Some(migration) = migration {
-        merged.extend(migration.iter().map(|(k, v)| (k.clone(), v.clone())));
+        resource.extend(migration.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    merged
+    resource
 }
 
 #[cfg(test)]
@@ -200,6 +199,10 @@ mod tests {
             .replica_resource_specs
             .insert(ReplicaType::Worker, ReplicaResourceSpec { replicas: workers, ..Default::default() });
         plan
+    }
+
+    fn memory(m: &str) -> ResourceList {
+        [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(m.into()))].into()
     }
 
     fn run(pods: &[Pod], plan: &ScalePlan) -> (Vec<String>, Vec<String>) {
@@ -237,8 +240,7 @@ mod tests {
     #[test]
     fn a_migration_waits_for_its_replacement_to_run() {
         let mut p = plan(1);
-        let resource: ResourceList =
-            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity("2Gi".into()))].into();
+        let resource = memory("2Gi");
         p.spec.migrate_pods.push(PodMeta { name: "j-edljob-worker-0".into(), resource, ..Default::default() });
         let old = task(ReplicaType::Worker, 0, 0, "Running");
         let (created, deleted) = run(std::slice::from_ref(&old), &p);
@@ -256,9 +258,6 @@ mod tests {
         // worker-0 migrates to 2Gi; worker-1, which does not exist, to 4Gi. Had the replacement of
         // worker-0 been worker-1, with 2Gi, the next pass would migrate it again.
         let mut p = plan(1);
-        let memory = |m: &str| -> ResourceList {
-            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(m.into()))].into()
-        };
         for (name, m) in [("j-edljob-worker-0", "2Gi"), ("j-edljob-worker-1", "4Gi")] {
             p.spec.migrate_pods.push(PodMeta { name: name.into(), resource: memory(m), ..Default::default() });
         }
@@ -278,9 +277,6 @@ mod tests {
     #[test]
     fn a_pod_the_plan_creates_and_migrates_is_created_with_the_new_resource() {
         let mut p = plan(2);
-        let memory = |m: &str| -> ResourceList {
-            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(m.into()))].into()
-        };
         p.spec.create_pods.push(PodMeta {
             name: "j-edljob-worker-5".into(),
             id: Some(5),
@@ -310,8 +306,7 @@ mod tests {
     #[test]
     fn a_migration_brings_back_no_rank_the_plan_scales_away() {
         let mut p = plan(0);
-        let resource: ResourceList =
-            [("memory".to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity("2Gi".into()))].into();
+        let resource = memory("2Gi");
         p.spec.migrate_pods.push(PodMeta { name: "j-edljob-worker-0".into(), resource, ..Default::default() });
         // A Succeeded pod cannot be stopped, so it stays; it gets no replacement either.
         let done = task(ReplicaType::Worker, 0, 0, "Succeeded");
