@@ -438,6 +438,18 @@ pub struct ScaleSpec {
     pub ps_hosts: Vec<String>,
 }
 
+impl ScaleSpec {
+    /// Whether the plan asks for nothing: no target, no pod to create, remove or migrate, no PS
+    /// address. DLRover's master writes such a plan every 60 s until its autoscaler starts.
+    pub fn is_empty(&self) -> bool {
+        self.replica_resource_specs.is_empty()
+            && self.create_pods.is_empty()
+            && self.remove_pods.is_empty()
+            && self.migrate_pods.is_empty()
+            && self.ps_hosts.is_empty()
+    }
+}
+
 /// The target of one replica type.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

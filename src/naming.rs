@@ -15,8 +15,13 @@ pub const LABEL_REPLICA_TYPE: &str = "elasticjob.dlrover/replica-type";
 pub const LABEL_REPLICA_INDEX: &str = "elasticjob.dlrover/replica-index";
 /// The label holding the rank, which names the pod's service.
 pub const LABEL_RANK_INDEX: &str = "elasticjob.dlrover/rank-index";
-/// The label holding how many relaunches the pod's rank has left.
+/// The label holding how many relaunches the pod's rank has left (as upstream's Go operator wrote
+/// it; DLRover's master keeps its own budget).
 pub const LABEL_RESTART_COUNT: &str = "restart-count";
+/// The label holding how often the pod's rank has been relaunched: `0` on a first launch, one
+/// more than the failed pod's on a relaunch. DLRover's master reads it from every pod of the job
+/// (an integer; a pod without it stops the master's pod watcher) and counts relaunches from it.
+pub const LABEL_RELAUNCH_COUNT: &str = "elasticjob.dlrover/relaunch-count";
 /// The scale-plan label whose value `auto` makes the operator act on the plan.
 pub const LABEL_SCALE_TYPE: &str = "scale-type";
 /// The value of [`LABEL_SCALE_TYPE`] for plans the operator carries out.
@@ -30,6 +35,8 @@ pub const PS_SERVICE_PORT: i32 = 2222;
 pub const WORKER_SERVICE_PORT: i32 = 3333;
 /// The port of the job master.
 pub const MASTER_SERVICE_PORT: i32 = 50001;
+/// The name of the master service's port, as DLRover's master names it.
+pub const MASTER_PORT_NAME: &str = "grpc";
 
 /// The TensorFlow cluster spec variable.
 pub const ENV_TF_CONFIG: &str = "TF_CONFIG";

@@ -1,10 +1,10 @@
 //! What an observed pod says about itself, read from its labels, spec and status: its replica
-//! type, id and rank, its phase and whether it is alive, its resource, how its main container
-//! ended (exit code, OOMKilled), and the `TF_CONFIG` it was given.
+//! type, id and rank, its relaunch counts, its phase and whether it is alive, its resource, and the
+//! `TF_CONFIG` it was given.
 //!
 //! Every rule here is the one the planner, the preview and the tests use; none is written twice.
 
-use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
+use k8s_openapi::api::core::v1::{Container, Pod};
 
 use crate::api::{ReplicaType, ResourceList};
 use crate::naming;
@@ -41,6 +41,12 @@ pub fn restarts_left(pod: &Pod) -> Option<i32> {
     label(pod, naming::LABEL_RESTART_COUNT).map(|v| v.parse().unwrap_or(0))
 }
 
+/// How often its rank has been relaunched, by its `relaunch-count` label: `None` without the label,
+/// 0 for a value that is not a number.
+pub fn relaunch_count(pod: &Pod) -> Option<i32> {
+    label(pod, naming::LABEL_RELAUNCH_COUNT).map(|v| v.parse().unwrap_or(0))
+}
+
 /// The pod phase.
 pub fn pod_phase(pod: &Pod) -> Option<&str> {
     pod.status.as_ref()?.phase.as_deref()
@@ -59,11 +65,6 @@ pub fn is_alive(pod: &Pod) -> bool {
 /// Whether stopping the pod means deleting it: Running or Pending, and not being deleted.
 pub fn is_stoppable(pod: &Pod) -> bool {
     !is_terminating(pod) && matches!(pod_phase(pod), Some("Running" | "Pending"))
-}
-
-/// Whether the pod has failed and is not being deleted: what fault handling relaunches.
-pub fn is_failed(pod: &Pod) -> bool {
-    !is_terminating(pod) && pod_phase(pod) == Some("Failed")
 }
 
 /// A container's resource: its requests, else its limits (the rule for templates and pods alike).
@@ -98,45 +99,6 @@ pub fn memory(pod: &Pod) -> Option<Amount> {
     resource(pod).get("memory").and_then(|q| Amount::parse(&q.0).ok())
 }
 
-/// The memory the kubelet kills the pod at: the first container's memory limit, else its memory
-/// ([`memory`]).
-pub fn memory_limit(pod: &Pod) -> Option<Amount> {
-    let limits = main_container(pod).and_then(|c| c.resources.as_ref()).and_then(|r| r.limits.as_ref());
-    limits.and_then(|l| l.get("memory")).and_then(|q| Amount::parse(&q.0).ok()).or_else(|| memory(pod))
-}
-
-/// The exit code of the pod's main (first) container, from its current or last terminated state;
-/// without one, the first non-zero exit code of another container.
-pub fn exit_code(pod: &Pod) -> Option<i32> {
-    let main = main_container(pod).map(|c| c.name.as_str());
-    let statuses = pod.status.as_ref()?.container_statuses.as_ref()?;
-    let terminated = |c: &ContainerStatus| {
-        c.state
-            .as_ref()
-            .and_then(|s| s.terminated.as_ref())
-            .or_else(|| c.last_state.as_ref().and_then(|s| s.terminated.as_ref()))
-            .map(|t| t.exit_code)
-    };
-    statuses
-        .iter()
-        .find(|c| Some(c.name.as_str()) == main)
-        .and_then(terminated)
-        .or_else(|| statuses.iter().filter_map(terminated).find(|code| *code != 0))
-}
-
-/// Whether the pod, or one of its containers, was killed for running out of memory.
-pub fn is_oom_killed(pod: &Pod) -> bool {
-    let Some(status) = &pod.status else { return false };
-    status.reason.as_deref() == Some("OOMKilled")
-        || status.container_statuses.iter().flatten().any(|c| {
-            [c.state.as_ref(), c.last_state.as_ref()]
-                .into_iter()
-                .flatten()
-                .filter_map(|s| s.terminated.as_ref())
-                .any(|t| t.reason.as_deref() == Some("OOMKilled"))
-        })
-}
-
 /// The `TF_CONFIG` value the pod's first container was given, as written.
 pub fn tf_config(pod: &Pod) -> Option<&str> {
     let env = main_container(pod)?.env.as_ref()?;
@@ -159,7 +121,7 @@ mod tests {
                 "elasticjob.dlrover/replica-type": "worker",
                 "elasticjob.dlrover/replica-index": "4",
                 "elasticjob.dlrover/rank-index": "1",
-                "restart-count": "2"}},
+                "restart-count": "2", "elasticjob.dlrover/relaunch-count": "3"}},
             "spec": {"containers": [{"name": "main", "resources": {
                 "requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "2Gi"}},
                 "env": [{"name": "A", "value": "1"}, {"name": "TF_CONFIG", "value": "{}"}]}]},
@@ -173,6 +135,7 @@ mod tests {
         assert_eq!(name(&p), "j-edljob-worker-4");
         assert_eq!(pod_type(&p), Some(ReplicaType::Worker));
         assert_eq!((pod_id(&p), pod_rank(&p), restarts_left(&p)), (Some(4), Some(1), Some(2)));
+        assert_eq!((relaunch_count(&p), relaunch_count(&Pod::default())), (Some(3), None));
         let bare = Pod::default();
         assert_eq!((pod_type(&bare), pod_id(&bare), pod_rank(&bare), restarts_left(&bare)), (None, None, None, None));
         let mut garbled = worker("Running");
@@ -185,15 +148,15 @@ mod tests {
 
     #[test]
     fn phases() {
-        for (phase, alive, stoppable, failed) in [
-            ("Running", true, true, false),
-            ("Pending", true, true, false),
-            ("Succeeded", true, false, false),
-            ("Failed", false, false, true),
-            ("Unknown", false, false, false),
+        for (phase, alive, stoppable) in [
+            ("Running", true, true),
+            ("Pending", true, true),
+            ("Succeeded", true, false),
+            ("Failed", false, false),
+            ("Unknown", false, false),
         ] {
             let p = worker(phase);
-            assert_eq!((is_alive(&p), is_stoppable(&p), is_failed(&p)), (alive, stoppable, failed), "{phase}");
+            assert_eq!((is_alive(&p), is_stoppable(&p)), (alive, stoppable), "{phase}");
         }
         let mut deleting = worker("Running");
         deleting.metadata.deletion_timestamp =
@@ -206,35 +169,12 @@ mod tests {
         let p = worker("Running");
         assert_eq!(resource(&p).get("memory").map(|q| q.0.as_str()), Some("1Gi"));
         assert_eq!(memory(&p), Amount::parse("1Gi").ok());
-        assert_eq!(memory_limit(&p), Amount::parse("2Gi").ok());
         let limits_only = pod(serde_json::json!({"spec": {"containers": [{"name": "m",
             "resources": {"requests": {}, "limits": {"memory": "3Gi"}}}]}}));
         assert_eq!(resource(&limits_only).get("memory").map(|q| q.0.as_str()), Some("3Gi"));
         let want: ResourceList = [("memory".to_owned(), Quantity("1024Mi".into()))].into();
         assert!(has_resource(&p, &want));
         assert!(!has_resource(&limits_only, &want));
-    }
-
-    #[test]
-    fn exit_code_and_oom() {
-        let p = pod(serde_json::json!({
-            "spec": {"containers": [{"name": "main"}, {"name": "side"}]},
-            "status": {"phase": "Failed", "containerStatuses": [
-                {"name": "side", "image": "", "imageID": "", "ready": false, "restartCount": 0,
-                 "state": {"terminated": {"exitCode": 2}}},
-                {"name": "main", "image": "", "imageID": "", "ready": false, "restartCount": 0,
-                 "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}]}
-        }));
-        assert_eq!(exit_code(&p), Some(137));
-        assert!(is_oom_killed(&p));
-        let side_only = pod(serde_json::json!({
-            "spec": {"containers": [{"name": "main"}]},
-            "status": {"containerStatuses": [{"name": "side", "image": "", "imageID": "", "ready": false,
-                "restartCount": 0, "state": {"terminated": {"exitCode": 3}}}]}
-        }));
-        assert_eq!(exit_code(&side_only), Some(3));
-        assert!(!is_oom_killed(&side_only));
-        assert!(is_oom_killed(&pod(serde_json::json!({"status": {"reason": "OOMKilled"}}))));
     }
 
     #[test]

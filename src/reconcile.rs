@@ -23,13 +23,28 @@
 //! and so is a scale-up pod whose new id gives it a name `migratePods` lists. A replacement (of a
 //! migrated or a failed pod) never takes such a name, or the next pass would migrate it again.
 //!
-//! # `handle_fault_pods`
-//! The `restart-count` label holds the relaunches left for a rank. For each rank of the type with
-//! no live pod, its newest Failed pod is relaunched with a new id and the same rank (and the same
-//! `TF_CONFIG`) when the label is above 0 and the restart policy allows: `Never` does not,
-//! `OnFailure` and `Always` (and no policy) do, `ExitCode` does for exit codes 128-255 and not for
-//! 1-127. An OOMKilled pod comes back with double the memory, within what the job's
-//! `resourceLimits.memory` leaves after its other live pods. A missing master is recreated.
+//! New pods count their rank's relaunches in two labels: `relaunch-count` (which DLRover's master
+//! reads from every pod and counts its relaunches from) and upstream's `restart-count` (the
+//! relaunches left). A pod at a rank whose newest pod failed or is going away carries one relaunch
+//! more and one left fewer; beside a live pod (a migration) the same counts; at a fresh rank `0`
+//! and the replica's `restartCount`.
+//!
+//! # Who relaunches: `handle_fault_pods`
+//! The master runs in DLRover's ScalePlan mode (`--platform k8s`), and while it runs it decides
+//! every relaunch of a task pod: it reads the exit code, its relaunch budget (the replica's
+//! `restartCount`), whether the node is critical, and raises the memory of an OOMKilled pod; then
+//! it writes a ScalePlan whose `createPods` entry takes the failed pod's rank, which
+//! `reconcile_pods` carries out as written. The core relaunches no task pod by itself, so a
+//! failure ends with exactly one live pod at its rank. What stays the core's: a missing master
+//! is recreated (its successor reads the job's pods when it starts, and relaunches what failed
+//! meanwhile), and a finished master finishes the job. For task types `handle_fault_pods` plans
+//! nothing, as upstream's `HandleFaultPods` did.
+//!
+//! Task pods come only from ScalePlans: the controller creates a job's master, and the master's
+//! plans create every task pod. The master's first plan can differ from the spec (a PS job
+//! without a chief gets one worker as its chief; `autoScale` rewrites resources), so pods made
+//! from the spec first would only be replaced. [`crate::render`] still shows the job under its
+//! first plan from the spec, for previews.
 //!
 //! # `stop_running_pods` and `sync_job_state`
 //! Stopping deletes every Running or Pending pod of the type with grace period 0. Syncing counts the
@@ -71,8 +86,8 @@ pub fn reconcile_pods(
     Ok(planner.finish())
 }
 
-/// Relaunches the failed pods of one type that the restart policy and budget allow, or recreates
-/// a missing master (upstream's `HandleFaultPods`; see the module docs).
+/// Recreates a missing master (upstream's `HandleFaultPods`); for task types an empty plan:
+/// DLRover's master decides their relaunches (see the module docs).
 ///
 /// # Errors
 /// [`crate::Error::Invalid`] when the job or the pods are invalid.
@@ -123,7 +138,7 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 ///   and its phase is `Pending` or `Scaling`, run it: mark it `Scaling`, reconcile every task type,
 ///   and mark it `Succeeded` with a finish time once every pod it asks for is created (a plan
 ///   whose pods' TF_CONFIGs exceed [`validate::MAX_TF_CONFIG_HOSTS`] takes several passes, and stays
-///   `Scaling` until then); in `Running`, also handle the faults of every type; then sync;
+///   `Scaling` until then); in `Running`, also recreate a missing master; then sync;
 /// - `Succeeded` or `Failed`: sync and stop running pods.
 ///
 /// Whenever the job ends this pass `Succeeded` or `Failed`, its Running and Pending pods are
@@ -152,8 +167,10 @@ pub fn reconcile(
 /// One pass of the scale-plan controller: a plan labelled `scale-type: auto` moves its owner job to
 /// `Scaling`. The plan's phase goes from none to `Created` (with a create time) to `Pending`; the job
 /// gets `status.scalePlan`, the `initial` count of each type the plan names (when still 0), and a
-/// Scaling condition. Plans without the label, and plans past `Pending`, give an empty plan.
-/// `job` is `None` when the owner job does not exist.
+/// Scaling condition. A plan that asks for nothing (DLRover's master writes one every 60 s until
+/// its autoscaler starts) goes straight to `Succeeded` with a finish time, and the job is not
+/// touched. Plans without the label, and plans past `Pending`, give an empty plan. `job` is `None`
+/// when the owner job does not exist.
 ///
 /// # Errors
 /// [`crate::Error::Invalid`] when the plan (or the job) is invalid.

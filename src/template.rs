@@ -4,15 +4,15 @@
 //! A task pod is its replica's template (a chief without its own spec uses the worker's) with:
 //! - metadata: name `<job>-edljob-<type>-<id>`, the job's namespace, the template's labels plus the
 //!   job's plus the operator's (`app`, job name, replica type, replica index = id, rank index,
-//!   `restart-count`), the template's annotations plus the job's (never kubectl's
+//!   `restart-count`, `relaunch-count`), the template's annotations plus the job's (never kubectl's
 //!   last-applied copy), and a controller owner reference when the job has a uid;
 //! - on its first container: each resource of the plan set as both request and limit (other
 //!   resources of the template, such as GPUs, are kept), then after the template's own env the
 //!   job's `envs`, then `DLROVER_MASTER_ADDR`, `WORKER_TYPE`, `WORKER_ID`, `WORKER_RANK`,
 //!   `GRPC_ENABLE_FORK_SUPPORT=False`, `POD_NAME`, `WORKER_NUM` (workers only), and last
 //!   `TF_CONFIG` or `RDZV_ENDPOINT`;
-//! - `restartPolicy: Never` when the template sets none: the operator, not the kubelet, relaunches
-//!   failed replicas, and a pod that restarts in place never reaches `Failed`;
+//! - `restartPolicy: Never` when the template sets none: DLRover's master, not the kubelet, decides
+//!   relaunches, and a pod that restarts in place never reaches `Failed` for the master to see;
 //! - every resource quantity in the form the API server stores (`0.5` is `500m`), so a pod reads
 //!   back from the cluster as it was sent.
 
@@ -62,6 +62,9 @@ pub struct TaskMeta {
     pub resource: ResourceList,
     /// Relaunches left for this rank (`restart-count` label).
     pub restarts_left: i32,
+    /// How often this rank has been relaunched (`relaunch-count` label, which DLRover's master
+    /// counts its relaunches from).
+    pub relaunches: i32,
     /// The address `host:port` a scale plan's `createPods` entry gave the pod: its service is named
     /// after the host, and a chief or evaluator lists itself there. `None`: the rank's own
     /// address, `<job>-edljob-<type>-<rank>:<port>`.
@@ -107,6 +110,7 @@ pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta:
     labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), meta.id.to_string());
     labels.insert(naming::LABEL_RANK_INDEX.to_owned(), meta.rank.to_string());
     labels.insert(naming::LABEL_RESTART_COUNT.to_owned(), meta.restarts_left.to_string());
+    labels.insert(naming::LABEL_RELAUNCH_COUNT.to_owned(), meta.relaunches.to_string());
 
     let container = first_container(&mut pod, replica_type)?;
     set_resources(container, &meta.resource);
@@ -156,8 +160,10 @@ fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: St
 /// The job master pod: the job's `dlrover-master` template when it has one, else a default
 /// (container `main`, the operator's master image, 1 CPU, 2Gi memory and 2Gi ephemeral storage,
 /// `restartPolicy: Never`). A container with no command of its own runs the master as an argument
-/// vector, never through a shell:
-/// `python -m dlrover.python.master.main --platform pyk8s --namespace <ns> --job_name <job>
+/// vector, never through a shell, in DLRover's ScalePlan mode (`--platform k8s`: the master writes
+/// ScalePlans and this operator makes the pods; in `pyk8s` mode the master would create the pods
+/// itself, a second writer of the same pods):
+/// `python -m dlrover.python.master.main --platform k8s --namespace <ns> --job_name <job>
 /// --port 50001`, plus `--<key> <value>` for the job annotations of
 /// [`naming::MASTER_ARG_ANNOTATIONS`] (validated by [`crate::validate`]). A job without a
 /// namespace (a preview) passes `$(POD_NAMESPACE)`, which Kubernetes expands from the downward API.
@@ -204,7 +210,7 @@ pub fn master_command(job: &ElasticJob, namespace: Option<&str>) -> Vec<String> 
         "-m",
         "dlrover.python.master.main",
         "--platform",
-        "pyk8s",
+        "k8s",
         "--namespace",
         &namespace,
         "--job_name",
@@ -225,15 +231,28 @@ pub fn master_command(job: &ElasticJob, namespace: Option<&str>) -> Vec<String> 
     argv
 }
 
-/// The master's service, `elasticjob-<job>-dlrover-master:50001`.
+/// The master's service, `elasticjob-<job>-dlrover-master:50001`, written as DLRover's master
+/// writes it: the master creates or patches this service itself when it starts, so the two writers
+/// must agree or the object would change back and forth. Labels and annotations `app` and the job
+/// name, one port named `grpc` (50001, to the master's `--port`, which the default command sets to
+/// 50001), selecting the job's `dlrover-master` pod by job name and replica type.
 pub fn master_service(job: &ElasticJob) -> Service {
     let name = job.name();
-    let selector = BTreeMap::from([
+    let labels = BTreeMap::from([
         (naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned()),
+        (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
+    ]);
+    let selector = BTreeMap::from([
         (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
         (naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned()),
     ]);
-    service(job, naming::master_name(name), naming::MASTER_SERVICE_PORT, selector)
+    let mut service = service(job, naming::master_name(name), naming::MASTER_SERVICE_PORT, selector);
+    service.metadata.labels = Some(labels.clone());
+    service.metadata.annotations = Some(labels);
+    for port in service.spec.iter_mut().flat_map(|s| s.ports.iter_mut().flatten()) {
+        port.name = Some(naming::MASTER_PORT_NAME.to_owned());
+    }
+    service
 }
 
 /// Makes the complete task pods of one job under one scale plan: the template pod plus
@@ -256,7 +275,13 @@ impl<'a> PodFactory<'a> {
             .filter(|p| pod::is_alive(p))
             .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
             .find(|ip| !ip.is_empty());
-        PodFactory { job, layout: ClusterLayout::new(job, plan), rdzv_ip, tf_config_values: true }
+        let live_chief = pods.iter().any(|p| {
+            pod::label(p, naming::LABEL_JOB_NAME) == Some(job.name())
+                && pod::pod_type(p) == Some(ReplicaType::Chief)
+                && pod::is_alive(p)
+        });
+        let layout = ClusterLayout::with_live_chief(job, plan, live_chief);
+        PodFactory { job, layout, rdzv_ip, tf_config_values: true }
     }
 
     /// Pods made from now on get an empty `TF_CONFIG`: for a summary, which shows a pod's task

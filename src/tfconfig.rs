@@ -221,6 +221,14 @@ pub struct ClusterLayout {
 impl ClusterLayout {
     /// The layout of `job` under `plan` (see the module docs for the rules).
     pub fn new(job: &ElasticJob, plan: &ScalePlan) -> ClusterLayout {
+        Self::with_live_chief(job, plan, false)
+    }
+
+    /// The layout of `job` under `plan` when the cluster is known to run a chief (`live_chief`):
+    /// then the chief is listed unless the plan sets the chief's count itself. A plan that names no
+    /// type, such as the relaunch plan DLRover's master writes (one `createPods` entry), leaves the
+    /// cluster as it is, and the master's first plan may have made a chief the spec does not have.
+    pub(crate) fn with_live_chief(job: &ElasticJob, plan: &ScalePlan, live_chief: bool) -> ClusterLayout {
         let name = job.name();
         let planned = |t: ReplicaType| plan.spec.replica_resource_specs.get(&t).map(|s| i64::from(s.replicas));
         let ps = if plan.spec.ps_hosts.is_empty() {
@@ -231,11 +239,10 @@ impl ClusterLayout {
         } else {
             plan.spec.ps_hosts.clone()
         };
-        let has_chief = planned(ReplicaType::Chief)
-            .or_else(|| job.replica_spec(ReplicaType::Chief).map(|s| i64::from(s.replicas())))
-            .unwrap_or(0)
-            > 0
-            || plan.spec.create_pods.iter().any(|p| p.replica_type() == Some(ReplicaType::Chief));
+        let has_chief = match planned(ReplicaType::Chief) {
+            Some(count) => count > 0,
+            None => live_chief || job.replica_spec(ReplicaType::Chief).is_some_and(|s| s.replicas() > 0),
+        } || plan.spec.create_pods.iter().any(|p| p.replica_type() == Some(ReplicaType::Chief));
         let chief = if has_chief { vec![naming::task_address(name, ReplicaType::Chief, 0)] } else { Vec::new() };
         let workers = planned(ReplicaType::Worker).unwrap_or_else(|| {
             job.status

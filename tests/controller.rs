@@ -88,22 +88,42 @@ fn a_migration_replaces_the_pod_then_removes_it() {
     assert!(pass(&pods).is_empty());
 }
 
+/// A worker that fails again and again: the core never relaunches it by itself; each relaunch plan
+/// DLRover's master writes (one `createPods` entry at the failed pod's rank, under the next pod id,
+/// as `DistributedJobManager._relaunch_node` does) gives exactly one live pod at the rank, counting
+/// one relaunch more each time.
 #[test]
-fn a_relaunched_pod_fails_until_its_budget_is_spent() {
-    let job = common::job("rb", None, Some(1), None, None);
-    let mut pods = vec![common::pod("rb", ReplicaType::Worker, 0, 0, "Failed")];
-    pods[0].metadata.labels.as_mut().unwrap().insert("restart-count".into(), "2".into());
+fn each_relaunch_plan_of_the_master_gives_one_pod_counting_its_relaunches() {
+    let job = common::job("rb", Some(1), Some(2), None, None);
+    let mut pods = vec![
+        common::pod("rb", ReplicaType::Worker, 0, 0, "Running"),
+        common::pod("rb", ReplicaType::Worker, 1, 1, "Failed"),
+    ];
+    let options = Options::default();
     let mut launched = Vec::new();
-    for _ in 0..4 {
-        let out = elasticjob::handle_fault_pods(&job, ReplicaType::Worker, &pods, &Options::default()).unwrap();
-        let Some(pod) = out.created_pods().next() else { break };
-        let name = pod.metadata.name.clone().unwrap();
-        launched.push((name.clone(), pod.metadata.labels.as_ref().unwrap()["restart-count"].clone()));
+    for relaunch in 0..3 {
+        let faults = elasticjob::handle_fault_pods(&job, ReplicaType::Worker, &pods, &options).unwrap();
+        assert!(faults.is_empty(), "the core relaunches nothing by itself: {faults:?}");
+        let id = 2 + relaunch;
+        let plan = parse::scale_plan(json!({
+            "metadata": {"name": format!("rb-scaleplan-{}", relaunch + 1), "labels": {"scale-type": "auto"}},
+            "spec": {"ownerJob": "rb", "replicaResourceSpecs": {}, "removePods": [], "psHosts": ["rb-edljob-ps-0.default.svc:2222"],
+                "createPods": [{"name": format!("rb-edljob-worker-{id}"), "type": "worker", "id": id, "rankIndex": 1,
+                    "service": "rb-edljob-worker-1.default.svc:3333", "resource": {"cpu": "1.0", "memory": "1024Mi"}}]}
+        }))
+        .unwrap();
+        let out = elasticjob::reconcile_pods(&job, ReplicaType::Worker, &plan, &pods, &options).unwrap();
+        let created: Vec<_> = out.created_pods().collect();
+        assert_eq!(created.len(), 1, "one pod for one relaunch: {out:?}");
+        let labels = created[0].metadata.labels.clone().unwrap();
+        launched.push((created[0].metadata.name.clone().unwrap(), labels["elasticjob.dlrover/relaunch-count"].clone()));
         common::apply(&mut pods, &out);
-        set_phase(&mut pods, &name, "Failed");
+        assert!(elasticjob::reconcile_pods(&job, ReplicaType::Worker, &plan, &pods, &options).unwrap().is_empty());
+        set_phase(&mut pods, &format!("rb-edljob-worker-{id}"), "Failed");
     }
     assert_eq!(
         launched,
-        [("rb-edljob-worker-1".to_owned(), "1".to_owned()), ("rb-edljob-worker-2".to_owned(), "0".to_owned())]
+        [("rb-edljob-worker-2", "1"), ("rb-edljob-worker-3", "2"), ("rb-edljob-worker-4", "3")]
+            .map(|(n, c)| (n.to_owned(), c.to_owned()))
     );
 }

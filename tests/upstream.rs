@@ -51,7 +51,7 @@ fn task_hosts_of_three_workers() {
 fn chief_pod_from_its_template() {
     let job = test_training();
     let resource = [("cpu", "1"), ("memory", "1Gi")].map(|(k, v)| (k.to_owned(), Quantity(v.to_owned()))).into();
-    let meta = TaskMeta { id: 0, rank: 0, resource, restarts_left: 3, service: None };
+    let meta = TaskMeta { id: 0, rank: 0, resource, restarts_left: 3, relaunches: 0, service: None };
     let pod = task_pod_from_template(&job, ReplicaType::Chief, &meta).unwrap();
 
     assert_eq!(pod.metadata.name.as_deref(), Some("test-training-edljob-chief-0"));

@@ -17,7 +17,8 @@ export default {
   about: "run the ElasticJob controller against a cluster (until SIGTERM)",
   help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
 carries out the plans of the elasticjob core (the job master, the task pods and services of each
-ScalePlan, fault relaunches, suspend, the job and plan status). Logs are JSON lines on standard
+ScalePlan that DLRover's master writes, its relaunches among them, suspend, the job and plan
+status). Logs are JSON lines on standard
 output. SIGTERM or SIGINT finishes the action under way, releases the leader lease and exits 0.
 
 Options:

@@ -129,9 +129,14 @@ test("the per-type operations: reconcilePods, handleFaultPods, stopRunningPods, 
   assert.deepEqual(up.actions.map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), ["createPod mnist-edljob-worker-2", "createOrUpdateService mnist-edljob-worker-2"]);
 
   const failed = pods.map((p) => (p.metadata.name === "mnist-edljob-worker-1" ? { ...p, status: { phase: "Failed" } } : p));
-  const relaunch = api.handleFaultPods(job(), "worker", failed);
-  assert.deepEqual(relaunch.actions.map((a) => a.action), ["createPod", "createOrUpdateService"]);
-  assert.equal(relaunch.actions[0].pod.metadata.labels["elasticjob.dlrover/rank-index"], "1");
+  // DLRover's master decides relaunches (its plan's createPods entry): a failed task pod is left to it.
+  assert.deepEqual(api.handleFaultPods(job(), "worker", failed).actions, []);
+  const master = api.render(job()).items.find((o) => o.kind === "Pod" && o.metadata.name === "elasticjob-mnist-dlrover-master");
+  const relaunch = api.handleFaultPods(job(), "dlrover-master", failed.filter((p) => p.metadata.name !== master.metadata.name));
+  assert.deepEqual(relaunch.actions.map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), [
+    "createPod elasticjob-mnist-dlrover-master",
+    "createOrUpdateService elasticjob-mnist-dlrover-master",
+  ]);
 
   const stop = api.stopRunningPods(job(), "worker", { items: pods });
   assert.deepEqual(stop.actions.map((a) => a.name), ["mnist-edljob-worker-0", "mnist-edljob-worker-1"]);

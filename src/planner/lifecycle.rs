@@ -55,9 +55,8 @@ impl<'a> Planner<'a> {
                         self.execute(plan, now)?;
                     }
                     if status.phase != Some(JobConditionType::Scaling) {
-                        for replica_type in ReplicaType::ALL {
-                            self.handle_faults(replica_type)?;
-                        }
+                        // Failed task pods wait for the master's relaunch plan (see `handle_faults`).
+                        self.ensure_master()?;
                     }
                 }
                 self.sync_all(&mut status, now);
@@ -96,6 +95,16 @@ impl<'a> Planner<'a> {
         let message = format!("ElasticJob {} is resumed.", self.job.name());
         status::clear_condition(status, JobConditionType::Suspended, status::REASON_RESUMED, message.clone(), now);
         update_status(status, JobConditionType::Created, status::REASON_RESUMED, message, now);
+    }
+
+    /// Fault handling of one type: a missing master is recreated (a master that is gone cannot plan
+    /// anything, and a new one reads the job's pods when it starts). Failed task pods are left to
+    /// DLRover's master: running in ScalePlan mode it decides every relaunch (it reads the exit
+    /// code, its relaunch budget from the replica's `restartCount` and whether the node is
+    /// critical, and raises the memory of an OOMKilled pod) and writes a plan whose `createPods`
+    /// entry takes the failed pod's rank. Relaunching here too would give the rank two pods.
+    pub(crate) fn handle_faults(&mut self, replica_type: ReplicaType) -> Result<()> {
+        if replica_type == ReplicaType::DlroverMaster { self.ensure_master() } else { Ok(()) }
     }
 
     /// Whether the master pod has Succeeded or Failed, which ends the job.
@@ -210,6 +219,17 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
         plan_status.create_time = Some(now.clone());
     }
     let phase = plan_status.phase;
+    if scale_plan.spec.is_empty() {
+        // Nothing to carry out: done at once, and the job is not moved to Scaling and back.
+        if matches!(phase, Some(JobConditionType::Created | JobConditionType::Pending)) {
+            plan_status.phase = Some(JobConditionType::Succeeded);
+            plan_status.finish_time = Some(now.clone());
+        }
+        if plan_status != before {
+            actions.push(plan_status_action(scale_plan, plan_status));
+        }
+        return Plan { actions };
+    }
     // A suspended job is not moved: it would be moved back to Suspended on its next pass.
     let job = job.filter(|j| j.spec.suspend != Some(true));
     if let (Some(job), Some(JobConditionType::Created | JobConditionType::Pending)) = (job, phase) {
@@ -291,15 +311,49 @@ mod tests {
         assert_eq!(status.common().and_then(|s| s.completion_time.clone()), Some(at("2026-01-01T00:00:00Z")));
     }
 
+    fn auto(plan: &mut ScalePlan) {
+        plan.metadata.labels = Some([(naming::LABEL_SCALE_TYPE.to_owned(), naming::SCALE_TYPE_AUTO.to_owned())].into());
+    }
+
     #[test]
     fn only_auto_plans_move_the_job() {
         let mut plan = ScalePlan::default();
         plan.metadata.name = Some("p".into());
+        plan.spec.replica_resource_specs.insert(ReplicaType::Worker, Default::default());
         let now = at("2026-01-01T00:00:00Z");
         assert!(scale_plan_pass(&plan, Some(&job()), &now).is_empty());
-        plan.metadata.labels = Some([(naming::LABEL_SCALE_TYPE.to_owned(), naming::SCALE_TYPE_AUTO.to_owned())].into());
+        auto(&mut plan);
         let moved = scale_plan_pass(&plan, Some(&job()), &now);
         assert_eq!(moved.job_status().and_then(|s| s.scale_plan.as_deref()), Some("p"));
         assert_eq!(moved.job_status().and_then(|s| s.phase), Some(JobConditionType::Scaling));
+    }
+
+    #[test]
+    fn an_empty_plan_is_done_at_once_and_the_job_stays() {
+        let mut plan = ScalePlan::default();
+        plan.metadata.name = Some("j-scaleplan-1".into());
+        auto(&mut plan);
+        let now = at("2026-01-01T00:00:00Z");
+        let done = scale_plan_pass(&plan, Some(&job()), &now);
+        assert!(done.job_status().is_none(), "the job is not moved: {done:?}");
+        let Some(Action::SetScalePlanStatus { status, .. }) = done.actions.first() else { panic!("{done:?}") };
+        assert_eq!(status.phase, Some(JobConditionType::Succeeded));
+        assert_eq!((status.create_time.as_ref(), status.finish_time.as_ref()), (Some(&now), Some(&now)));
+        plan.status = Some(status.clone());
+        assert!(scale_plan_pass(&plan, Some(&job()), &now).is_empty(), "once done, nothing more");
+    }
+
+    #[test]
+    fn failed_task_pods_wait_for_the_masters_relaunch_plan() {
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
+        let pods =
+            [master("Running"), task(ReplicaType::Worker, 0, 0, "Running"), task(ReplicaType::Worker, 1, 1, "Failed")];
+        let plan = pass(&j, &pods);
+        assert_eq!(plan.created_pods().count(), 0, "no relaunch of its own: {plan:?}");
+        assert_eq!(plan.deleted_pods().count(), 0);
+        let counts =
+            plan.job_status().and_then(|s| s.common()).and_then(|s| s.replica_statuses.get(&ReplicaType::Worker));
+        assert_eq!(counts.map(|c| (c.active, c.failed)), Some((1, 1)));
     }
 }

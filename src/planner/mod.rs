@@ -5,14 +5,12 @@
 //! Each concern has its own file and adds its own methods to [`Planner`]:
 //! - [`scale`]: a type's pods against a scale plan (`replicaResourceSpecs`, `createPods`,
 //!   `removePods`, `migratePods`), and carrying a whole plan out;
-//! - [`faults`]: relaunching failed pods, with the restart policy, the budget and the OOM rule;
-//! - [`lifecycle`]: the job state machine and the scale-plan controller, stopping pods, and
-//!   counting pods into the job status.
+//! - [`lifecycle`]: the job state machine and the scale-plan controller, recreating a missing
+//!   master, stopping pods, and counting pods into the job status.
 //!
 //! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
 //! their input, make a planner, ask it for one decision and return its plan.
 
-mod faults;
 mod lifecycle;
 mod scale;
 
@@ -181,6 +179,27 @@ impl<'a> Planner<'a> {
             if !self.exists(&name) && !self.reserved.contains(&name) && !migrated {
                 return Ok(id);
             }
+        }
+    }
+
+    /// The `restart-count` and `relaunch-count` of a new pod at `rank`, from the newest observed pod
+    /// (by id) of the type at that rank: when that one failed or is going away, one relaunch fewer
+    /// left and one more made (the new pod relaunches it, as DLRover's master planned); when it is
+    /// alive (a migration, a PS a plan runs anew beside the old one), the same counts; with none, a
+    /// first launch: the replica's `restartCount` left and no relaunch yet.
+    fn succession(&self, replica_type: ReplicaType, rank: i32) -> (i32, i32) {
+        let newest = self
+            .of_type(replica_type)
+            .iter()
+            .filter(|p| pod::pod_rank(p) == Some(rank))
+            .max_by_key(|p| pod::pod_id(p).unwrap_or(-1));
+        let Some(newest) = newest else { return (job::restart_count(self.job, replica_type), 0) };
+        let left = pod::restarts_left(newest).unwrap_or_else(|| job::restart_count(self.job, replica_type));
+        let relaunches = pod::relaunch_count(newest).unwrap_or(0);
+        if pod::is_alive(newest) {
+            (left, relaunches)
+        } else {
+            (left.saturating_sub(1).max(0), relaunches.saturating_add(1))
         }
     }
 

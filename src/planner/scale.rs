@@ -65,8 +65,8 @@ impl<'a> Planner<'a> {
                     let id = self.alloc_id(replica_type, NewId::ScaleUp)?;
                     let name = naming::task_pod_name(job, replica_type, i64::from(id));
                     let resource = with_migration(target.resource.clone(), migrate_to.get(&name).copied());
-                    let restarts_left = job::restart_count(self.job, replica_type);
-                    let meta = TaskMeta { id, rank, resource, restarts_left, service: None };
+                    let (restarts_left, relaunches) = self.succession(replica_type, rank);
+                    let meta = TaskMeta { id, rank, resource, restarts_left, relaunches, service: None };
                     self.create_task(replica_type, meta, None, format!("scale {replica_type} up to {want}"))?;
                 }
             }
@@ -86,11 +86,13 @@ impl<'a> Planner<'a> {
             let resource = with_migration(listed, migrate_to.get(&name).copied());
             let next = self.next_ids.entry(replica_type).or_default();
             *next = (*next).max(i64::from(id) + 1);
+            let (restarts_left, relaunches) = self.succession(replica_type, meta.rank_index);
             let task = TaskMeta {
                 id,
                 rank: meta.rank_index,
                 resource,
-                restarts_left: job::restart_count(self.job, replica_type),
+                restarts_left,
+                relaunches,
                 service: (!meta.service.is_empty()).then(|| meta.service.clone()),
             };
             self.create_task(replica_type, task, None, "listed in the plan's createPods".to_owned())?;
@@ -136,8 +138,9 @@ impl<'a> Planner<'a> {
                 let id = self.alloc_id(replica_type, NewId::Replacement)?;
                 let restarts_left =
                     pod::restarts_left(old).unwrap_or_else(|| job::restart_count(self.job, replica_type));
+                let relaunches = pod::relaunch_count(old).unwrap_or(0);
                 let new_resource = with_migration(pod::resource(old), Some(resource));
-                let meta = TaskMeta { id, rank, resource: new_resource, restarts_left, service: None };
+                let meta = TaskMeta { id, rank, resource: new_resource, restarts_left, relaunches, service: None };
                 let tf_config = pod::tf_config(old).map(str::to_owned);
                 if tf_config.is_none() && !self.can_list(replica_type, rank) {
                     // A pod this operator did not make at a rank the plan has no address for.
@@ -332,5 +335,78 @@ mod tests {
             })
             .collect();
         assert_eq!(phases, [JobConditionType::Succeeded]);
+    }
+
+    /// The relaunch plan DLRover's master writes for a failed worker: one `createPods` entry at its
+    /// rank, no target, the PS addresses as the master writes them.
+    fn relaunch_plan(id: i32, rank: i32) -> ScalePlan {
+        let mut plan = ScalePlan::default();
+        plan.spec.create_pods.push(PodMeta {
+            name: naming::task_pod_name("j", ReplicaType::Worker, id.into()),
+            id: Some(id),
+            type_: Some(ReplicaType::Worker),
+            rank_index: rank,
+            service: format!("j-edljob-worker-{rank}.ns.svc:3333"),
+            resource: memory("1Gi"),
+        });
+        plan.spec.ps_hosts = vec!["j-edljob-ps-0.ns.svc:2222".into()];
+        plan
+    }
+
+    fn created_label(plan: &crate::plan::Plan, key: &str) -> Vec<String> {
+        plan.created_pods().filter_map(|p| pod::label(p, key).map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn a_relaunch_counts_one_relaunch_more_and_lists_the_cluster_as_it_is() {
+        let j = job();
+        let options = Options::default();
+        let mut failed = task(ReplicaType::Worker, 1, 1, "Failed");
+        if let Some(labels) = failed.metadata.labels.as_mut() {
+            labels.insert(naming::LABEL_RELAUNCH_COUNT.into(), "2".into());
+        }
+        // The master's first plan made a chief the spec does not have: it runs.
+        let pods = [task(ReplicaType::Chief, 0, 0, "Running"), task(ReplicaType::Worker, 0, 0, "Running"), failed];
+        let plan = relaunch_plan(3, 1);
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &plan) else { panic!("planner") };
+        assert!(planner.reconcile_type(ReplicaType::Worker, &plan).is_ok());
+        let out = planner.finish();
+        assert_eq!(out.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(), ["j-edljob-worker-3"]);
+        assert_eq!(created_label(&out, naming::LABEL_RELAUNCH_COUNT), ["3"]);
+        assert_eq!(created_label(&out, naming::LABEL_RESTART_COUNT), ["0"]);
+        assert_eq!(
+            out.created_pods().filter_map(pod::tf_config).collect::<Vec<_>>(),
+            [
+                r#"{"cluster":{"worker":["j-edljob-worker-0:3333","j-edljob-worker-1:3333"],"ps":["j-edljob-ps-0.ns.svc:2222"],"chief":["j-edljob-chief-0:3333"]},"task":{"type":"worker","index":1}}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn a_first_launch_counts_no_relaunch_and_a_migration_keeps_the_count() {
+        let (created, _) = run(&[], &plan(1));
+        assert_eq!(created, ["j-edljob-worker-0"]);
+        let j = job();
+        let options = Options::default();
+        let Ok(mut planner) = Planner::new(&j, &options, &[], &plan(1)) else { panic!("planner") };
+        assert!(planner.reconcile_type(ReplicaType::Worker, &plan(1)).is_ok());
+        let out = planner.finish();
+        assert_eq!(created_label(&out, naming::LABEL_RELAUNCH_COUNT), ["0"]);
+        assert_eq!(created_label(&out, naming::LABEL_RESTART_COUNT), ["1"], "the replica's restartCount");
+
+        let mut old = task(ReplicaType::Worker, 0, 0, "Running");
+        if let Some(labels) = old.metadata.labels.as_mut() {
+            labels.insert(naming::LABEL_RELAUNCH_COUNT.into(), "4".into());
+        }
+        let mut migrate = ScalePlan::default();
+        migrate.spec.migrate_pods.push(PodMeta {
+            name: "j-edljob-worker-0".into(),
+            resource: memory("2Gi"),
+            ..Default::default()
+        });
+        let pods = [old];
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &migrate) else { panic!("planner") };
+        assert!(planner.reconcile_type(ReplicaType::Worker, &migrate).is_ok());
+        assert_eq!(created_label(&planner.finish(), naming::LABEL_RELAUNCH_COUNT), ["4"], "a migration is no relaunch");
     }
 }
