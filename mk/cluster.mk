@@ -52,8 +52,21 @@ crds-check:
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS_FRESH)
 	@diff -ru $(CLUSTER_CRDS) $(CLUSTER_CRDS_FRESH) || { echo "deploy/crds/ is stale: run \`make crds\` and commit the result"; exit 1; }
 
-test-cluster: crds-check $(CLUSTER_BIN) npm ## the real API server: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC
+# DLRover's real job master, for the cluster test it drives (pkg/test/cluster/dlrover.test.js): a
+# venv of its own, since it needs protobuf 4 and the consumers' venv has TensorFlow's protobuf 7.
+# dlrover 0.6.1 imports telnetlib, which Python 3.13 removed.
+DLROVER_VENV := $(TOOLS)/dlrover-venv
+DLROVER_PYTHON := $(DLROVER_VENV)/bin/python
+DLROVER_REQUIREMENTS := pkg/test/cluster/dlrover-requirements.txt
+
+$(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS)
+	@python3 -c 'import sys; sys.exit(sys.version_info >= (3, 13))' || { echo "dlrover 0.6.1 needs Python <= 3.12 (it imports telnetlib); python3 is $$(python3 --version)"; exit 1; }
+	@test -x $(DLROVER_PYTHON) || python3 -m venv $(DLROVER_VENV)
+	$(DLROVER_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
+	@touch $@
+
+test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the real API server: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC
 	@test -z "$$(gofmt -l $(CLUSTER_SRC))" || { echo "gofmt: run \`gofmt -w $(CLUSTER_SRC)\`:"; gofmt -l $(CLUSTER_SRC); exit 1; }
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
-	cd $(NPM_PKG) && $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- \
+	cd $(NPM_PKG) && DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- \
 	  $(NPM_NODE_TEST) test/cluster/*.test.js

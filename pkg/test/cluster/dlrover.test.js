@@ -1,0 +1,315 @@
+// DLRover's real job master (the `dlrover` package, 0.6.1, from PyPI) drives `elasticjob controller`
+// on the real API server of the test cluster. The controller makes the job's master pod; the test
+// runs that pod's own command line as a local process (the master reaches the API server through a
+// kubeconfig when KUBERNETES_SERVICE_* are unset), and plays only the kubelet: it binds each pod to
+// a node and writes its status (podIP, hostIP, container state) as a kubelet would. Everything the
+// master writes (its ScalePlans, its service) and reads (the pods' labels and requests) is the real
+// thing. Needs DLROVER_PYTHON: the python of a venv with `dlrover[k8s]==0.6.1` (`make test-cluster`
+// installs it).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import * as api from "elasticjob";
+import { Controller, eventually, killAll } from "./harness.js";
+import {
+  CONTROLLER_SA,
+  adminConfig,
+  applyManifests,
+  collection,
+  expectStatus,
+  freshNamespace,
+  objectPath,
+  request,
+  serviceAccountToken,
+  tokenConfig,
+} from "./kube.js";
+
+const admin = adminConfig();
+const PYTHON = process.env.DLROVER_PYTHON;
+const WRAPPER = fileURLToPath(new URL("./dlrover_master.py", import.meta.url));
+const JOB_API = "elastic.iml.github.io/v1alpha1";
+const JOB = "ranking";
+const WORKERS = 3;
+const work = mkdtempSync(join(tmpdir(), "elasticjob-dlrover-"));
+const cleanups = [];
+const children = new Set();
+
+after(async () => {
+  killAll();
+  for (const child of children) {
+    child.kill("SIGKILL");
+  }
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+const get = async (path, query) => expectStatus(await request(admin, "GET", path, { query }), [200], `GET ${path}`);
+const label = (pod, key) => pod.metadata.labels?.[`elasticjob.dlrover/${key}`];
+const isLive = (pod) => ["Pending", "Running"].includes(pod.status?.phase) && !pod.metadata.deletionTimestamp;
+const tfConfigOf = (pod) => pod.spec.containers[0].env?.find((e) => e.name === "TF_CONFIG")?.value;
+const masterName = `elasticjob-${JOB}-dlrover-master`;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The kubelet's part, as the real one writes it: the pod bound to a node, then its status. */
+const kubelet = {
+  nodes: new Map(),
+  async bind(ns, pod) {
+    if (pod.spec.nodeName) {
+      return;
+    }
+    const node = `node-${this.nodes.size % 2}`;
+    this.nodes.set(pod.metadata.name, node);
+    const binding = { apiVersion: "v1", kind: "Binding", metadata: { name: pod.metadata.name }, target: { apiVersion: "v1", kind: "Node", name: node } };
+    expectStatus(await request(admin, "POST", `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/binding`, { body: binding }), [201], `bind ${pod.metadata.name}`);
+  },
+  async status(ns, pod, phase, state) {
+    await this.bind(ns, pod);
+    const index = [...this.nodes.keys()].indexOf(pod.metadata.name) + 10;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const container = pod.spec.containers[0];
+    const status = {
+      phase,
+      hostIP: `172.18.0.${this.nodes.get(pod.metadata.name) === "node-0" ? 2 : 3}`,
+      podIP: `10.244.0.${index}`,
+      podIPs: [{ ip: `10.244.0.${index}` }],
+      startTime: pod.status?.startTime ?? now,
+      containerStatuses: [{ name: container.name, image: container.image, imageID: "", ready: phase === "Running", started: phase === "Running", restartCount: 0, state }],
+    };
+    expectStatus(
+      await request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, { body: { status }, contentType: "application/merge-patch+json" }),
+      [200],
+      `pod ${pod.metadata.name} ${phase}`,
+    );
+  },
+  running(ns, pod) {
+    return this.status(ns, pod, "Running", { running: { startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") } });
+  },
+  exited(ns, pod, exitCode, reason) {
+    const at = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    return this.status(ns, pod, exitCode === 0 ? "Succeeded" : "Failed", { terminated: { exitCode, reason, startedAt: at, finishedAt: at } });
+  },
+};
+
+/** DLRover's master as a local process: its log lines, and the lines to come. */
+class Master {
+  constructor(argv, env) {
+    this.lines = [];
+    this.child = spawn(PYTHON, [WRAPPER, ...argv], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+    children.add(this.child);
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      createInterface({ input: stream }).on("line", (line) => this.lines.push(line));
+    }
+    this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
+    this.exited.then(() => children.delete(this.child));
+  }
+
+  has(pattern) {
+    return this.lines.some((l) => pattern.test(l));
+  }
+
+  tail(n = 20) {
+    return this.lines.slice(-n).join("\n");
+  }
+}
+
+describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the controller", { skip: !PYTHON && "DLROVER_PYTHON is not set" }, () => {
+  let ns;
+  let controller;
+  let master;
+  let job;
+  let firstPlan;
+  let masterPort;
+  /** Every sample of the live pods: no type and rank may be held twice. */
+  const samples = [];
+  let sampling;
+
+  const podsOf = async () => (await get(collection("v1", "Pod", ns), { labelSelector: `elasticjob.dlrover/name=${JOB}` })).items;
+  const plans = async () => (await get(collection(JOB_API, "ScalePlan", ns))).items.sort((a, b) => Number(a.metadata.name.split("-").pop()) - Number(b.metadata.name.split("-").pop()));
+  const getJob = () => get(objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name: JOB, namespace: ns } }));
+  const services = async () => (await get(collection("v1", "Service", ns))).items;
+  const tasks = (pods) => pods.filter((p) => label(p, "replica-type") !== "dlrover-master");
+  const step = (t, what) => t.diagnostic(`${new Date().toISOString()} ${what}`);
+
+  before(async () => {
+    ns = await freshNamespace(admin, { after: (cleanup) => cleanups.push(cleanup) }, "dlrover");
+    await applyManifests(admin, "deploy/rbac.yaml");
+    const token = await serviceAccountToken(admin, CONTROLLER_SA);
+    const kubeconfigPath = join(work, "controller.kubeconfig");
+    writeFileSync(kubeconfigPath, tokenConfig(admin, CONTROLLER_SA.name, token).exportConfig());
+    controller = new Controller("dlrover", ["--namespace", ns], { kubeconfigPath });
+    await controller.ready();
+    sampling = setInterval(async () => {
+      try {
+        const live = tasks(await podsOf()).filter(isLive);
+        samples.push(live.map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`));
+      } catch {
+        // The namespace is going away at the end.
+      }
+    }, 100);
+  });
+
+  after(async () => {
+    clearInterval(sampling);
+    if (controller) {
+      assert.equal((await controller.stop()).code, 0);
+    }
+  });
+
+  it("the controller makes the job's master pod, which runs the master in ScalePlan mode", async (t) => {
+    const spec = (replicas) => ({
+      replicas,
+      restartCount: 3,
+      template: { spec: { restartPolicy: "Never", containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "1", memory: "1Gi" } } }] } },
+    });
+    job = expectStatus(
+      await request(admin, "POST", collection(JOB_API, "ElasticJob", ns), {
+        body: { apiVersion: JOB_API, kind: "ElasticJob", metadata: { name: JOB, namespace: ns }, spec: { distributionStrategy: "ParameterServerStrategy", replicaSpecs: { ps: spec(1), worker: spec(WORKERS) } } },
+      }),
+      [201],
+      "the job",
+    );
+    const pod = await eventually("the master pod", async () => (await podsOf()).find((p) => p.metadata.name === masterName));
+    const command = pod.spec.containers[0].command;
+    step(t, `master pod ${pod.metadata.name}: ${command.join(" ")}`);
+    assert.deepEqual(command.slice(0, 3), ["python", "-m", "dlrover.python.master.main"]);
+    assert.deepEqual(command.slice(3, 9), ["--platform", "k8s", "--namespace", ns, "--job_name", JOB]);
+    // Its own command line, on a free port (50001 may be taken on this machine).
+    masterPort = await freePort();
+    const argv = command.slice(3);
+    argv[argv.indexOf("--port") + 1] = String(masterPort);
+    const kubeconfig = join(work, "master.kubeconfig");
+    writeFileSync(kubeconfig, admin.exportConfig());
+    const env = { ...process.env, KUBECONFIG: kubeconfig, PYTHONUNBUFFERED: "1" };
+    delete env.KUBERNETES_SERVICE_HOST;
+    delete env.KUBERNETES_SERVICE_PORT;
+    master = new Master(argv, env);
+    await kubelet.running(ns, pod);
+    step(t, `the master runs as pid ${master.child.pid} on port ${masterPort}; its pod is Running`);
+  });
+
+  it("the master's first plan, as it writes it: a chief made of one worker, psHosts as services", async (t) => {
+    firstPlan = await eventually(
+      "the master's first plan",
+      async () => (await plans()).find((p) => Object.keys(p.spec.replicaResourceSpecs ?? {}).length > 0),
+      60,
+    ).catch((e) => assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`));
+    step(t, `first plan ${firstPlan.metadata.name}: ${JSON.stringify(firstPlan.spec)}`);
+    assert.match(firstPlan.metadata.name, new RegExp(`^${JOB}-scaleplan-\\d+$`));
+    assert.deepEqual(firstPlan.metadata.labels, { "scale-type": "auto" });
+    assert.deepEqual(firstPlan.metadata.ownerReferences, [{ apiVersion: JOB_API, kind: "elasticjob", name: JOB, uid: job.metadata.uid, blockOwnerDeletion: true }]);
+    const counts = Object.fromEntries(Object.entries(firstPlan.spec.replicaResourceSpecs).map(([type, s]) => [type, s.replicas]));
+    assert.deepEqual(counts, { chief: 1, ps: 1, worker: WORKERS - 1 });
+    assert.deepEqual(firstPlan.spec.psHosts, [`${JOB}-edljob-ps-0.${ns}.svc:2222`]);
+    // Its empty plans (written every 60 s until its autoscaler starts) change nothing and are done at once.
+    for (const plan of (await plans()).filter((p) => Object.keys(p.spec.replicaResourceSpecs ?? {}).length === 0 && (p.spec.createPods ?? []).length === 0)) {
+      await eventually(`empty plan ${plan.metadata.name} done`, async () => (await get(objectPath(plan))).status?.phase === "Succeeded");
+    }
+  });
+
+  it("the live task pods are exactly that plan, with the labels the master reads and TF_CONFIGs listing its psHosts", async (t) => {
+    await eventually("the first plan carried out", async () => (await get(objectPath(firstPlan))).status?.phase === "Succeeded");
+    const live = tasks(await podsOf()).filter(isLive);
+    step(t, `task pods: ${live.map((p) => p.metadata.name).join(", ")}`);
+    assert.deepEqual(live.map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`).sort(), ["chief-0", "ps-0", ...Array.from({ length: WORKERS - 1 }, (_, r) => `worker-${r}`)].sort());
+    const names = new Map((await services()).map((s) => [s.metadata.name, s]));
+    for (const pod of live) {
+      for (const key of ["replica-type", "replica-index", "rank-index", "relaunch-count"]) {
+        assert.ok(label(pod, key) !== undefined, `${pod.metadata.name} has elasticjob.dlrover/${key}`);
+      }
+      assert.equal(label(pod, "relaunch-count"), "0", `${pod.metadata.name}: a first launch`);
+      const { requests } = pod.spec.containers[0].resources;
+      const planned = firstPlan.spec.replicaResourceSpecs[label(pod, "replica-type")].resource;
+      assert.deepEqual({ cpu: Number(requests.cpu), memory: requests.memory }, { cpu: Number(planned.cpu), memory: planned.memory === "1024Mi" ? "1Gi" : planned.memory });
+      assert.deepEqual(JSON.parse(tfConfigOf(pod)).cluster.ps, firstPlan.spec.psHosts, `${pod.metadata.name} lists the plan's psHosts`);
+      assert.equal(tfConfigOf(pod), api.tfConfig(await getJob(), label(pod, "replica-type"), Number(label(pod, "rank-index")), firstPlan), pod.metadata.name);
+    }
+    for (const host of firstPlan.spec.psHosts) {
+      const [name, port] = [host.split(".")[0], Number(host.split(":").pop())];
+      assert.ok(names.get(name)?.spec.ports.some((p) => p.port === port), `psHosts ${host} names service ${name} on port ${port}`);
+    }
+  });
+
+  it("the pods Running: the master sees each go Pending to Running, and the job is Running", async (t) => {
+    for (const pod of tasks(await podsOf())) {
+      await kubelet.running(ns, pod);
+    }
+    for (const pod of tasks(await podsOf())) {
+      await eventually(`the master's log: ${pod.metadata.name} Pending to Running`, () => master.has(new RegExp(`${pod.metadata.name} status change: Pending to Running`)), 30).catch((e) =>
+        assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`),
+      );
+    }
+    assert.ok(!master.has(/KeyError/), `the master read every pod:\n${master.lines.filter((l) => /KeyError/.test(l)).join("\n")}`);
+    step(t, "the master logged Pending to Running for every task pod");
+    await eventually("the job Running", async () => (await getJob()).status?.phase === "Running");
+  });
+
+  it("worker 1 killed with exit code 137: one relaunch plan from the master, one live replacement at its rank", async (t) => {
+    const before = (await plans()).length;
+    const worker1 = (await podsOf()).find((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1" && isLive(p));
+    await kubelet.exited(ns, worker1, 137, "Error");
+    step(t, `${worker1.metadata.name} failed with exit code 137`);
+    const relaunch = await eventually("the master's relaunch plan", async () => (await plans()).slice(before).find((p) => (p.spec.createPods ?? []).length > 0), 60).catch((e) =>
+      assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`),
+    );
+    step(t, `relaunch plan ${relaunch.metadata.name}: ${JSON.stringify(relaunch.spec)}`);
+    assert.deepEqual(relaunch.spec.replicaResourceSpecs, {});
+    assert.equal(relaunch.spec.createPods.length, 1);
+    const [entry] = relaunch.spec.createPods;
+    assert.deepEqual([entry.type, entry.rankIndex, entry.service], ["worker", 1, `${JOB}-edljob-worker-1.${ns}.svc:3333`]);
+    const replacement = await eventually("the replacement at rank 1", async () =>
+      (await podsOf()).find((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1" && isLive(p)),
+    );
+    assert.equal(replacement.metadata.name, entry.name, "named as the plan's entry");
+    assert.equal(label(replacement, "replica-index"), String(entry.id));
+    assert.equal(Number(label(replacement, "relaunch-count")), Number(label(worker1, "relaunch-count")) + 1, "one relaunch more");
+    assert.equal(tfConfigOf(replacement), tfConfigOf(worker1), "the same rank, the same cluster");
+    await kubelet.running(ns, replacement);
+    await eventually(`the master's log: ${replacement.metadata.name} Pending to Running`, () => master.has(new RegExp(`${replacement.metadata.name} status change: Pending to Running`)));
+    // A few more seconds: no second pod at the rank, from the master or the core.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const rank1 = (await podsOf()).filter((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1" && isLive(p));
+    assert.deepEqual(rank1.map((p) => p.metadata.name), [entry.name], "exactly one live pod at rank 1");
+    step(t, `${entry.name} replaces ${worker1.metadata.name} at rank 1 with relaunch-count ${label(replacement, "relaunch-count")}`);
+  });
+
+  it("no type and rank was held twice at any sample; the master's service settled", async (t) => {
+    const twice = samples.filter((s) => new Set(s).size !== s.length);
+    assert.deepEqual(twice, [], `samples with a rank held twice (of ${samples.length})`);
+    const service = (await services()).find((s) => s.metadata.name === masterName);
+    assert.deepEqual(service.spec.selector, { "elasticjob.dlrover/name": JOB, "elasticjob.dlrover/replica-type": "dlrover-master" });
+    assert.deepEqual(service.spec.ports.map((p) => [p.name, p.port, p.targetPort]), [["grpc", 50001, masterPort]]);
+    const version = service.metadata.resourceVersion;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.equal((await services()).find((s) => s.metadata.name === masterName).metadata.resourceVersion, version, "the master's service does not change back and forth");
+    step(t, `${samples.length} samples; service ${masterName} at resourceVersion ${version}`);
+  });
+
+  it("the master stopped and its pod Succeeded: the job Succeeded, its running pods deleted", async (t) => {
+    master.child.kill("SIGTERM");
+    const { code, signal } = await master.exited;
+    step(t, `the master (pid ${master.child.pid}) stopped: ${signal ?? code}`);
+    await kubelet.exited(ns, (await podsOf()).find((p) => p.metadata.name === masterName), 0, "Completed");
+    const done = await eventually("the job Succeeded", async () => {
+      const j = await getJob();
+      return j.status?.phase === "Succeeded" && j;
+    });
+    assert.ok(done.status.status.completionTime);
+    await eventually("no running task pod", async () => tasks(await podsOf()).filter(isLive).length === 0);
+  });
+});
