@@ -112,7 +112,7 @@ fn main() {
     let mut group = c.benchmark_group("reconcile");
     for total in PODS {
         let (running, pods) = observed(total);
-        let actions = reconcile(&running, None, &pods, &now, &options).unwrap().actions.len();
+        let actions = reconcile(&running, None, &pods, &now, &options).unwrap().actions().count();
         group.bench_with_input(BenchmarkId::from_parameter(total), &total, |b, _| {
             b.iter(|| reconcile(black_box(&running), None, black_box(&pods), &now, &options).unwrap())
         });

@@ -79,7 +79,8 @@ pub use error::{Code, Error, ErrorReport, Problem, Result};
 pub use job::initial_scale_plan;
 pub use plan::{Action, List, Object, Plan, SummaryRow};
 pub use reconcile::{
-    handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, stop_running_pods, sync_job_state,
+    controller_pass, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, stop_running_pods,
+    sync_job_state,
 };
 pub use render::{render, summary, tf_config};
 pub use template::Options;

@@ -29,6 +29,13 @@ pub const SCALE_TYPE_AUTO: &str = "auto";
 /// The scale-plan label holding the job name.
 pub const LABEL_SCALE_PLAN_JOB: &str = "elasticjob-name";
 
+/// The job a scale plan scales: its `spec.ownerJob`, else its `elasticjob-name` label (upstream's
+/// plans carry the label; DLRover's master writes only `ownerJob`).
+pub fn plan_job(plan: &crate::api::ScalePlan) -> Option<&str> {
+    let label = || plan.metadata.labels.as_ref()?.get(LABEL_SCALE_PLAN_JOB).map(String::as_str);
+    plan.spec.owner_job.as_deref().filter(|o| !o.is_empty()).or_else(label).filter(|o| !o.is_empty())
+}
+
 /// The port of a parameter server.
 pub const PS_SERVICE_PORT: i32 = 2222;
 /// The port of a worker, chief or evaluator.

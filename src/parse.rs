@@ -122,6 +122,37 @@ pub fn pods(value: Value) -> Result<Vec<Pod>> {
     Ok(pods)
 }
 
+/// Reads a job's scale plans: a JSON array, or a `List` with `items`. Each is read as
+/// [`scale_plan`] reads one, but not checked: a plan long carried out is history, and
+/// [`crate::controller_pass`] checks the plans it acts on.
+///
+/// # Errors
+/// [`Error::Invalid`] with every shape problem and unknown field, at `scalePlans[i]...`.
+pub fn scale_plans(value: Value) -> Result<Vec<ScalePlan>> {
+    let items = match value {
+        Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
+        other => other,
+    };
+    let Value::Array(items) = items else {
+        return Err(Error::Parse(Problem::new(
+            "scalePlans",
+            Code::InvalidType,
+            "the scale plans are a JSON array, or a List with `items`",
+        )));
+    };
+    validate::check_observed_pods(items.len()).map_err(|e| e.prefixed("scalePlans"))?;
+    let mut plans = Vec::with_capacity(items.len());
+    let mut problems = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        match strict::<ScalePlan>(item) {
+            Ok(plan) => plans.push(plan),
+            Err(e) => problems.extend(e.prefixed(&format!("scalePlans[{i}]")).problems().iter().cloned()),
+        }
+    }
+    into_result(problems)?;
+    Ok(plans)
+}
+
 /// Reads a time such as `2026-01-02T03:04:05Z` (RFC 3339).
 ///
 /// # Errors

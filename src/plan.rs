@@ -1,5 +1,8 @@
-//! What the core decides, as data: an ordered list of actions carrying whole objects, for a host
-//! (the Node controller, a Rust caller, a test) to carry out in order.
+//! What the core decides, as data: actions carrying whole objects, in ordered phases, for a host
+//! (the Node controller, a Rust caller, a test) to carry out phase by phase. The actions of one
+//! phase are independent of each other, so a host may carry them out in any order or all at once;
+//! a phase starts only once the one before it is done, and a failure in one phase leaves the later
+//! ones to the next pass.
 
 use k8s_openapi::api::core::v1::{Pod, Service};
 use serde::{Deserialize, Serialize};
@@ -27,15 +30,25 @@ pub enum Action {
         /// Why, for logs and events.
         reason: String,
     },
-    /// Delete this pod with a grace period of 0 seconds. A pod already gone is not an error.
+    /// Delete this pod with a grace period of 0 seconds (the operator stops pods at once, as
+    /// upstream does). A pod already gone is not an error.
     DeletePod {
         /// The pod's namespace (the job's), when the job names one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         namespace: Option<String>,
         /// The pod's name.
         name: String,
-        /// Always 0: the operator stops pods at once, as upstream does.
-        grace_period_seconds: i64,
+        /// Why, for logs and events.
+        reason: String,
+    },
+    /// Delete this service: the address of a rank a scale-down removed. A service already gone is
+    /// not an error.
+    DeleteService {
+        /// The service's namespace (the job's), when the job names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        /// The service's name.
+        name: String,
         /// Why, for logs and events.
         reason: String,
     },
@@ -56,24 +69,81 @@ pub enum Action {
     },
 }
 
-/// An ordered plan. Carrying it out in order and planning again from what results creates and
-/// deletes nothing more.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Which phase of a plan an action belongs to; phases run in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Plan {
-    /// The actions, in the order to carry them out.
+#[serde(rename_all = "camelCase")]
+pub enum PhaseKind {
+    /// Services first: a pod whose service is missing would have no address, while a service
+    /// without its pod is made whole by the next pass.
+    Services,
+    /// Then the pods to create.
+    CreatePods,
+    /// Then the pods and services to delete.
+    Deletions,
+    /// Last the status writes: a plan is marked done only once its pods are made.
+    Status,
+}
+
+impl Action {
+    /// The phase the action runs in.
+    pub fn phase(&self) -> PhaseKind {
+        match self {
+            Action::CreateOrUpdateService { .. } => PhaseKind::Services,
+            Action::CreatePod { .. } => PhaseKind::CreatePods,
+            Action::DeletePod { .. } | Action::DeleteService { .. } => PhaseKind::Deletions,
+            Action::SetJobStatus { .. } | Action::SetScalePlanStatus { .. } => PhaseKind::Status,
+        }
+    }
+}
+
+/// One phase of a plan: independent actions a host may carry out together.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Phase {
+    /// Which phase this is.
+    pub phase: PhaseKind,
+    /// Its actions, none of which depends on another.
     pub actions: Vec<Action>,
 }
 
+/// A plan: its actions in ordered phases (only the phases that have actions). Carrying it out phase
+/// by phase and planning again from what results creates and deletes nothing more.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Plan {
+    /// The phases, in the order to carry them out.
+    pub phases: Vec<Phase>,
+}
+
 impl Plan {
+    /// A plan of these actions, each in its phase; the order of the actions of one phase is kept.
+    pub fn from_actions(actions: impl IntoIterator<Item = Action>) -> Plan {
+        let mut phases: Vec<Phase> = Vec::new();
+        for action in actions {
+            let kind = action.phase();
+            match phases.iter_mut().find(|p| p.phase == kind) {
+                Some(phase) => phase.actions.push(action),
+                None => phases.push(Phase { phase: kind, actions: vec![action] }),
+            }
+        }
+        phases.sort_by_key(|p| p.phase);
+        Plan { phases }
+    }
+
     /// Whether the plan does nothing.
     pub fn is_empty(&self) -> bool {
-        self.actions.is_empty()
+        self.phases.iter().all(|p| p.actions.is_empty())
+    }
+
+    /// Every action, phase by phase.
+    pub fn actions(&self) -> impl Iterator<Item = &Action> {
+        self.phases.iter().flat_map(|p| p.actions.iter())
     }
 
     /// The pods the plan creates, in order.
     pub fn created_pods(&self) -> impl Iterator<Item = &Pod> {
-        self.actions.iter().filter_map(|a| match a {
+        self.actions().filter_map(|a| match a {
             Action::CreatePod { pod, .. } => Some(pod.as_ref()),
             _ => None,
         })
@@ -81,7 +151,7 @@ impl Plan {
 
     /// The names of the pods the plan deletes, in order.
     pub fn deleted_pods(&self) -> impl Iterator<Item = &str> {
-        self.actions.iter().filter_map(|a| match a {
+        self.actions().filter_map(|a| match a {
             Action::DeletePod { name, .. } => Some(name.as_str()),
             _ => None,
         })
@@ -89,10 +159,12 @@ impl Plan {
 
     /// The job status the plan sets, if it sets one.
     pub fn job_status(&self) -> Option<&ElasticJobStatus> {
-        self.actions.iter().rev().find_map(|a| match a {
-            Action::SetJobStatus { status } => Some(status),
-            _ => None,
-        })
+        self.actions()
+            .filter_map(|a| match a {
+                Action::SetJobStatus { status } => Some(status),
+                _ => None,
+            })
+            .last()
     }
 }
 

@@ -54,7 +54,7 @@
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use crate::api::{ElasticJob, ReplicaType, ScalePlan};
+use crate::api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::{Result, into_result};
 use crate::plan::{List, Plan};
 use crate::planner::{self, Planner};
@@ -162,6 +162,62 @@ pub fn reconcile(
     let mut planner = Planner::new(job, options, pods, &layout_plan)?;
     planner.pass(scale_plan, now)?;
     Ok(planner.finish())
+}
+
+/// One pass of the controller over one job: every decision `elasticjob controller` makes, so the
+/// controller, `elasticjob plan` and the browser preview give one answer. `plans` are the job's
+/// ScalePlans and `pods` the pods with the job's name label, as the cluster has them; `job` is
+/// `None` when the job does not exist (yet).
+///
+/// - **Which plan.** Plans labelled `scale-type: auto` (not being deleted, of this job by
+///   `spec.ownerJob` or the `elasticjob-name` label) are taken up one at a time, oldest first (by
+///   creation time, then by the index in DLRover's `<job>-scaleplan-<i>` names, then by name),
+///   none skipped: a new one only once the plan the job carries out (`status.scalePlan`) has
+///   finished. Taking one up is [`reconcile_scale_plan`]'s pass, and the job's own pass waits for
+///   the next call (both write the job's status). A plan that asks for nothing (DLRover's master
+///   writes one every 60 s) is done at once, whatever its place. Without a job, waiting plans are
+///   only marked `Created`; a job being deleted gets an empty plan.
+/// - **Which pods.** A pod is the job's unless another object is its controller (an earlier job of
+///   the same name whose pods the garbage collector has not removed yet). A pod no one controls is
+///   the job's, as upstream selected pods by label alone: it is counted, scaled and stopped like the
+///   pods the operator made.
+/// - **The job's pass** is [`reconcile`] with the job's current plan.
+///
+/// # Errors
+/// [`crate::Error::Invalid`] when the job, a plan the pass would act on (the current one and every
+/// waiting one, at `scalePlans[i]`, `i` its place in `plans`) or the pods are invalid; no plan is
+/// returned then.
+pub fn controller_pass(
+    job: Option<&ElasticJob>,
+    plans: &[ScalePlan],
+    pods: &[Pod],
+    now: &Time,
+    options: &Options,
+) -> Result<Plan> {
+    let mut problems = Vec::new();
+    if let Some(job) = job {
+        problems.extend(validate::validate_job(job));
+    }
+    if problems.is_empty() {
+        let current = job.and_then(|j| j.status.as_ref()).and_then(|s| s.scale_plan.as_deref());
+        for (i, plan) in plans.iter().enumerate() {
+            let finished = matches!(
+                plan.status.as_ref().and_then(|s| s.phase),
+                Some(JobConditionType::Succeeded | JobConditionType::Failed)
+            );
+            if finished && plan.metadata.name.as_deref() != current {
+                continue;
+            }
+            let checked = match job {
+                Some(job) => validate::validate_plan_for_job(job, plan),
+                None => validate::validate_scale_plan(plan),
+            };
+            let prefixed = into_result(checked).map_err(|e| e.prefixed(&format!("scalePlans[{i}]")));
+            problems.extend(prefixed.err().map(|e| e.problems().to_vec()).unwrap_or_default());
+        }
+    }
+    into_result(problems)?;
+    planner::controller_pass(job, plans, pods, now, options)
 }
 
 /// One pass of the scale-plan controller: a plan labelled `scale-type: auto` moves its owner job to

@@ -53,8 +53,7 @@ fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options,
         ));
     }
     let items = planner
-        .finish()
-        .actions
+        .into_actions()
         .into_iter()
         .filter_map(|a| match a {
             Action::CreatePod { pod, .. } => Some(Object::Pod(pod)),

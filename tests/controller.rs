@@ -45,7 +45,7 @@ fn a_large_scale_up_is_created_over_several_passes() {
         assert!(hosts as u64 <= MAX_TF_CONFIG_HOSTS, "pass {passes} lists {hosts} addresses");
         common::apply(&mut pods, &out);
         common::apply_status(&mut job, &out);
-        for action in &out.actions {
+        for action in out.actions() {
             if let Action::SetScalePlanStatus { status, .. } = action {
                 plan.status = Some(status.clone());
             }

@@ -169,11 +169,11 @@ fn arb_plan() -> impl Strategy<Value = Value> {
 
 /// The plan of every task type's `reconcile_pods`, or `None` when the inputs are refused.
 fn reconcile_all(job: &elasticjob::ElasticJob, plan: &ScalePlan, pods: &[Pod]) -> Option<Plan> {
-    let mut out = Plan::default();
+    let mut actions = Vec::new();
     for t in ReplicaType::TASKS {
-        out.actions.extend(elasticjob::reconcile_pods(job, t, plan, pods, &Options::default()).ok()?.actions);
+        actions.extend(elasticjob::reconcile_pods(job, t, plan, pods, &Options::default()).ok()?.actions().cloned());
     }
-    Some(out)
+    Some(Plan::from_actions(actions))
 }
 
 fn creates_or_deletes(plan: &Plan) -> Vec<String> {
@@ -194,7 +194,7 @@ proptest! {
         let Ok(job) = parse::job(job) else { return Ok(()) };
         let Ok(plan) = parse::scale_plan(plan) else { return Ok(()) };
         let Some(first) = reconcile_all(&job, &plan, &pods) else { return Ok(()) };
-        let services: Vec<_> = first.actions.iter().filter_map(|a| match a {
+        let services: Vec<_> = first.actions().filter_map(|a| match a {
             elasticjob::Action::CreateOrUpdateService { service, .. } => service.metadata.name.clone(),
             _ => None,
         }).collect();

@@ -302,14 +302,14 @@ pub fn check_input(input: &Input) {
 
 /// The plan of every task type's `reconcile_pods`.
 fn reconcile_all(job: &ElasticJob, plan: &ScalePlan, pods: &[Pod]) -> Plan {
-    let mut out = Plan::default();
+    let mut actions = Vec::new();
     for t in ReplicaType::TASKS {
         match elasticjob::reconcile_pods(job, t, plan, pods, &Options::default()) {
-            Ok(p) => out.actions.extend(p.actions),
+            Ok(p) => actions.extend(p.actions().cloned()),
             Err(e) => panic!("reconcile_pods({t}) refused a valid job and plan: {e}"),
         }
     }
-    out
+    Plan::from_actions(actions)
 }
 
 /// A plan carried out and planned again creates and deletes nothing, for pods a cluster can hold:
@@ -359,11 +359,11 @@ fn settles(
         if let Some(status) = pass.job_status() {
             job.status = Some(status.clone());
         }
-        let mut statuses = pass.actions.iter().filter_map(|a| match a {
+        let statuses = pass.actions().filter_map(|a| match a {
             Action::SetScalePlanStatus { status, .. } => Some(status),
             _ => None,
         });
-        if let (Some(status), Some(plan)) = (statuses.next_back(), plan.as_mut()) {
+        if let (Some(status), Some(plan)) = (statuses.last(), plan.as_mut()) {
             plan.status = Some(status.clone());
         }
     }

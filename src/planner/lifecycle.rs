@@ -10,6 +10,7 @@ use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, Sc
 use crate::error::Result;
 use crate::plan::{Action, Plan};
 use crate::status::{self, update_status};
+use crate::template::Options;
 use crate::{job, naming, pod};
 
 /// Why a finished job's pods are deleted.
@@ -193,6 +194,92 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// One pass of the controller over one job (see [`crate::reconcile::controller_pass`]).
+pub(crate) fn controller_pass(
+    job: Option<&ElasticJob>,
+    plans: &[ScalePlan],
+    pods: &[Pod],
+    now: &Time,
+    options: &Options,
+) -> Result<Plan> {
+    let mut waiting: Vec<&ScalePlan> = plans.iter().filter(|p| takes_part(p, job)).collect();
+    waiting.sort_by(|a, b| plan_order(a).cmp(&plan_order(b)));
+    let Some(job) = job else {
+        // Plans whose job does not exist (yet) are only marked Created.
+        let created = waiting.iter().filter(|p| p.status.as_ref().is_none_or(|s| s.phase.is_none()));
+        return Ok(Plan::from_actions(
+            created.flat_map(|p| scale_plan_pass(p, None, now).phases).flat_map(|p| p.actions),
+        ));
+    };
+    if job.metadata.deletion_timestamp.is_some() {
+        return Ok(Plan::default());
+    }
+    let status = job.status.clone().unwrap_or_default();
+    let current =
+        status.scale_plan.as_deref().and_then(|name| plans.iter().find(|p| p.metadata.name.as_deref() == Some(name)));
+    let mut actions = Vec::new();
+    if !current.is_some_and(|p| is_active(p, &status)) {
+        // Oldest first, one at a time, none skipped; a plan that asks for nothing is done at once.
+        let mut taken = false;
+        for plan in waiting.into_iter().filter(|p| is_waiting(p)) {
+            if plan.spec.is_empty() || !taken {
+                let pass = scale_plan_pass(plan, Some(job), now);
+                taken |= !plan.spec.is_empty() && !pass.is_empty();
+                actions.extend(pass.phases.into_iter().flat_map(|p| p.actions));
+            }
+        }
+        if taken {
+            // The plan taken up wrote the job's status; the job's own pass runs next.
+            return Ok(Plan::from_actions(actions));
+        }
+    }
+    let jobs_pods: Vec<Pod> = pods.iter().filter(|p| is_jobs_pod(p, job)).cloned().collect();
+    let layout_plan = job::plan_or_initial(job, current);
+    let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
+    planner.pass(current, now)?;
+    actions.extend(planner.finish().phases.into_iter().flat_map(|p| p.actions));
+    Ok(Plan::from_actions(actions))
+}
+
+/// Whether a plan takes part in its job's pass: labelled `scale-type: auto`, not being deleted, and
+/// (with a job) the job's.
+fn takes_part(plan: &ScalePlan, job: Option<&ElasticJob>) -> bool {
+    let labels = plan.metadata.labels.as_ref();
+    labels.and_then(|l| l.get(naming::LABEL_SCALE_TYPE)).map(String::as_str) == Some(naming::SCALE_TYPE_AUTO)
+        && plan.metadata.deletion_timestamp.is_none()
+        && job.is_none_or(|j| naming::plan_job(plan) == Some(j.name()))
+}
+
+/// Whether a plan has not been taken up by its job yet.
+fn is_waiting(plan: &ScalePlan) -> bool {
+    matches!(
+        plan.status.as_ref().and_then(|s| s.phase),
+        None | Some(JobConditionType::Created | JobConditionType::Pending)
+    )
+}
+
+/// The order plans are taken up in: by creation time, then by the index DLRover's master numbers
+/// them with (`<job>-scaleplan-<i>`: several can be made within one second, and `-10` sorts before
+/// `-9` by name), then by name.
+fn plan_order(plan: &ScalePlan) -> (Option<jiff::Timestamp>, Option<u64>, &str) {
+    let name = plan.metadata.name.as_deref().unwrap_or_default();
+    let index = name.rsplit_once("-scaleplan-").and_then(|(_, i)| i.parse().ok());
+    (plan.metadata.creation_timestamp.as_ref().map(|t| t.0), index, name)
+}
+
+/// Whether a pod with the job's name label is the job's: not when another object controls it (an
+/// earlier job of the same name whose pods the garbage collector has not removed yet). A pod no one
+/// controls is the job's, as upstream selected pods by label alone: it is counted, and scaled or
+/// stopped like the pods the operator made.
+fn is_jobs_pod(pod: &Pod, job: &ElasticJob) -> bool {
+    let controller = pod.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
+    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
+    match (controller, uid) {
+        (Some(owner), Some(uid)) => owner.uid == uid,
+        _ => true,
+    }
+}
+
 /// Whether `plan` is the job's current scale plan and is still to be carried out.
 fn is_active(plan: &ScalePlan, status: &ElasticJobStatus) -> bool {
     plan.metadata.name.is_some()
@@ -206,11 +293,8 @@ fn is_active(plan: &ScalePlan, status: &ElasticJobStatus) -> bool {
 /// One pass of the scale-plan controller (see [`crate::reconcile::reconcile_scale_plan`]).
 pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, now: &Time) -> Plan {
     let mut actions = Vec::new();
-    let labels = scale_plan.metadata.labels.as_ref();
-    let auto =
-        labels.and_then(|l| l.get(naming::LABEL_SCALE_TYPE)).map(String::as_str) == Some(naming::SCALE_TYPE_AUTO);
-    if !auto {
-        return Plan { actions };
+    if !takes_part(scale_plan, None) {
+        return Plan::from_actions(actions);
     }
     let before = scale_plan.status.clone().unwrap_or_default();
     let mut plan_status = before.clone();
@@ -228,7 +312,7 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
         if plan_status != before {
             actions.push(plan_status_action(scale_plan, plan_status));
         }
-        return Plan { actions };
+        return Plan::from_actions(actions);
     }
     // A suspended job is not moved: it would be moved back to Suspended on its next pass.
     let job = job.filter(|j| j.spec.suspend != Some(true));
@@ -259,7 +343,7 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
     } else if plan_status != before {
         actions.push(plan_status_action(scale_plan, plan_status));
     }
-    Plan { actions }
+    Plan::from_actions(actions)
 }
 
 #[cfg(test)]
@@ -336,7 +420,7 @@ mod tests {
         let now = at("2026-01-01T00:00:00Z");
         let done = scale_plan_pass(&plan, Some(&job()), &now);
         assert!(done.job_status().is_none(), "the job is not moved: {done:?}");
-        let Some(Action::SetScalePlanStatus { status, .. }) = done.actions.first() else { panic!("{done:?}") };
+        let Some(Action::SetScalePlanStatus { status, .. }) = done.actions().next() else { panic!("{done:?}") };
         assert_eq!(status.phase, Some(JobConditionType::Succeeded));
         assert_eq!((status.create_time.as_ref(), status.finish_time.as_ref()), (Some(&now), Some(&now)));
         plan.status = Some(status.clone());
@@ -355,5 +439,81 @@ mod tests {
         let counts =
             plan.job_status().and_then(|s| s.common()).and_then(|s| s.replica_statuses.get(&ReplicaType::Worker));
         assert_eq!(counts.map(|c| (c.active, c.failed)), Some((1, 1)));
+    }
+
+    fn named_plan(name: &str, created: &str, workers: Option<i32>) -> ScalePlan {
+        let mut plan = ScalePlan::default();
+        plan.metadata.name = Some(name.into());
+        plan.metadata.creation_timestamp = Some(at(created));
+        plan.spec.owner_job = Some("j".into());
+        auto(&mut plan);
+        if let Some(n) = workers {
+            plan.spec
+                .replica_resource_specs
+                .insert(ReplicaType::Worker, crate::api::ReplicaResourceSpec { replicas: n, ..Default::default() });
+        }
+        plan
+    }
+
+    fn plan_statuses(plan: &Plan) -> Vec<(String, Option<JobConditionType>)> {
+        plan.actions()
+            .filter_map(|a| match a {
+                Action::SetScalePlanStatus { name, status, .. } => Some((name.clone(), status.phase)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_pass_takes_up_the_oldest_plan_and_does_empty_ones_at_once() {
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
+        let now = at("2026-01-01T00:01:00Z");
+        // Made within one second: the master's index orders them (`-10` after `-9`).
+        let plans = [
+            named_plan("j-scaleplan-10", "2026-01-01T00:00:00Z", Some(3)),
+            named_plan("j-scaleplan-9", "2026-01-01T00:00:00Z", None),
+            named_plan("j-scaleplan-11", "2026-01-01T00:00:00Z", Some(4)),
+        ];
+        let options = Options::default();
+        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &now, &options) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            plan_statuses(&plan),
+            [
+                ("j-scaleplan-9".to_owned(), Some(JobConditionType::Succeeded)),
+                ("j-scaleplan-10".to_owned(), Some(JobConditionType::Pending))
+            ]
+        );
+        assert_eq!(
+            plan.job_status().and_then(|s| s.scale_plan.as_deref()),
+            Some("j-scaleplan-10"),
+            "one at a time, the oldest"
+        );
+        assert!(plan.created_pods().next().is_none(), "the job's pass runs next");
+    }
+
+    #[test]
+    fn pods_another_object_controls_are_not_the_jobs() {
+        let mut j = job();
+        j.metadata.uid = Some("new".into());
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
+        let mut stale = master("Running");
+        stale.metadata.owner_references = Some(vec![k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+            uid: "old".into(),
+            controller: Some(true),
+            ..Default::default()
+        }]);
+        let options = Options::default();
+        let now = at("2026-01-01T00:00:00Z");
+        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &now, &options) else { panic!("refused") };
+        // The old job's master is not this job's: it gets its own.
+        assert_eq!(
+            plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
+            [naming::master_name("j")]
+        );
+        let Ok(owned) = controller_pass(Some(&j), &[], &[master("Running")], &now, &options) else { panic!("refused") };
+        assert!(owned.created_pods().next().is_none(), "an unowned master is the job's: {owned:?}");
     }
 }

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
 
-pub(crate) use lifecycle::{STOP_REASON, scale_plan_pass};
+pub(crate) use lifecycle::{STOP_REASON, controller_pass, scale_plan_pass};
 
 use crate::api::{
     DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
@@ -126,9 +126,15 @@ impl<'a> Planner<'a> {
         })
     }
 
-    /// The plan made so far.
+    /// The plan made so far, in its phases.
     pub(crate) fn finish(self) -> Plan {
-        Plan { actions: self.actions }
+        Plan::from_actions(self.actions)
+    }
+
+    /// The actions made so far in the order they were decided (each pod before its service), for
+    /// a preview that lists objects rather than carrying them out.
+    pub(crate) fn into_actions(self) -> Vec<Action> {
+        self.actions
     }
 
     /// Pods this planner makes get an empty `TF_CONFIG` (see [`PodFactory`]).
@@ -240,13 +246,16 @@ impl<'a> Planner<'a> {
         let name = pod::name(p).to_owned();
         if self.deleted.insert(name.clone()) {
             let namespace = p.metadata.namespace.clone().or_else(|| job::namespace(self.job).map(str::to_owned));
-            self.actions.push(Action::DeletePod {
-                namespace: namespace.filter(|n| !n.is_empty()),
-                name,
-                grace_period_seconds: 0,
-                reason,
-            });
+            self.actions.push(Action::DeletePod { namespace: namespace.filter(|n| !n.is_empty()), name, reason });
         }
+    }
+
+    /// Deletes the service of a rank that is removed, so it does not outlive the rank until the job
+    /// is deleted.
+    fn delete_service(&mut self, replica_type: ReplicaType, rank: i32, reason: String) {
+        let name = naming::task_service_name(self.job.name(), replica_type, i64::from(rank));
+        let namespace = job::namespace(self.job).map(str::to_owned);
+        self.actions.push(Action::DeleteService { namespace, name, reason });
     }
 
     /// Whether a new pod of the type at `rank` can be given a `TF_CONFIG` under this pass's plan
@@ -386,6 +395,6 @@ mod tests {
         planner.delete(p, "b".into());
         let plan = planner.finish();
         assert_eq!(plan.deleted_pods().collect::<Vec<_>>(), ["j-edljob-worker-0"]);
-        assert!(matches!(plan.actions.first(), Some(Action::DeletePod { namespace: Some(ns), .. }) if ns == "ns"));
+        assert!(matches!(plan.actions().next(), Some(Action::DeletePod { namespace: Some(ns), .. }) if ns == "ns"));
     }
 }

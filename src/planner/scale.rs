@@ -51,9 +51,11 @@ impl<'a> Planner<'a> {
                     if create_ranks.contains(rank) || stoppable.is_empty() {
                         continue;
                     }
+                    let why = format!("scale {replica_type} down to {want}: rank {rank} is removed");
                     for p in stoppable {
-                        self.delete(p, format!("scale {replica_type} down to {want}: rank {rank} is removed"));
+                        self.delete(p, why.clone());
                     }
+                    self.delete_service(replica_type, *rank, why);
                     excess -= 1;
                 }
             } else if want > total.len() {
@@ -327,8 +329,7 @@ mod tests {
         assert!(planner.execute(&p, &now).is_ok());
         let phases: Vec<_> = planner
             .finish()
-            .actions
-            .iter()
+            .actions()
             .filter_map(|a| match a {
                 Action::SetScalePlanStatus { status, .. } => status.phase,
                 _ => None,

@@ -313,7 +313,7 @@ fn verdict(payload: &[u8]) -> Answer {
 fn reconcile(job: &elasticjob::ElasticJob, pods: &[Pod]) -> Answer {
     let now = parse::time("2026-01-01T01:00:00Z").expect("time");
     Answer::of(elasticjob::reconcile(job, None, pods, &now, &Options::default()), |plan| {
-        format!("a plan of {} actions", plan.actions.len())
+        format!("a plan of {} actions", plan.actions().count())
     })
 }
 

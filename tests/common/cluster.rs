@@ -6,19 +6,20 @@ use std::collections::BTreeSet;
 use elasticjob::{Action, Plan, ReplicaType, ScalePlan, naming, pod};
 use k8s_openapi::api::core::v1::{Pod, PodStatus};
 
-/// Carries a plan out: created pods appear in phase Pending, deleted pods vanish.
+/// Carries a plan out phase by phase, as the controller does: created pods appear in phase
+/// Pending, deleted pods vanish (this cluster keeps no services).
 pub fn apply(pods: &mut Vec<Pod>, plan: &Plan) {
-    for action in &plan.actions {
+    for action in plan.actions() {
         match action {
             Action::CreatePod { pod, .. } => {
                 let name = pod.metadata.name.clone();
                 if !pods.iter().any(|p| p.metadata.name == name) {
-                    let mut pod = (**pod).clone();
+                    let mut pod = pod.as_ref().clone();
                     pod.status = Some(PodStatus { phase: Some("Pending".into()), ..PodStatus::default() });
                     pods.push(pod);
                 }
             }
-            Action::DeletePod { name, .. } => pods.retain(|p| p.metadata.name.as_deref() != Some(name)),
+            Action::DeletePod { name, .. } => pods.retain(|p| p.metadata.name.as_deref() != Some(name.as_str())),
             _ => {}
         }
     }

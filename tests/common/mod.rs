@@ -80,6 +80,11 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
         "handleFaultPods" => value(&elasticjob::handle_fault_pods(&job()?, replica_type(), &pods()?, &options)?),
         "stopRunningPods" => value(&elasticjob::stop_running_pods(&job()?, replica_type(), &pods()?)?),
         "syncJobState" => value(&elasticjob::sync_job_state(&job()?, replica_type(), &pods()?, &now()?)?),
+        "controllerPass" => {
+            let job = field("job").map(parse::job).transpose()?;
+            let plans = parse::scale_plans(field("scalePlans").unwrap_or(json!([])))?;
+            value(&elasticjob::controller_pass(job.as_ref(), &plans, &pods()?, &now()?, &options)?)
+        }
         "reconcileScalePlan" => {
             let job = field("job").map(parse::job).transpose()?;
             let plan = plan()?.expect("scalePlan");
