@@ -2,9 +2,12 @@
 // (not its loaders). node.js and browser.js load the WebAssembly core, then re-export this.
 export {
   ElasticJobError,
+  constants,
+  controllerPass,
   handleFaultPods,
   initialScalePlan,
   insertTfConfigToEnv,
+  jobKey,
   reconcile,
   reconcilePods,
   reconcileScalePlan,

@@ -2,9 +2,12 @@
 // as the generated glue declares them, and every type of the core, generated from its JSON Schemas.
 export {
   ElasticJobError,
+  constants,
+  controllerPass,
   handleFaultPods,
   initialScalePlan,
   insertTfConfigToEnv,
+  jobKey,
   reconcile,
   reconcilePods,
   reconcileScalePlan,
@@ -19,5 +22,5 @@ export {
   validate,
   validateScalePlan,
 } from "./dist/elasticjob_wasm.js";
-export type { Pods } from "./dist/elasticjob_wasm.js";
+export type { Pods, ScalePlans } from "./dist/elasticjob_wasm.js";
 export type * from "./dist/types.js";

@@ -29,7 +29,7 @@ pub const SCALE_TYPE_AUTO: &str = "auto";
 /// The scale-plan label holding the job name.
 pub const LABEL_SCALE_PLAN_JOB: &str = "elasticjob-name";
 
-/// The job a scale plan scales: its `spec.ownerJob`, else its `elasticjob-name` label (upstream's
+/// The job a scale plan scales (see [`job_key`] for the same rule on JSON): its `spec.ownerJob`, else its `elasticjob-name` label (upstream's
 /// plans carry the label; DLRover's master writes only `ownerJob`).
 pub fn plan_job(plan: &crate::api::ScalePlan) -> Option<&str> {
     let label = || plan.metadata.labels.as_ref()?.get(LABEL_SCALE_PLAN_JOB).map(String::as_str);
@@ -292,6 +292,95 @@ pub fn parse_host_port(address: &str) -> Result<(&str, u16), String> {
         Ok(p) if p > 0 && !port.starts_with('+') => Ok((host, p)),
         _ => Err(format!("`{address}` is not `host:port`: the port `{port}` is not a number from 1 to 65535")),
     }
+}
+
+/// The names the operator shares with DLRover's master and with its hosts: the API group, version
+/// and kinds, and the label keys and values, so a host (the controller, the CLI, the browser page)
+/// keeps no copy of its own.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Constants {
+    /// `elastic.iml.github.io`.
+    pub api_group: &'static str,
+    /// `v1alpha1`.
+    pub api_version: &'static str,
+    /// `ElasticJob`.
+    pub job_kind: &'static str,
+    /// `ScalePlan`.
+    pub scale_plan_kind: &'static str,
+    /// The label keys.
+    pub labels: LabelKeys,
+    /// The value of the `scale-type` label of the plans the operator carries out.
+    pub scale_type_auto: &'static str,
+}
+
+/// The label keys of [`Constants`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LabelKeys {
+    /// `app`, on every pod and service.
+    pub app: &'static str,
+    /// The job name, on every pod and service.
+    pub job_name: &'static str,
+    /// The replica type.
+    pub replica_type: &'static str,
+    /// The pod id.
+    pub replica_index: &'static str,
+    /// The rank.
+    pub rank_index: &'static str,
+    /// Relaunches left (upstream's).
+    pub restart_count: &'static str,
+    /// Relaunches made (DLRover's master reads it).
+    pub relaunch_count: &'static str,
+    /// A scale plan's type (`auto`).
+    pub scale_type: &'static str,
+    /// A scale plan's job, as upstream labels it.
+    pub scale_plan_job: &'static str,
+}
+
+/// The names of [`Constants`].
+pub fn constants() -> Constants {
+    let (group, version) = crate::api::API_VERSION.split_once('/').unwrap_or((crate::api::API_VERSION, ""));
+    Constants {
+        api_group: group,
+        api_version: version,
+        job_kind: crate::api::KIND_ELASTIC_JOB,
+        scale_plan_kind: crate::api::KIND_SCALE_PLAN,
+        labels: LabelKeys {
+            app: LABEL_APP,
+            job_name: LABEL_JOB_NAME,
+            replica_type: LABEL_REPLICA_TYPE,
+            replica_index: LABEL_REPLICA_INDEX,
+            rank_index: LABEL_RANK_INDEX,
+            restart_count: LABEL_RESTART_COUNT,
+            relaunch_count: LABEL_RELAUNCH_COUNT,
+            scale_type: LABEL_SCALE_TYPE,
+            scale_plan_job: LABEL_SCALE_PLAN_JOB,
+        },
+        scale_type_auto: SCALE_TYPE_AUTO,
+    }
+}
+
+/// The job an object belongs to, as `namespace/name` (the namespace empty when it names none): an
+/// ElasticJob's own, a ScalePlan's [`plan_job`], a pod's or service's job-name label. `None` for an
+/// object of no job. `object` is the object as JSON (a host's cache entry), read by its `kind`.
+pub fn job_key(object: &serde_json::Value) -> Option<String> {
+    let metadata = object.get("metadata")?;
+    let field = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
+    let namespace = field(metadata, "namespace").unwrap_or_default();
+    let job = match object.get("kind").and_then(serde_json::Value::as_str)? {
+        crate::api::KIND_ELASTIC_JOB => field(metadata, "name"),
+        crate::api::KIND_SCALE_PLAN => object
+            .get("spec")
+            .and_then(|s| field(s, "ownerJob"))
+            .filter(|o| !o.is_empty())
+            .or_else(|| metadata.get("labels").and_then(|l| field(l, LABEL_SCALE_PLAN_JOB))),
+        "Pod" | "Service" => metadata.get("labels").and_then(|l| field(l, LABEL_JOB_NAME)),
+        _ => None,
+    }?;
+    (!job.is_empty()).then(|| format!("{namespace}/{job}"))
 }
 
 #[cfg(test)]

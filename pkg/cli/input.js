@@ -25,6 +25,9 @@ export class Inputs {
     this.jobFile = undefined;
     this.scalePlanFile = undefined;
     this.podsFile = undefined;
+    /** The file of each ScalePlan and pod given to `controllerPass`, by its index. */
+    this.planFiles = [];
+    this.podFiles = [];
   }
 
   /** The documents of a file that are not empty, as plain values. */
@@ -85,6 +88,41 @@ export class Inputs {
     return { job: jobs[0], scalePlan: plans[0] };
   }
 
+  /**
+   * The objects of `files` for one controller pass, each with its file: exactly one ElasticJob, and
+   * the ScalePlans and pods, as documents of their own or as the `items` of Lists.
+   */
+  async objects(files) {
+    const jobs = [];
+    const plans = [];
+    const pods = [];
+    const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods };
+    const unknown = [];
+    for (const file of files) {
+      for (const document of await this.documents(file)) {
+        const items = Array.isArray(document.value?.items) ? document.value.items : [document.value];
+        for (const value of items) {
+          const list = byKind[value?.kind];
+          if (list === undefined) {
+            unknown.push(`${file}: a ${value?.kind ?? "document without a kind"} is not an ElasticJob, a ScalePlan or a Pod`);
+          } else {
+            list.push({ file, value });
+          }
+        }
+      }
+    }
+    if (jobs.length !== 1) {
+      unknown.push(`${files.join(", ")}: ${jobs.length === 0 ? "no ElasticJob" : `${jobs.length} ElasticJobs; give the one job to plan`}`);
+    }
+    if (unknown.length > 0) {
+      throw new InputError(unknown);
+    }
+    this.jobFile = jobs[0].file;
+    this.planFiles = plans.map((p) => p.file);
+    this.podFiles = pods.map((p) => p.file);
+    return { job: jobs[0], plans, pods };
+  }
+
   /** Runs a core function; its problems become lines naming the file each argument came from. */
   call(f) {
     try {
@@ -102,6 +140,11 @@ export class Inputs {
   }
 
   fileOf(path) {
+    const listed = /^(scalePlans|pods)\[(\d+)\]/.exec(path);
+    const file = listed && (listed[1] === "pods" ? this.podFiles : this.planFiles)[Number(listed[2])];
+    if (file !== undefined && file !== null) {
+      return file;
+    }
     if (/^scalePlan\b/.test(path) && this.scalePlanFile !== undefined) {
       return this.scalePlanFile;
     }

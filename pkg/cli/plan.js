@@ -1,36 +1,34 @@
-// `elasticjob plan`: one pass of the job controller, as JSON.
-import { reconcile } from "../node.js";
-import { EXIT, UsageError } from "./errors.js";
+// `elasticjob plan`: the controller's pass over a job, its ScalePlans and its pods, as JSON: the
+// same function `elasticjob controller` runs (`controllerPass`), on objects from files.
+import { controllerPass } from "../node.js";
+import { EXIT } from "./errors.js";
 import { Inputs } from "./input.js";
 import { toJson } from "./output.js";
 
 export default {
   name: "plan",
-  usage: "plan FILE [--scale-plan FILE] --pods FILE [--now RFC3339]",
-  about: "one pass of the job controller, as JSON",
-  help: `Prints the plan of one pass of the job controller over the job (with its status) in FILE, the
-ScalePlan and the observed pods, as JSON: the actions to carry out, in order.
+  usage: "plan FILE... [--scale-plan FILE] [--pods FILE] [--now RFC3339]",
+  about: "the controller's pass over a job, its ScalePlans and its pods, as JSON",
+  help: `Prints the plan of the pass \`elasticjob controller\` makes over a job: which of its ScalePlans
+it takes up, which pods are the job's, and what to create, delete and write, in phases (services,
+pod creations, deletions, status writes), as JSON.
+
+The FILEs hold one ElasticJob (with its status) and any number of its ScalePlans and pods, as
+documents of their own or in Lists, as \`kubectl get elasticjob/NAME,scaleplans,pods -o yaml\`
+prints them; give as many FILEs as you like, as kubectl takes -f.
 
 Options:
-  --scale-plan FILE   the job's ScalePlan (default: a ScalePlan document in FILE, else none: the
-                      job's first plan)
-  --pods FILE         the observed pods: a list of pods, a List (\`kubectl get pods -o yaml\`),
-                      or one pod per document
+  --scale-plan FILE   one more FILE (of ScalePlans)
+  --pods FILE         one more FILE (of pods)
   --now RFC3339       the time of the pass, e.g. 2026-01-02T03:04:05Z (default: now)`,
   options: { "scale-plan": { type: "string" }, pods: { type: "string" }, now: { type: "string" } },
-  positionals: [1, 1],
-  async run([file], options, io) {
-    if (options.pods === undefined) {
-      throw new UsageError("--pods FILE is missing");
-    }
+  positionals: [1, Infinity],
+  async run(files, options, io) {
     const inputs = new Inputs(io);
-    const { job, scalePlan } = await inputs.jobAndPlan(file, options["scale-plan"]);
-    const documents = await inputs.documents(options.pods);
-    inputs.podsFile = options.pods;
-    // One document holds the list (or a List); several documents are one pod each.
-    const pods = documents.length === 1 ? documents[0].value : documents.map((d) => d.value);
+    const extra = [options["scale-plan"], options.pods].filter((f) => f !== undefined);
+    const { job, plans, pods } = await inputs.objects([...files, ...extra]);
     const now = options.now ?? new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
-    const plan = inputs.call(() => reconcile(job.value, scalePlan?.value, pods, now));
+    const plan = inputs.call(() => controllerPass(job.value, plans.map((p) => p.value), pods.map((p) => p.value), now));
     io.stdout.write(toJson(plan));
     return EXIT.ok;
   },

@@ -14,6 +14,7 @@ import https from "node:https";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
+import { constants } from "../node.js";
 
 /** The field manager of the controller's server-side applies. */
 export const FIELD_MANAGER = "elasticjob-controller";
@@ -24,10 +25,13 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const LIST_PAGE = 500;
 const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
+const { apiGroup, apiVersion: jobVersion, jobKind, scalePlanKind } = constants();
+const JOB_API = `${apiGroup}/${jobVersion}`;
+
 /** The kinds the controller touches: where each lives. */
 export const KINDS = {
-  ElasticJob: { apiVersion: "elastic.iml.github.io/v1alpha1", plural: "elasticjobs" },
-  ScalePlan: { apiVersion: "elastic.iml.github.io/v1alpha1", plural: "scaleplans" },
+  [jobKind]: { apiVersion: JOB_API, plural: `${jobKind.toLowerCase()}s` },
+  [scalePlanKind]: { apiVersion: JOB_API, plural: `${scalePlanKind.toLowerCase()}s` },
   Pod: { apiVersion: "v1", plural: "pods" },
   Service: { apiVersion: "v1", plural: "services" },
   Event: { apiVersion: "v1", plural: "events" },

@@ -10,6 +10,7 @@
 // serve.js the Prometheus metrics and the health endpoints, log.js the JSON log lines.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { constants } from "../node.js";
 import { KubeAdapter, loadKubeConfig, podNamespace } from "./adapter.js";
 import { DEFAULTS } from "./defaults.js";
 import { Informer } from "./informer.js";
@@ -66,7 +67,7 @@ export async function startController(options = {}) {
   const informer = (kind, labelSelector) =>
     new Informer(adapter.listWatch(kind, { ...scope, labelSelector }), {
       kind,
-      jobKeyOf: jobKeyOf[kind],
+      jobKeyOf,
       onChange: (key, obj, type) => {
         reconciler.observed(key, kind, type, obj);
         enqueue(key);
@@ -77,8 +78,8 @@ export async function startController(options = {}) {
   const caches = {
     jobs: informer("ElasticJob"),
     plans: informer("ScalePlan"),
-    // The pods of every job, by the label each of them carries (spec §2).
-    pods: informer("Pod", "elasticjob.dlrover/name"),
+    // The pods of every job, by the job-name label each of them carries.
+    pods: informer("Pod", constants().labels.jobName),
   };
   const allSynced = () => Object.values(caches).every((c) => c.synced);
   // The caches call it back (observed) once they run, after this line.

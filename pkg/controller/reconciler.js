@@ -1,46 +1,22 @@
-// One reconcile pass of one job: read the observed state from the caches, let the core plan, carry
-// the plan out. Nothing here decides what a job needs; it decides only how to talk to the cluster
-// safely:
-// - which ScalePlan to hand the scale-plan controller (`reconcileScalePlan`): the job's plans
-//   labelled `scale-type: auto` one at a time, oldest first, and a new one only once the plan the
-//   job carries out (its `status.scalePlan`) has finished, so no plan is skipped;
-// - the pods given to the core are the job's by label (spec §2) and not another job's by owner
-//   reference (an earlier job of the same name whose pods the garbage collector has not yet
-//   removed);
+// One reconcile pass of one job: read the observed state from the caches, let the core decide the
+// pass (`controllerPass`: which ScalePlan is taken up, which pods are the job's, what to create,
+// delete and write), carry the plan out phase by phase. Nothing here decides what a job needs; it
+// decides only how to talk to the cluster safely:
 // - a create that finds the object exists, and a delete that finds it gone, are successes;
-// - each task pod's service is carried out before the pods of the plan: the core plans a service
-//   only with its pod, so a controller killed between a pod and its service would leave the pod
-//   without an address forever, while a service without its pod is made whole by the next pass
-//   (which plans the pod and its service again);
+// - the plan's phases run in order (services, pod creations, deletions, status writes) and a
+//   failed action ends the pass, so a plan is marked done only once its pods are made;
 // - a status is written with the resourceVersion read; a conflict reads the object again and
 //   plans again, with what this pass already did;
 // - after writing, the next pass of the job waits until the caches have seen the writes
 //   (expectations.js).
-import { ElasticJobError, reconcile as planJob, reconcileScalePlan } from "../node.js";
+import { ElasticJobError, controllerPass, jobKey } from "../node.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
 import { Expectations } from "./expectations.js";
 
-const LABEL_JOB = "elasticjob.dlrover/name";
-const LABEL_PLAN_JOB = "elasticjob-name";
-const LABEL_SCALE_TYPE = "scale-type";
 const MAX_CONFLICT_RETRIES = 3;
-/** Plan phases that still move their job: not yet taken up by it. */
-const WAITING_PLAN_PHASES = new Set([undefined, "Created", "Pending"]);
-/** Plan phases of a plan the job is carrying out. */
-const ACTIVE_PLAN_PHASES = new Set(["Pending", "Scaling"]);
 
-/** The job key (`namespace/name`) each kind of object belongs to. */
-export const jobKeyOf = {
-  ElasticJob: (o) => `${o.metadata.namespace}/${o.metadata.name}`,
-  ScalePlan: (o) => {
-    const job = o.spec?.ownerJob || o.metadata.labels?.[LABEL_PLAN_JOB];
-    return job ? `${o.metadata.namespace}/${job}` : undefined;
-  },
-  Pod: (o) => {
-    const job = o.metadata.labels?.[LABEL_JOB];
-    return job ? `${o.metadata.namespace}/${job}` : undefined;
-  },
-};
+/** The job key (`namespace/name`) an object belongs to, by the core's rule (`undefined`: none). */
+export const jobKeyOf = (obj) => jobKey(obj);
 
 /** The controller is stopping: the pass ends before its next action. */
 export class Stopped extends Error {
@@ -62,12 +38,6 @@ class StatusConflict extends Error {
 /** The time of a pass, as the core takes it: RFC 3339, whole seconds, UTC. */
 function rfc3339(date) {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-function byAge(a, b) {
-  const ta = a.metadata.creationTimestamp ?? "";
-  const tb = b.metadata.creationTimestamp ?? "";
-  return ta < tb ? -1 : ta > tb ? 1 : a.metadata.name < b.metadata.name ? -1 : 1;
 }
 
 export class Reconciler {
@@ -119,7 +89,7 @@ export class Reconciler {
         throw e;
       }
       this.refusals.delete(key);
-      if (plan.actions.length === 0) {
+      if (plan.phases.length === 0) {
         if (!state.job) {
           this.forget(key);
         }
@@ -162,15 +132,7 @@ export class Reconciler {
         plans.push(plan);
       }
     }
-    plans.sort(byAge);
-    const uid = job?.metadata?.uid;
-    const pods = this.caches.pods
-      .ofJob(key)
-      .filter((p) => !done.deleted.has(p.metadata.name))
-      .filter((p) => {
-        const owner = (p.metadata.ownerReferences ?? []).find((r) => r.controller);
-        return !owner || owner.uid === uid;
-      });
+    const pods = this.caches.pods.ofJob(key).filter((p) => !done.deleted.has(p.metadata.name));
     for (const [podName, pod] of done.created) {
       if (!pods.some((p) => p.metadata.name === podName)) {
         pods.push(pod);
@@ -179,34 +141,9 @@ export class Reconciler {
     return { key, namespace, name, job, plans, pods, now: rfc3339(this.clock()) };
   }
 
-  /** The plan of this pass: the scale-plan controller's when it has one, else the job controller's. */
+  /** The plan of this pass: the core's one pass over the job, its plans and its pods. */
   decide(state) {
-    const { job, plans, pods, now } = state;
-    const auto = plans.filter((p) => p.metadata.labels?.[LABEL_SCALE_TYPE] === "auto" && !p.metadata.deletionTimestamp);
-    if (!job) {
-      // Plans whose job does not exist (yet) are only marked Created.
-      for (const plan of auto.filter((p) => p.status?.phase === undefined)) {
-        const planned = reconcileScalePlan(plan, null, now);
-        if (planned.actions.length > 0) {
-          return planned;
-        }
-      }
-      return { actions: [] };
-    }
-    if (job.metadata.deletionTimestamp) {
-      return { actions: [] };
-    }
-    const current = job.status?.scalePlan ? plans.find((p) => p.metadata.name === job.status.scalePlan) : undefined;
-    if (!ACTIVE_PLAN_PHASES.has(current?.status?.phase)) {
-      const next = auto.find((p) => WAITING_PLAN_PHASES.has(p.status?.phase));
-      if (next) {
-        const planned = reconcileScalePlan(next, job, now);
-        if (planned.actions.length > 0) {
-          return planned;
-        }
-      }
-    }
-    return planJob(job, current ?? null, pods, now, this.options);
+    return controllerPass(state.job ?? null, state.plans, state.pods, state.now, this.options);
   }
 
   /** An event of a cache: the object of a job was added, changed or deleted. */
@@ -214,11 +151,9 @@ export class Reconciler {
     this.expectations.observed(key, kind, type, obj);
   }
 
-  /** Carries the plan out, the services first (see the top of this file), the rest in order. */
+  /** Carries the plan out phase by phase, as the core ordered it (see the top of this file). */
   async carryOut(key, state, plan, fresh, done) {
-    const services = plan.actions.filter((a) => a.action === "createOrUpdateService");
-    const others = plan.actions.filter((a) => a.action !== "createOrUpdateService");
-    for (const action of [...services, ...others]) {
+    for (const action of plan.phases.flatMap((phase) => phase.actions)) {
       if (this.isStopping()) {
         throw new Stopped();
       }
@@ -261,7 +196,7 @@ export class Reconciler {
         const expected = this.expectations.pod(state.key, action.name, false, uid);
         let outcome = "done";
         try {
-          await this.adapter.delete("Pod", namespace, action.name, { gracePeriodSeconds: action.gracePeriodSeconds, uid });
+          await this.adapter.delete("Pod", namespace, action.name, { gracePeriodSeconds: 0, uid });
         } catch (e) {
           // Gone, or replaced by another pod of the same name (the uid precondition failed).
           if (!isNotFound(e) && !isConflict(e)) {
@@ -274,6 +209,16 @@ export class Reconciler {
         done.created.delete(action.name);
         return outcome;
       }
+      case "deleteService":
+        try {
+          await this.adapter.delete("Service", action.namespace ?? state.namespace, action.name);
+          return "done";
+        } catch (e) {
+          if (!isNotFound(e)) {
+            throw e;
+          }
+          return "gone";
+        }
       case "setJobStatus":
         return this.writeStatus("ElasticJob", state.job, action.status, state, fresh);
       case "setScalePlanStatus": {
@@ -370,6 +315,7 @@ function describe(action) {
     case "createOrUpdateService":
       return { name: action.service.metadata.name, reason: action.reason };
     case "deletePod":
+    case "deleteService":
       return { name: action.name, reason: action.reason };
     case "setJobStatus":
       return { phase: action.status.phase, scalePlan: action.status.scalePlan };

@@ -9,9 +9,12 @@ import { job } from "./fixtures.js";
 
 
 const FUNCTIONS = [
+  "constants",
+  "controllerPass",
   "handleFaultPods",
   "initialScalePlan",
   "insertTfConfigToEnv",
+  "jobKey",
   "reconcile",
   "reconcilePods",
   "reconcileScalePlan",
@@ -106,13 +109,16 @@ test("validate and validateScalePlan answer instead of throwing", () => {
   assert.deepEqual(api.validateScalePlan(api.initialScalePlan(job())), { valid: true });
 });
 
-test("reconcile: a new job gets its master and a status", () => {
+/** Every action of a plan, phase by phase. */
+const actionsOf = (plan) => plan.phases.flatMap((p) => p.actions);
+
+test("reconcile: a new job gets its master and a status, in phases: services, pods, status", () => {
   const plan = api.reconcile(job(), null, [], "2026-01-02T03:04:05Z");
   assert.deepEqual(
-    plan.actions.map((a) => a.action),
-    ["createPod", "createOrUpdateService", "setJobStatus"],
+    plan.phases.map((p) => [p.phase, p.actions.map((a) => a.action)]),
+    [["services", ["createOrUpdateService"]], ["createPods", ["createPod"]], ["status", ["setJobStatus"]]],
   );
-  const status = plan.actions[2].status;
+  const status = actionsOf(plan)[2].status;
   // DLRover's status shape: the common job status under `status`, beside `phase`.
   assert.equal(status.phase, "Created");
   assert.equal(status.status.startTime, "2026-01-02T03:04:05Z");
@@ -126,33 +132,49 @@ test("the per-type operations: reconcilePods, handleFaultPods, stopRunningPods, 
   const plan = api.initialScalePlan(job());
   plan.spec.replicaResourceSpecs.worker.replicas = 3;
   const up = api.reconcilePods(job(), "worker", plan, pods);
-  assert.deepEqual(up.actions.map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), ["createPod mnist-edljob-worker-2", "createOrUpdateService mnist-edljob-worker-2"]);
+  assert.deepEqual(actionsOf(up).map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), ["createOrUpdateService mnist-edljob-worker-2", "createPod mnist-edljob-worker-2"]);
 
   const failed = pods.map((p) => (p.metadata.name === "mnist-edljob-worker-1" ? { ...p, status: { phase: "Failed" } } : p));
   // DLRover's master decides relaunches (its plan's createPods entry): a failed task pod is left to it.
-  assert.deepEqual(api.handleFaultPods(job(), "worker", failed).actions, []);
+  assert.deepEqual(actionsOf(api.handleFaultPods(job(), "worker", failed)), []);
   const master = api.render(job()).items.find((o) => o.kind === "Pod" && o.metadata.name === "elasticjob-mnist-dlrover-master");
   const relaunch = api.handleFaultPods(job(), "dlrover-master", failed.filter((p) => p.metadata.name !== master.metadata.name));
-  assert.deepEqual(relaunch.actions.map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), [
-    "createPod elasticjob-mnist-dlrover-master",
+  assert.deepEqual(actionsOf(relaunch).map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), [
     "createOrUpdateService elasticjob-mnist-dlrover-master",
+    "createPod elasticjob-mnist-dlrover-master",
   ]);
 
   const stop = api.stopRunningPods(job(), "worker", { items: pods });
-  assert.deepEqual(stop.actions.map((a) => a.name), ["mnist-edljob-worker-0", "mnist-edljob-worker-1"]);
-  assert.ok(stop.actions.every((a) => a.action === "deletePod" && a.gracePeriodSeconds === 0));
+  assert.deepEqual(actionsOf(stop).map((a) => a.name), ["mnist-edljob-worker-0", "mnist-edljob-worker-1"]);
+  assert.ok(actionsOf(stop).every((a) => a.action === "deletePod" && !("gracePeriodSeconds" in a)));
 
   const sync = api.syncJobState(job(), "worker", failed, "2026-01-02T03:04:05Z");
-  assert.deepEqual(sync.actions[0].status.status.replicaStatuses.worker, { active: 1, failed: 1 });
+  assert.deepEqual(actionsOf(sync)[0].status.status.replicaStatuses.worker, { active: 1, failed: 1 });
+});
+
+test("controllerPass, constants and jobKey: the one pass, and the names and keys the hosts use", () => {
+  const { labels, apiGroup, apiVersion, scaleTypeAuto } = api.constants();
+  assert.equal(`${apiGroup}/${apiVersion}`, "elastic.iml.github.io/v1alpha1");
+  assert.equal(labels.relaunchCount, "elasticjob.dlrover/relaunch-count");
+  const plan = api.initialScalePlan(job());
+  plan.metadata.labels = { [labels.scaleType]: scaleTypeAuto };
+  assert.equal(api.jobKey({ ...plan, metadata: { ...plan.metadata, namespace: "ml" } }), "ml/mnist");
+  assert.equal(api.jobKey({ kind: "Pod", metadata: { namespace: "ml", labels: { [labels.jobName]: "mnist" } } }), "ml/mnist");
+  assert.equal(api.jobKey({ kind: "ConfigMap", metadata: { name: "x" } }), undefined);
+  const running = { ...job(), status: { phase: "Running" } };
+  const pass = api.controllerPass(running, [plan], [], "2026-01-02T03:04:05Z");
+  assert.deepEqual(actionsOf(pass).map((a) => a.action), ["setScalePlanStatus", "setJobStatus"], "the plan is taken up");
+  assert.deepEqual(actionsOf(api.controllerPass(null, { items: [plan] }, [], "2026-01-02T03:04:05Z")).map((a) => a.status.phase), ["Created"]);
+  assert.throws(() => api.controllerPass(running, [{ ...plan, spec: { psHosts: [5] } }], [], "2026-01-02T03:04:05Z"), (e) => e.errors[0].path === "scalePlans[0].spec.psHosts[0]");
 });
 
 test("reconcileScalePlan: an auto plan moves its job to Scaling", () => {
   const plan = api.initialScalePlan(job());
   plan.metadata.labels["scale-type"] = "auto";
   const result = api.reconcileScalePlan(plan, job(), "2026-01-02T03:04:05Z");
-  assert.deepEqual(result.actions.map((a) => a.action), ["setScalePlanStatus", "setJobStatus"]);
-  assert.equal(result.actions[1].status.phase, "Scaling");
-  assert.deepEqual(api.reconcileScalePlan(plan, null, "2026-01-02T03:04:05Z").actions.map((a) => a.action), ["setScalePlanStatus"]);
+  assert.deepEqual(actionsOf(result).map((a) => a.action), ["setScalePlanStatus", "setJobStatus"]);
+  assert.equal(actionsOf(result)[1].status.phase, "Scaling");
+  assert.deepEqual(actionsOf(api.reconcileScalePlan(plan, null, "2026-01-02T03:04:05Z")).map((a) => a.action), ["setScalePlanStatus"]);
 });
 
 test("insertTfConfigToEnv: a container with TF_CONFIG from a sparse cluster", () => {

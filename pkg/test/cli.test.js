@@ -140,6 +140,23 @@ test("plan prints the plan of every golden reconcile case", async () => {
   }
 });
 
+test("plan takes the job, its ScalePlans and its pods from any number of files (the controller's pass)", async () => {
+  const { input, output } = golden("controller-pass-takes-the-oldest-plan");
+  assert.equal(input.op, "controllerPass");
+  const job = file("pass-job.yaml", stringify(input.job));
+  const [first, ...others] = input.scalePlans;
+  const plans = [file("pass-plan-a.yaml", stringify(first)), file("pass-plans.yaml", stringify({ apiVersion: "v1", kind: "List", items: others }))];
+  const pods = file("pass-pods.yaml", input.pods.map((p) => stringify(p)).join("---\n"));
+  const r = await run(["plan", job, ...plans, pods, "--now", input.now]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, output);
+  // A problem names the file of the plan it is in.
+  const bad = file("pass-bad-plan.yaml", stringify({ ...first, spec: { ...first.spec, psHosts: ["no-port"] } }));
+  const refused = await run(["plan", job, bad, "--now", input.now]);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: scalePlans\\[0\\]\\.spec\\.psHosts\\[0\\]: `, "m"));
+});
+
 test("plan reads one pod per document too", async () => {
   const { input, output } = golden("job-scaling-runs-pending-plan");
   const both = file("scaling.yaml", `${stringify(input.job)}---\n${stringify(input.scalePlan)}`);
@@ -215,7 +232,7 @@ test("wrong usage is exit 2 with the usage", async () => {
     ["tf-config", EXAMPLE, "--type", "ps"],
     ["tf-config", EXAMPLE, "--type", "ps", "--index", "-1"],
     ["tf-config", EXAMPLE, "--type", "workers", "--index", "0"],
-    ["plan", EXAMPLE, "--scale-plan", EXAMPLE_PLAN],
+    ["plan"],
     ["plan", EXAMPLE, "--scale-plan", EXAMPLE_PLAN, "--pods", EXAMPLE_PLAN, "--now", "yesterday"],
     ["validate"],
   ];

@@ -44,6 +44,8 @@ function dispatch(api, input) {
       return api.syncJobState(job, input.replicaType, pods, now);
     case "reconcileScalePlan":
       return api.reconcileScalePlan(input.scalePlan, input.job, now);
+    case "controllerPass":
+      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, now, input.options);
     default:
       throw new Error(`unknown op ${input.op}`);
   }

@@ -175,6 +175,8 @@ function diffEntries(actions, services) {
       }
       case "deletePod":
         return [{ op: "delete", kind: "Pod", name: a.name, reason: a.reason }];
+      case "deleteService":
+        return [{ op: "delete", kind: "Service", name: a.name, reason: a.reason }];
       default:
         return [];
     }
@@ -207,8 +209,9 @@ function detail({ index }) {
 }
 
 /**
- * What the core would do to the objects of the job in `text` to reach a target scale plan: its
- * pods (as rendered) are taken as Running, and every task type is planned with `reconcilePods`.
+ * What the controller would do to the objects of the job in `text` to reach a target scale plan:
+ * the core's one pass (`controllerPass`) over the job as it runs, its pods (as rendered) taken as
+ * Running, with the target plan taken up as its current plan.
  * `target` is `{values: {type: {replicas, cpu, memory}}}` (applied to the job's plan) or
  * `{text}` (a ScalePlan written in YAML or JSON).
  */
@@ -231,14 +234,10 @@ function simulate({ text, target }) {
       if (v.memory !== "") resource.memory = v.memory;
       plan.spec.replicaResourceSpecs[type] = { replicas: Number(v.replicas), resource };
     }
-    // A plan that lists the PS addresses lists one per PS: with another PS count, the core's own
-    // addresses for that count (those of the first plan of the job with that many PS).
-    const ps = Number(target.values.ps?.replicas);
-    const psKey = Object.keys(state.job.spec.replicaSpecs ?? {}).find((k) => k.toLowerCase() === "ps");
-    if (plan.spec.psHosts?.length && psKey && Number.isInteger(ps) && ps >= 0 && ps !== plan.spec.psHosts.length) {
-      const resized = structuredClone(state.job);
-      resized.spec.replicaSpecs[psKey].replicas = ps;
-      plan.spec.psHosts = core.initialScalePlan(resized).spec.psHosts;
+    // With another PS count the plan's PS addresses no longer hold: without them, the core gives
+    // the PS the addresses of their ranks.
+    if (target.values.ps !== undefined && Number(target.values.ps.replicas) !== plan.spec.psHosts?.length) {
+      delete plan.spec.psHosts;
     }
   }
   const checked = core.validateScalePlan(plan);
@@ -250,14 +249,19 @@ function simulate({ text, target }) {
     state.observed = items.filter((o) => o.kind === "Pod").map((pod) => ({ ...pod, status: { phase: "Running" } }));
     state.services = new Set(items.filter((o) => o.kind === "Service").map((o) => o.metadata.name));
   }
-  const types = new Set([...Object.keys(state.job.spec.replicaSpecs ?? {}), ...Object.keys(plan.spec?.replicaResourceSpecs ?? {})]);
-  const actions = [];
+  // The job runs and carries the target plan out: the pass the controller would make.
+  const { labels, scaleTypeAuto } = core.constants();
+  const name = plan.metadata?.name ?? `${state.job.metadata.name}-preview`;
+  const taken = {
+    ...plan,
+    metadata: { ...plan.metadata, name, labels: { ...plan.metadata?.labels, [labels.scaleType]: scaleTypeAuto } },
+    spec: { ...plan.spec, ownerJob: state.job.metadata.name },
+    status: { phase: "Pending" },
+  };
+  const running = { ...state.job, status: { phase: "Running", scalePlan: name } };
+  let actions;
   try {
-    for (const type of types) {
-      if (type.toLowerCase() !== "dlrover-master") {
-        actions.push(...core.reconcilePods(state.job, type.toLowerCase(), plan, state.observed).actions);
-      }
-    }
+    actions = core.controllerPass(running, [taken], state.observed, new Date(0)).phases.flatMap((p) => p.actions);
   } catch (e) {
     if (!(e instanceof core.ElasticJobError)) {
       throw e;

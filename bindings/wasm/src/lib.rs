@@ -49,12 +49,15 @@ extern "C" {
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 import type {
-  Container, ElasticJob, List, Object, Options, Plan, Pod, Problem, ReplicaType,
+  Constants, Container, ElasticJob, List, Object, Options, Plan, Pod, Problem, ReplicaType,
   ScalePlan, SparseClusterSpec, SummaryRow, Validation,
 } from "./types.js";
 
 /** Observed pods: an array, or a `List` / `PodList` holding them in `items`. */
 export type Pods = Pod[] | { items: Pod[] };
+
+/** A job's scale plans: an array, or a `List` holding them in `items`. */
+export type ScalePlans = ScalePlan[] | { items: ScalePlan[] };
 
 /**
  * What every function throws for input the core refuses: `code` is `parse_error` (the input does
@@ -247,6 +250,57 @@ pub fn sync_job_state(
         let replica_type = read(&replica_type, "replicaType")?;
         elasticjob::sync_job_state(&job, replica_type, &read_pods(&pods)?, &read_time(&now)?)
     }))
+}
+
+/// One pass of the controller over one job at time `now` (the core's `controller_pass`): which of
+/// the job's ScalePlans it takes up, which pods are the job's, and the job's own pass, as a plan in
+/// phases. `job` is `null` when the job does not exist; `scalePlans` are the job's plans, `pods`
+/// the pods with its name label.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid.
+#[wasm_bindgen(js_name = controllerPass, unchecked_return_type = "Plan")]
+pub fn controller_pass(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob | null | undefined")] job: JsValue,
+    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlans")] scale_plans: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let run = || {
+        let job = if job.is_null() || job.is_undefined() { None } else { Some(read_job(&job)?) };
+        let plans = parse::scale_plans(value(&scale_plans, "scalePlans")?)?;
+        elasticjob::controller_pass(
+            job.as_ref(),
+            &plans,
+            &read_pods(&pods)?,
+            &read_time(&now)?,
+            &read_options(&options)?,
+        )
+    };
+    output(run())
+}
+
+/// The names the operator shares with DLRover's master and its hosts: the API group, version and
+/// kinds, the label keys and values (the core's `naming::constants`).
+///
+/// # Errors
+/// None in practice: the constants always serialise.
+#[wasm_bindgen(unchecked_return_type = "Constants")]
+pub fn constants() -> Result<JsValue, JsValue> {
+    to_js(&elasticjob::naming::constants())
+}
+
+/// The job key (`namespace/name`) an object belongs to: an ElasticJob's own, a ScalePlan's owner
+/// job, a pod's or service's job label; `undefined` for an object of no job (the core's
+/// `naming::job_key`).
+///
+/// # Errors
+/// An `ElasticJobError` when the object cannot be read as JSON.
+#[wasm_bindgen(js_name = jobKey, unchecked_return_type = "string | undefined")]
+pub fn job_key(#[wasm_bindgen(unchecked_param_type = "object")] object: JsValue) -> Result<JsValue, JsValue> {
+    let object = value(&object, "object").map_err(throw)?;
+    Ok(elasticjob::naming::job_key(&object).map_or(JsValue::UNDEFINED, |k| JsValue::from_str(&k)))
 }
 
 /// One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does

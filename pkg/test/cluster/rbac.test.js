@@ -32,7 +32,7 @@ const NEEDED = {
   "elastic.iml.github.io/scaleplans/status": ["update", "patch"],
   "elastic.iml.github.io/elasticjobs/finalizers": ["update"],
   "/pods": ["get", "list", "watch", "create", "delete"],
-  "/services": ["get", "list", "watch", "create", "update", "patch"],
+  "/services": ["get", "list", "watch", "create", "update", "patch", "delete"],
   "coordination.k8s.io/leases": ["get", "create", "update"],
   "/events": ["create", "patch"],
 };

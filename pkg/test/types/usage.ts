@@ -62,15 +62,23 @@ void item;
 const config: string = tfConfig(job, "worker", 0);
 const plan: ScalePlan = elasticjob.initialScalePlan(job);
 const next: Plan = reconcile(job, plan, [], "2026-01-01T00:00:00Z");
-for (const action of next.actions) {
-  if (action.action === "createPod") {
-    const pod: string | undefined = action.pod.metadata.name;
-    void pod;
-  } else if (action.action === "deletePod") {
-    const grace: number = action.gracePeriodSeconds;
-    void grace;
+for (const phase of next.phases) {
+  const kind: "services" | "createPods" | "deletions" | "status" = phase.phase;
+  void kind;
+  for (const action of phase.actions) {
+    if (action.action === "createPod") {
+      const pod: string | undefined = action.pod.metadata.name;
+      void pod;
+    } else if (action.action === "deleteService") {
+      const service: string = action.name;
+      void service;
+    }
   }
 }
+const pass: Plan = elasticjob.controllerPass(null, [plan], { items: [] }, new Date());
+const labels: string = elasticjob.constants().labels.jobName;
+const planKey: string | undefined = elasticjob.jobKey(plan);
+void [pass, labels, planKey];
 const answer: Validation = validate(JSON.parse("{}") as unknown);
 const problems: Problem[] = answer.valid ? [] : (answer.error?.errors ?? []);
 const container: Container = elasticjob.insertTfConfigToEnv({ name: "main" }, { ps: ["ps-0:2222"] }, "ps", 0);

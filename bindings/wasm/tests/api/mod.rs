@@ -196,7 +196,7 @@ fn a_date_is_read_as_its_json_time() {
     let with_date = ej::reconcile(job(), JsValue::NULL, Array::new().into(), date.into(), JsValue::UNDEFINED).unwrap();
     let with_text = ej::reconcile(job(), JsValue::NULL, Array::new().into(), NOW.into(), JsValue::UNDEFINED).unwrap();
     assert_eq!(stringify(&with_date), stringify(&with_text));
-    assert_eq!(string(&with_text, "actions[0].action"), "createPod");
+    assert_eq!(string(&with_text, "phases[1].actions[0].action"), "createPod");
 }
 
 #[wasm_bindgen_test]
