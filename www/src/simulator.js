@@ -142,7 +142,7 @@ export function createSimulator(root, { simulate, onChange }) {
     );
     const count = (op, kind) => result.entries.filter((e) => e.op === op && e.kind === kind).length;
     const creates = [[count("create", "Pod"), "pod"], [count("create", "Service"), "service"]].filter(([n]) => n > 0);
-    const deletes = count("delete", "Pod");
+    const deletes = [[count("delete", "Pod"), "pod"], [count("delete", "Service"), "service"]].filter(([n]) => n > 0);
     if (result.problems.length > 0) {
       summary.textContent = "The scale plan has problems:";
     } else if (result.entries.length === 0) {
@@ -150,7 +150,7 @@ export function createSimulator(root, { simulate, onChange }) {
     } else {
       const said = [];
       if (creates.length) said.push(`create ${creates.map(([n, noun]) => plural(n, noun)).join(" and ")}`);
-      if (deletes) said.push(`delete ${plural(deletes, "pod")}`);
+      if (deletes.length) said.push(`delete ${deletes.map(([n, noun]) => plural(n, noun)).join(" and ")}`);
       const updates = count("update", "Service");
       if (updates) said.push(`keep ${plural(updates, "service")} (same address)`);
       const text = said.join("; ");

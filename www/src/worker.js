@@ -215,7 +215,7 @@ function detail({ index }) {
  * `target` is `{values: {type: {replicas, cpu, memory}}}` (applied to the job's plan) or
  * `{text}` (a ScalePlan written in YAML or JSON).
  */
-function simulate({ text, target }) {
+function simulate({ text, target, withPass = false }) {
   const state = jobOf(text);
   let plan;
   if (target.text !== undefined) {
@@ -259,16 +259,19 @@ function simulate({ text, target }) {
     status: { phase: "Pending" },
   };
   const running = { ...state.job, status: { phase: "Running", scalePlan: name } };
-  let actions;
+  const input = { job: running, scalePlans: [taken], pods: state.observed, now: "1970-01-01T00:00:00Z" };
+  let pass;
   try {
-    actions = core.controllerPass(running, [taken], state.observed, new Date(0)).phases.flatMap((p) => p.actions);
+    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.now);
   } catch (e) {
     if (!(e instanceof core.ElasticJobError)) {
       throw e;
     }
     return { problems: e.errors, entries: [], plan: stringify(plan) };
   }
-  return { problems: [], entries: diffEntries(actions, state.services), plan: stringify(plan) };
+  const entries = diffEntries(pass.phases.flatMap((p) => p.actions), state.services);
+  // `withPass`: the pass's input and its whole plan too, to compare with the other hosts'.
+  return { problems: [], entries, plan: stringify(plan), ...(withPass ? { pass: { input, plan: pass } } : {}) };
 }
 
 /** Every object as one YAML `List`, for `kubectl apply -f -`. */

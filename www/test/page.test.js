@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { bigJob } from "../../pkg/bench/job.js";
+import { main as cli } from "../../pkg/cli/index.js";
+import { Reconciler } from "../../pkg/controller/reconciler.js";
 import { serve } from "../serve.js";
 
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -287,6 +289,51 @@ test("the job with mistakes: every problem at its line", async () => {
   await shot(page, "06-mistakes");
 });
 
+test("one pass, three hosts: the simulator in the browser, the controller and `elasticjob plan` give the same plan", async () => {
+  const sample = readFileSync(fileURLToPath(new URL("../../examples/elasticjob.yaml", import.meta.url)), "utf8");
+  for (const values of [{ worker: { replicas: 4, cpu: "", memory: "" } }, { worker: { replicas: 1, cpu: "", memory: "" } }]) {
+    // The simulator's own worker module, as the page runs it, asked for the pass's input too.
+    const { pass } = await page.evaluate(
+      ([text, target]) =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
+          worker.onmessage = ({ data }) => {
+            if (data.ready) {
+              worker.postMessage({ id: 1, op: "analyse", args: { text } });
+            } else if (data.id === 1) {
+              worker.postMessage({ id: 2, op: "simulate", args: { text, target, withPass: true } });
+            } else {
+              worker.terminate();
+              data.error ? reject(new Error(data.error.message)) : resolve(data.result);
+            }
+          };
+        }),
+      [sample, { values }],
+    );
+    const { job, scalePlans, pods, now } = pass.input;
+    // The controller's pass over the same objects, as its reconciler decides it.
+    const controller = new Reconciler({ adapter: undefined, caches: {}, log: undefined, metrics: undefined, isStopping: () => false });
+    const decided = controller.decide({ job, plans: scalePlans, pods, now });
+    // `elasticjob plan` over the same objects in files, as kubectl would print them.
+    const dir = mkdtempSync(join(tmpdir(), "elasticjob-pass-"));
+    const files = [
+      ["job.yaml", job],
+      ["plans.yaml", { apiVersion: "v1", kind: "List", items: scalePlans }],
+      ["pods.yaml", { apiVersion: "v1", kind: "List", items: pods }],
+    ].map(([name, value]) => {
+      writeFileSync(join(dir, name), stringify(value));
+      return join(dir, name);
+    });
+    let out = "";
+    const io = { stdout: { write: (t) => (out += t) }, stderr: { write: (t) => assert.fail(t) }, cwd: dir };
+    assert.equal(await cli(["plan", ...files, "--now", now], io), 0);
+    rmSync(dir, { recursive: true, force: true });
+    assert.ok(pass.plan.phases.length > 0, "the pass plans something");
+    assert.deepEqual(decided, pass.plan, `the controller and the browser, workers -> ${values.worker.replicas}`);
+    assert.deepEqual(JSON.parse(out), pass.plan, `elasticjob plan and the browser, workers -> ${values.worker.replicas}`);
+  }
+});
+
 test("scale simulator: workers from 2 to 4 is two pods and two services to create, each with the core's reason", async () => {
   await page.selectOption("#example", "sample");
   await shown(page, "elasticjob-sample: 8 objects");
@@ -295,11 +342,12 @@ test("scale simulator: workers from 2 to 4 is two pods and two services to creat
   await page.fill("#sim-worker-replicas", "4");
   await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Create 2 pods and 2 services.");
   const diff = await page.$$eval("#sim-diff li", (lis) => lis.map((li) => [li.className, li.querySelector(".sign").textContent, li.querySelector("code").textContent, li.querySelector(".reason").textContent]));
+  // In the plan's phases: the services first, then the pods.
   assert.deepEqual(diff, [
-    ["create", "+", "Pod/elasticjob-sample-edljob-worker-2", "scale worker up to 4"],
     ["create", "+", "Service/elasticjob-sample-edljob-worker-2", "the address of worker rank 2"],
-    ["create", "+", "Pod/elasticjob-sample-edljob-worker-3", "scale worker up to 4"],
     ["create", "+", "Service/elasticjob-sample-edljob-worker-3", "the address of worker rank 3"],
+    ["create", "+", "Pod/elasticjob-sample-edljob-worker-2", "scale worker up to 4"],
+    ["create", "+", "Pod/elasticjob-sample-edljob-worker-3", "scale worker up to 4"],
   ]);
   // The ScalePlan it makes is shown, and is the sample's with 4 workers.
   const plan = parse(await page.inputValue("#sim-plan"));
@@ -308,8 +356,11 @@ test("scale simulator: workers from 2 to 4 is two pods and two services to creat
   await shot(page, "07-scale-up");
   // Down to 1: the highest rank goes.
   await page.fill("#sim-worker-replicas", "1");
-  await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Delete 1 pod.");
-  assert.deepEqual(await page.$$eval("#sim-diff li", (lis) => lis.map((li) => li.textContent)), ["− Pod/elasticjob-sample-edljob-worker-1 scale worker down to 1: rank 1 is removed"]);
+  await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Delete 1 pod and 1 service.");
+  assert.deepEqual(await page.$$eval("#sim-diff li", (lis) => lis.map((li) => li.textContent)), [
+    "− Pod/elasticjob-sample-edljob-worker-1 scale worker down to 1: rank 1 is removed",
+    "− Service/elasticjob-sample-edljob-worker-1 scale worker down to 1: rank 1 is removed",
+  ]);
   // A ScalePlan written by hand, with a mistake, then mended.
   await page.check("input[name=sim-mode][value=text]");
   await page.fill("#sim-plan", "apiVersion: elastic.iml.github.io/v1alpha1\nkind: ScalePlan\nmetadata: {name: p}\nspec:\n  replicaResourceSpecs:\n    worker: {replicas: -3}\n");
@@ -317,15 +368,16 @@ test("scale simulator: workers from 2 to 4 is two pods and two services to creat
   assert.match(await page.textContent("#sim-problems"), /scalePlan\.spec\.replicaResourceSpecs\.worker\.replicas/);
   await page.fill("#sim-plan", "apiVersion: elastic.iml.github.io/v1alpha1\nkind: ScalePlan\nmetadata: {name: p}\nspec:\n  replicaResourceSpecs:\n    worker: {replicas: 3, resource: {cpu: '1', memory: 1Gi}}\n");
   await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Create 1 pod and 1 service.");
-  // A job whose plan lists its PS addresses: one more PS, one more address.
+  // A job whose plan lists its PS addresses: with one more PS the list no longer holds, so the plan
+  // leaves it out and the core gives each PS the address of its rank.
   await page.selectOption("#example", "ps-chief-evaluator");
   await shown(page, "deepctr: 18 objects");
   await page.waitForFunction(() => document.getElementById("sim-summary").textContent.startsWith("No change yet"));
   assert.equal(await page.isChecked("input[name=sim-mode][value=values]"), true);
   await page.fill("#sim-ps-replicas", "3");
   await page.waitForFunction(() => document.getElementById("sim-summary").textContent === "Create 1 pod and 1 service.");
-  assert.deepEqual(parse(await page.inputValue("#sim-plan")).spec.psHosts, ["deepctr-edljob-ps-0:2222", "deepctr-edljob-ps-1:2222", "deepctr-edljob-ps-2:2222"]);
-  assert.deepEqual(await page.$$eval("#sim-diff code", (codes) => codes.map((c) => c.textContent)), ["Pod/deepctr-edljob-ps-2", "Service/deepctr-edljob-ps-2"]);
+  assert.equal(parse(await page.inputValue("#sim-plan")).spec.psHosts, undefined);
+  assert.deepEqual(await page.$$eval("#sim-diff code", (codes) => codes.map((c) => c.textContent)), ["Service/deepctr-edljob-ps-2", "Pod/deepctr-edljob-ps-2"]);
   // Back to the sample, at 4 workers, for the shared link.
   await page.selectOption("#example", "sample");
   await shown(page, "elasticjob-sample: 8 objects");
