@@ -89,3 +89,8 @@ pub use tfconfig::insert_tf_config_to_env;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust snippets of docs/rust.md, the crate's guide, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+pub struct GuideDoctests;

@@ -115,7 +115,7 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
     Ok(planner.finish())
 }
 
-/// One pass of the job controller (spec §5), by `status.phase`:
+/// One pass of the job controller, a state machine on the job's `status.phase`:
 /// - none or `Created`: initialise the status (Created condition, start time), create the master,
 ///   sync;
 /// - `Pending`: sync;

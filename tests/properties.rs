@@ -235,8 +235,8 @@ proptest! {
     }
 
     /// Whatever `validate` accepts can be planned: for a valid job and plan and the pods such a
-    /// job can have, every operation returns a plan (spec §4: every check `plan` would fail on is a
-    /// `validate` error first).
+    /// job can have, every operation returns a plan (every check planning would fail on is a
+    /// `validate` error first, so nothing `validate` accepts makes an operation fail).
     #[test]
     fn what_validates_can_be_planned(job in arb_job(), plan in arb_plan(), pods in arb_pods(), phase in 0..4usize) {
         let Ok(mut job) = parse::job(job) else { return Ok(()) };

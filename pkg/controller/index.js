@@ -77,7 +77,7 @@ export async function startController(options = {}) {
   const caches = {
     jobs: informer("ElasticJob"),
     plans: informer("ScalePlan"),
-    // The pods of every job, by the label each of them carries (spec §2).
+    // The pods of every job, by the label the core puts on each pod it makes: the job's name.
     pods: informer("Pod", "elasticjob.dlrover/name"),
   };
   const allSynced = () => Object.values(caches).every((c) => c.synced);

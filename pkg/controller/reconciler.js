@@ -4,7 +4,8 @@
 // - which ScalePlan to hand the scale-plan controller (`reconcileScalePlan`): the job's plans
 //   labelled `scale-type: auto` one at a time, oldest first, and a new one only once the plan the
 //   job carries out (its `status.scalePlan`) has finished, so no plan is skipped;
-// - the pods given to the core are the job's by label (spec §2) and not another job's by owner
+// - the pods given to the core are the job's by label (`elasticjob.dlrover/name`, set on every
+//   pod the core makes, the job's name) and not another job's by owner
 //   reference (an earlier job of the same name whose pods the garbage collector has not yet
 //   removed);
 // - a create that finds the object exists, and a delete that finds it gone, are successes;
