@@ -136,12 +136,6 @@ pub fn time(text: &str) -> Result<Time> {
     })
 }
 
-/// Puts `root` in front of every path of an error: `scalePlan.spec.psHosts[0]`.
-#[deprecated(since = "0.2.0", note = "use `Error::prefixed`")]
-pub fn prefix(error: Error, root: &str) -> Error {
-    error.prefixed(root)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

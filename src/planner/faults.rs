@@ -56,7 +56,7 @@ impl<'a> Planner<'a> {
         if budget <= 0 {
             return Ok(());
         }
-        let policy = job::replica_spec(self.job, replica_type).and_then(|s| s.restart_policy);
+        let policy = job::effective_replica_spec(self.job, replica_type).and_then(|s| s.restart_policy);
         let code = pod::exit_code(failed);
         if !retries(policy.unwrap_or(RestartPolicy::OnFailure), code) {
             return Ok(());

@@ -318,7 +318,7 @@ pub fn render_summary(
 ) -> Result<JsValue, JsValue> {
     let run = || {
         let job = read_job(&job)?;
-        elasticjob::render::render_summary(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)
+        elasticjob::render_summary(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)
     };
     output(run())
 }
