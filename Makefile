@@ -52,10 +52,11 @@ $(VENV)/.installed: tests/consumers/requirements.txt
 	@touch $@
 
 # `make bench`: every benchmark of the project, each writing its figures (BENCH_JSON) into
-# $(BENCH_DIR), then one Markdown table of them all, the machine at the top: target/bench.md.
+# $(BENCH_DIR), then one Markdown table of them all, the machine at the top: target/bench.md, and
+# the same table written into docs/benchmarks.md between its markers.
 BENCH_DIR := $(or $(CARGO_TARGET_DIR),target)/bench
 
-bench: npm policy www npm-chromium ## every benchmark (core and its curves, resource bounds, npm, policy, preview) into one table, target/bench.md
+bench: npm policy www npm-chromium ## every benchmark (core and its curves, resource bounds, npm, policy, preview) into one table, written into docs/benchmarks.md
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)
 	node benches/report.mjs machine $(BENCH_DIR)/machine.json
 	BENCH_JSON=$(abspath $(BENCH_DIR))/core.json $(CARGO) bench --bench core
@@ -64,8 +65,9 @@ bench: npm policy www npm-chromium ## every benchmark (core and its curves, reso
 	BENCH_JSON=$(abspath $(BENCH_DIR))/policy.json $(MAKE) --no-print-directory bench-policy
 	BENCH_JSON=$(abspath $(BENCH_DIR))/www.json $(MAKE) --no-print-directory bench-www
 	node benches/report.mjs table $(BENCH_DIR) > $(BENCH_DIR).md
+	node benches/report.mjs page $(BENCH_DIR) docs/benchmarks.md
 	@cat $(BENCH_DIR).md
-	@echo "make bench: the table is in $(BENCH_DIR).md (README.md's Speed section holds a copy)"
+	@echo "make bench: the table is in docs/benchmarks.md (and $(BENCH_DIR).md)"
 
 fmt: ## format the Rust code
 	$(CARGO) fmt

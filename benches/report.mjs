@@ -1,20 +1,38 @@
 // `make bench` writes its figures here: `node benches/report.mjs machine OUT.json` notes the machine
 // and its load before the benchmarks run; `node benches/report.mjs table DIR` reads what each
 // benchmark wrote into DIR (core.json, bounds.json, npm.json, policy.json, www.json, machine.json)
-// and prints one Markdown table, the machine it ran on at the top.
+// and prints one Markdown table, the machine it ran on at the top; `node benches/report.mjs page
+// DIR PAGE` writes that table into PAGE (docs/benchmarks.md) between its two markers, replacing
+// what the last run wrote there and leaving the page's own text as it is.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 
-const [command, path] = process.argv.slice(2);
+const BEGIN = "<!-- make bench writes from here -->";
+const END = "<!-- make bench writes up to here -->";
+
+const [command, path, page] = process.argv.slice(2);
 if (command === "machine" && path) {
   writeFileSync(path, JSON.stringify(machine(), null, 2));
 } else if (command === "table" && path) {
   process.stdout.write(table(path));
+} else if (command === "page" && path && page) {
+  writeFileSync(page, intoPage(readFileSync(page, "utf8"), table(path), page));
 } else {
-  console.error("usage: node benches/report.mjs machine OUT.json | table DIR");
+  console.error("usage: node benches/report.mjs machine OUT.json | table DIR | page DIR PAGE.md");
   process.exit(2);
+}
+
+// The page's text with the table between its markers in place of what was there.
+function intoPage(text, generated, name) {
+  const begin = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (begin < 0 || end < begin) {
+    console.error(`${name}: the markers \`${BEGIN}\` and \`${END}\` (in this order) are missing; the table is in target/bench.md`);
+    process.exit(1);
+  }
+  return `${text.slice(0, begin + BEGIN.length)}\n${generated}${text.slice(end)}`;
 }
 
 function machine() {

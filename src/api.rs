@@ -2,7 +2,7 @@
 //! field names of the upstream Go types (including the capitalised `BatchScheduler`).
 //!
 //! Types only: this module imports nothing from the rest of the crate. What the core derives from
-//! these types lives above it ([`crate::naming`], [`crate::pod`], [`crate::job`]).
+//! these types lives above it (the crate's `naming`, `pod` and `job` modules).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -511,8 +511,9 @@ impl ElasticJob {
         self.metadata.name.as_deref().unwrap_or_default()
     }
 
-    /// The replica spec of a type, if the job has one.
-    pub fn replica_spec(&self, replica_type: ReplicaType) -> Option<&ReplicaSpec> {
+    /// The replica spec the job declares for a type, if any; no fallback (a chief's pods are made
+    /// from the worker's spec when the job declares none, but that is not this spec).
+    pub fn declared_replica_spec(&self, replica_type: ReplicaType) -> Option<&ReplicaSpec> {
         self.spec.replica_specs.get(&replica_type)
     }
 

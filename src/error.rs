@@ -94,6 +94,45 @@ impl Problem {
     pub fn new(path: impl Into<String>, code: Code, message: impl Into<String>) -> Self {
         Problem { path: path.into(), code, message: message.into() }
     }
+
+    /// A problem at the place `steps` lead to in a document, its path written by [`field_path`].
+    pub fn at(steps: &[Step], code: Code, message: impl Into<String>) -> Self {
+        Problem::new(field_path(steps), code, message)
+    }
+}
+
+/// One step into a document: a key of an object or an index of an array. A place in a document
+/// is a list of steps, kept as steps until it is shown ([`field_path`]), so that a key holding a
+/// `.` or an empty key keeps its place.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Step {
+    /// A key of an object.
+    Key(String),
+    /// An index of an array.
+    Index(usize),
+}
+
+/// `steps` written as a field path, the one way every path of the core is written:
+/// `spec.replicaSpecs.worker`, `items[3].name`; a `.` before every key but a first one, so that
+/// an empty key keeps its place (`..a` is `a` under two empty keys, `.[0]` the first item under
+/// two). No steps, the document itself, is the empty path.
+pub fn field_path(steps: &[Step]) -> String {
+    use fmt::Write as _;
+    let mut path = String::new();
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            Step::Key(key) => {
+                if i > 0 {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Step::Index(index) => {
+                let _ = write!(path, "[{index}]");
+            }
+        }
+    }
+    path
 }
 
 impl fmt::Display for Problem {
@@ -152,8 +191,9 @@ impl Error {
     }
 
     /// The same error with `root` in front of every path: `scalePlan.spec.psHosts[0]` for a problem
-    /// at `spec.psHosts[0]` of the argument named `scalePlan`. A problem about the whole document
-    /// gets `root` as its path.
+    /// at `spec.psHosts[0]` of the argument named `scalePlan`, joined as [`field_path`] joins
+    /// steps. A problem about the whole document gets `root` as its path, and so does one at a
+    /// top-level empty key, whose path is empty too: the one place two documents' paths coincide.
     #[must_use]
     pub fn prefixed(self, root: &str) -> Error {
         let fix = |mut p: Problem| {

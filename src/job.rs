@@ -14,20 +14,20 @@ use crate::{naming, pod};
 
 /// The replica spec a type's pods are made from: its own, or the worker's for a chief (upstream
 /// runs a chief from the worker template when the job gives none).
-pub fn replica_spec(job: &ElasticJob, replica_type: ReplicaType) -> Option<&ReplicaSpec> {
-    job.replica_spec(replica_type).or_else(|| match replica_type {
-        ReplicaType::Chief => job.replica_spec(ReplicaType::Worker),
+pub fn effective_replica_spec(job: &ElasticJob, replica_type: ReplicaType) -> Option<&ReplicaSpec> {
+    job.declared_replica_spec(replica_type).or_else(|| match replica_type {
+        ReplicaType::Chief => job.declared_replica_spec(ReplicaType::Worker),
         _ => None,
     })
 }
 
-/// The template a task type's pods are made from ([`replica_spec`]).
+/// The template a task type's pods are made from ([`effective_replica_spec`]).
 ///
 /// # Errors
 /// [`Code::Required`] at `spec.replicaSpecs.<type>` when the job has no spec for the type (nor,
 /// for a chief, a worker spec).
 pub fn task_template(job: &ElasticJob, replica_type: ReplicaType) -> Result<&PodTemplateSpec> {
-    replica_spec(job, replica_type).map(|s| &s.template).ok_or_else(|| {
+    effective_replica_spec(job, replica_type).map(|s| &s.template).ok_or_else(|| {
         Error::invalid(
             format!("spec.replicaSpecs.{replica_type}"),
             Code::Required,
@@ -36,9 +36,9 @@ pub fn task_template(job: &ElasticJob, replica_type: ReplicaType) -> Result<&Pod
     })
 }
 
-/// The relaunch budget of a fresh pod of the type ([`replica_spec`]'s `restartCount`, else 0).
+/// The relaunch budget of a fresh pod of the type ([`effective_replica_spec`]'s `restartCount`, else 0).
 pub fn restart_count(job: &ElasticJob, replica_type: ReplicaType) -> i32 {
-    replica_spec(job, replica_type).map_or(0, ReplicaSpec::restart_count)
+    effective_replica_spec(job, replica_type).map_or(0, ReplicaSpec::restart_count)
 }
 
 /// The resource of a type's pods as its template gives it: the first container's requests, else
@@ -60,12 +60,12 @@ pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
     let name = job.name();
     let mut specs = BTreeMap::new();
     for replica_type in ReplicaType::TASKS {
-        if let Some(spec) = job.replica_spec(replica_type) {
+        if let Some(spec) = job.declared_replica_spec(replica_type) {
             let resource = template_resource(job, replica_type);
             specs.insert(replica_type, ReplicaResourceSpec { replicas: spec.replicas(), resource });
         }
     }
-    let ps = job.replica_spec(ReplicaType::Ps).map_or(0, |s| i64::from(s.replicas()));
+    let ps = job.declared_replica_spec(ReplicaType::Ps).map_or(0, |s| i64::from(s.replicas()));
     ScalePlan {
         api_version: Some(api::API_VERSION.to_owned()),
         kind: Some(api::KIND_SCALE_PLAN.to_owned()),

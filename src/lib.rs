@@ -45,44 +45,60 @@
 //! | layer | modules | what they hold |
 //! |---|---|---|
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
-//! | 8 | [`mod@render`], [`admission`] | previews (`render`, `tf_config`, `summary`); the admission review |
-//! | 7 | `planner` | the crate-private planner: scaling, faults, the job's lifecycle |
+//! | 8 | `render`, [`admission`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review |
+//! | 7 | `planner` | the planner: scaling, faults, the job's lifecycle |
 //! | 6 | [`parse`] | reading inputs with field paths, then validating them |
-//! | 5 | [`validate`], [`template`] | every check and every bound; the pods and services the operator makes |
-//! | 4 | [`job`] | facts derived from a job: effective replica spec and template, first scale plan |
-//! | 3 | [`pod`], [`tfconfig`] | what a pod says about itself; the TensorFlow cluster spec |
-//! | 2 | [`naming`], [`status`], [`plan`] | names, labels and ports; conditions and phase; the plan as data |
+//! | 5 | [`validate`], `template` | every check and every bound; the pods and services the operator makes ([`Options`]) |
+//! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
+//! | 3 | `pod`, [`tfconfig`] | what a pod says about itself; the TensorFlow cluster spec |
+//! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
 //! | 1 | [`api`], `reader` | the resources' types; the one path-tracking reader |
-//! | 0 | [`error`], [`quantity`] | the error type; Kubernetes quantities |
+//! | 0 | [`error`], `quantity` | the error type; Kubernetes quantities |
+//!
+//! Modules without a link are the crate's own; what a user needs of them is at the crate root.
 #![warn(missing_docs)]
 
+// The public surface: the modules a user reads (the resources' types, the errors, reading and
+// checking inputs, the controller operations, TF_CONFIG, the admission review) and, below, the
+// functions and types of every operation at the crate root. The rest is the crate's own
+// machinery, as kube-runtime keeps its controller's: names, labels and pods, the job's derived
+// facts, statuses, the pods and services made from templates, the planner, the reader.
 pub mod admission;
 pub mod api;
 pub mod error;
-pub mod job;
-pub mod naming;
+mod job;
+mod naming;
 pub mod parse;
-pub mod plan;
+mod plan;
 mod planner;
-pub mod pod;
-pub mod quantity;
+mod pod;
+mod quantity;
 mod reader;
 pub mod reconcile;
-pub mod render;
-pub mod status;
-pub mod template;
+mod render;
+mod status;
+mod template;
 pub mod tfconfig;
 pub mod validate;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
 pub use job::initial_scale_plan;
-pub use plan::{Action, List, Object, Plan, SummaryRow};
+/// The same names as one value, and the job an object belongs to, for hosts that keep no copy.
+pub use naming::{Constants, LabelKeys, constants, job_key};
+/// The labels the operator puts on the objects it makes and reads on those it is given: a host
+/// selects a job's pods by [`LABEL_JOB_NAME`], and carries out the ScalePlans labelled
+/// [`LABEL_SCALE_TYPE`]` = `[`SCALE_TYPE_AUTO`].
+pub use naming::{
+    LABEL_JOB_NAME, LABEL_RANK_INDEX, LABEL_RELAUNCH_COUNT, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE,
+    LABEL_RESTART_COUNT, LABEL_SCALE_PLAN_JOB, LABEL_SCALE_TYPE, SCALE_TYPE_AUTO,
+};
+pub use plan::{Action, List, Object, Phase, PhaseKind, Plan, SummaryRow};
 pub use reconcile::{
     controller_pass, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, stop_running_pods,
     sync_job_state,
 };
-pub use render::{render, summary, tf_config};
+pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;
 
@@ -90,3 +106,8 @@ pub use tfconfig::insert_tf_config_to_env;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust snippets of docs/rust.md, the crate's guide, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+pub struct GuideDoctests;

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::api::{ElasticJob, ScalePlan};
-use crate::error::{Code, Error, Problem, Result, into_result};
+use crate::error::{Code, Error, Problem, Result, Step, into_result};
 use crate::{reader, validate};
 
 /// Reads a `T` from a JSON value. Returns the value and a problem for every unknown field.
@@ -57,7 +57,7 @@ pub fn strict<T: DeserializeOwned>(value: Value) -> Result<T> {
 pub fn checked<T: DeserializeOwned>(value: Value, rules: impl FnOnce(&T) -> Vec<Problem>) -> Result<T> {
     let read = reader::read_recovering::<T>(value);
     let problems = read.problems.into_iter().map(|(p, c, m)| Problem::new(p, c, m)).collect();
-    let whole = read.repaired.iter().any(String::is_empty);
+    let whole = read.repaired.iter().any(Vec::is_empty);
     let Some(value) = read.value.filter(|_| !whole) else { return Err(unreadable(problems)) };
     let found = rules(&value);
     all_problems(problems, read.unknown, &read.repaired, found).map(|()| value)
@@ -80,7 +80,7 @@ fn unreadable(problems: Vec<Problem>) -> Error {
 fn all_problems(
     mut problems: Vec<Problem>,
     unknown: Vec<String>,
-    repaired: &[String],
+    repaired: &[Vec<Step>],
     rules: Vec<Problem>,
 ) -> Result<()> {
     problems.extend(unknown.into_iter().map(unknown_field));
@@ -165,12 +165,6 @@ pub fn time(text: &str) -> Result<Time> {
             format!("`{text}` is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}"),
         ))
     })
-}
-
-/// Puts `root` in front of every path of an error: `scalePlan.spec.psHosts[0]`.
-#[deprecated(since = "0.2.0", note = "use `Error::prefixed`")]
-pub fn prefix(error: Error, root: &str) -> Error {
-    error.prefixed(root)
 }
 
 #[cfg(test)]

@@ -94,11 +94,6 @@ pub fn has_resource(pod: &Pod, target: &ResourceList) -> bool {
     })
 }
 
-/// The first container's memory ([`resource`]), as an amount.
-pub fn memory(pod: &Pod) -> Option<Amount> {
-    resource(pod).get("memory").and_then(|q| Amount::parse(&q.0).ok())
-}
-
 /// The `TF_CONFIG` value the pod's first container was given, as written.
 pub fn tf_config(pod: &Pod) -> Option<&str> {
     let env = main_container(pod)?.env.as_ref()?;
@@ -168,7 +163,6 @@ mod tests {
     fn resource_is_requests_else_limits() {
         let p = worker("Running");
         assert_eq!(resource(&p).get("memory").map(|q| q.0.as_str()), Some("1Gi"));
-        assert_eq!(memory(&p), Amount::parse("1Gi").ok());
         let limits_only = pod(serde_json::json!({"spec": {"containers": [{"name": "m",
             "resources": {"requests": {}, "limits": {"memory": "3Gi"}}}]}}));
         assert_eq!(resource(&limits_only).get("memory").map(|q| q.0.as_str()), Some("3Gi"));

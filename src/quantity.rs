@@ -61,19 +61,9 @@ impl Amount {
         parse(text).map_err(|why| format!("`{text}` is not a Kubernetes quantity: {why}"))
     }
 
-    /// A whole number of bytes, formatted with binary suffixes.
-    pub fn from_bytes(bytes: i64) -> Amount {
-        Amount { nanos: i128::from(bytes) * NANOS_PER_UNIT, binary: true }
-    }
-
     /// Whether the value is below zero.
     pub fn is_negative(self) -> bool {
         self.nanos < 0
-    }
-
-    /// Whether the text used a binary suffix (`Ki`, `Mi`, ...), so results print the same way.
-    pub fn is_binary(self) -> bool {
-        self.binary
     }
 
     /// The sum, or `None` past [`MAX_UNITS`].
@@ -81,20 +71,9 @@ impl Amount {
         bounded(self.nanos.checked_add(other.nanos)?, self.binary || other.binary)
     }
 
-    /// The difference, or `None` past [`MAX_UNITS`].
-    pub fn checked_sub(self, other: Amount) -> Option<Amount> {
-        bounded(self.nanos.checked_sub(other.nanos)?, self.binary || other.binary)
-    }
-
     /// The product by a whole number, or `None` past [`MAX_UNITS`].
     pub fn checked_mul(self, factor: i64) -> Option<Amount> {
         bounded(self.nanos.checked_mul(i128::from(factor))?, self.binary)
-    }
-
-    /// The value in whole units, rounded up (e.g. `100m` is 1).
-    pub fn ceil_units(self) -> i128 {
-        let whole = self.nanos.div_euclid(NANOS_PER_UNIT);
-        if self.nanos.rem_euclid(NANOS_PER_UNIT) == 0 { whole } else { whole + 1 }
     }
 }
 
@@ -327,6 +306,5 @@ mod tests {
         assert_eq!(a.checked_mul(2).map(|x| x.to_string()).as_deref(), Some("512Mi"));
         let max = Amount::parse("9223372036854775807").unwrap_or(Amount::ZERO);
         assert!(max.checked_add(Amount::parse("1").unwrap_or(Amount::ZERO)).is_none());
-        assert_eq!(Amount::parse("100m").map(Amount::ceil_units), Ok(1));
     }
 }

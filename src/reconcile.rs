@@ -3,9 +3,9 @@
 //!
 //! Each operation checks its input ([`crate::validate`]), hands it to the crate's planner, and
 //! returns the plan; nothing is decided here. Pods are told apart by their labels
-//! ([`crate::pod`]): the job name, the replica type, the pod id (`replica-index`) and the rank
-//! (`rank-index`). A pod is *alive* when its phase is Running, Pending or Succeeded and it is not
-//! being deleted.
+//! ([`LABEL_JOB_NAME`](crate::LABEL_JOB_NAME) and the others): the job name, the replica type,
+//! the pod id (`replica-index`) and the rank (`rank-index`). A pod is *alive* when its phase is
+//! Running, Pending or Succeeded and it is not being deleted.
 //!
 //! # `reconcile_pods`
 //! With a `replicaResourceSpecs` entry for the type, the type is scaled to `replicas` live ranks:
@@ -56,11 +56,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use crate::api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::{Result, into_result};
-use crate::plan::{List, Plan};
+use crate::job;
+use crate::plan::Plan;
 use crate::planner::{self, Planner};
 use crate::template::Options;
 use crate::validate;
-use crate::{job, pod};
 
 /// Creates, deletes and migrates the pods of one type so the job matches the scale plan
 /// (upstream's `ReconcilePods`; see the module docs). For the master type: creates the master
@@ -130,7 +130,7 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
     Ok(planner.finish())
 }
 
-/// One pass of the job controller (spec §5), by `status.phase`:
+/// One pass of the job controller, a state machine on the job's `status.phase`:
 /// - none or `Created`: initialise the status (Created condition, start time), create the master,
 ///   sync;
 /// - `Pending`: sync;
@@ -236,49 +236,4 @@ pub fn reconcile_scale_plan(scale_plan: &ScalePlan, job: Option<&ElasticJob>, no
         None => into_result(validate::validate_scale_plan(scale_plan))?,
     }
     Ok(planner::scale_plan_pass(scale_plan, job, now))
-}
-
-/// Every object the job will have once `scale_plan` has run on an empty cluster.
-///
-/// # Errors
-/// [`crate::Error::Invalid`] when the job or the plan is invalid or too large.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::render` (or `elasticjob::render::render`)")]
-pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<List> {
-    crate::render::render(job, scale_plan, options)
-}
-
-/// The replica type a pod's label names.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::pod::pod_type`")]
-pub fn pod_type(p: &Pod) -> Option<ReplicaType> {
-    pod::pod_type(p)
-}
-
-/// The pod id its `replica-index` label holds.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::pod::pod_id`")]
-pub fn pod_id(p: &Pod) -> Option<i32> {
-    pod::pod_id(p)
-}
-
-/// The rank its `rank-index` label holds.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::pod::pod_rank`")]
-pub fn pod_rank(p: &Pod) -> Option<i32> {
-    pod::pod_rank(p)
-}
-
-/// The pod phase.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::pod::pod_phase`")]
-pub fn pod_phase(p: &Pod) -> Option<&str> {
-    pod::pod_phase(p)
-}
-
-/// Whether the pod is being deleted.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::pod::is_terminating`")]
-pub fn is_terminating(p: &Pod) -> bool {
-    pod::is_terminating(p)
-}
-
-/// Whether the pod is alive: Running, Pending or Succeeded, and not being deleted.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::pod::is_alive`")]
-pub fn is_alive(p: &Pod) -> bool {
-    pod::is_alive(p)
 }

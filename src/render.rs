@@ -13,7 +13,7 @@ use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
 
 /// Every object the job will have once `scale_plan` (by default its first plan,
-/// [`initial_scale_plan`]) has run on an empty cluster: the master pod and service, then each task
+/// [`initial_scale_plan`](crate::initial_scale_plan)) has run on an empty cluster: the master pod and service, then each task
 /// type's pods and services.
 ///
 /// # Errors
@@ -64,19 +64,14 @@ fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options,
     Ok(List::new(items))
 }
 
-/// The first scale plan of a job.
-#[deprecated(since = "0.2.0", note = "use `elasticjob::initial_scale_plan` (or `elasticjob::job::initial_scale_plan`)")]
-pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
-    job::initial_scale_plan(job)
-}
-
 /// The `TF_CONFIG` string the pod of `replica_type` at rank `index` gets under `scale_plan` (by
 /// default the job's first plan): exactly the env value.
 ///
 /// # Errors
 /// [`Error::Invalid`] when the job or plan is invalid, the job uses `AllreduceStrategy` (its pods
-/// get `RDZV_ENDPOINT` instead), or the task cannot be listed (see
-/// [`ClusterLayout::tf_config`]).
+/// get `RDZV_ENDPOINT` instead), or the task cannot be listed: the master, which is not a
+/// TensorFlow task (`invalid_value`), a chief or evaluator rank above 0 (TensorFlow allows one),
+/// or a PS rank with no address in the plan's `psHosts` (`tf_config_hole`).
 pub fn tf_config(
     job: &ElasticJob,
     replica_type: ReplicaType,

@@ -20,8 +20,6 @@ pub const REASON_CREATED: &str = "JobCreated";
 pub const REASON_PENDING: &str = "JobPending";
 /// Reason of the `Running` condition.
 pub const REASON_RUNNING: &str = "JobRunning";
-/// Reason of the `Restarting` condition.
-pub const REASON_RESTARTING: &str = "JobRestarting";
 /// Reason of the `Succeeded` condition.
 pub const REASON_SUCCEEDED: &str = "JobSucceeded";
 /// Reason of the `Failed` condition when the master pod gives none.
@@ -137,7 +135,7 @@ mod tests {
         let conditions = |st: &ElasticJobStatus| st.common().map(|s| s.conditions.clone()).unwrap_or_default();
         assert_eq!(conditions(&st).len(), 1);
         assert_eq!(conditions(&st).first().map(|c| c.message.clone()).as_deref(), Some("running"));
-        update_status(&mut st, JobConditionType::Restarting, REASON_RESTARTING, "restarting".into(), &t2);
+        update_status(&mut st, JobConditionType::Restarting, "JobRestarting", "restarting".into(), &t2);
         assert_eq!(conditions(&st).iter().map(|c| c.type_).collect::<Vec<_>>(), [JobConditionType::Restarting]);
         update_status(&mut st, JobConditionType::Running, REASON_RUNNING, "running".into(), &t2);
         update_status(&mut st, JobConditionType::Succeeded, REASON_SUCCEEDED, "done".into(), &t2);

@@ -85,16 +85,6 @@ pub fn owner_reference(job: &ElasticJob) -> Option<OwnerReference> {
     })
 }
 
-/// The template a task type's pods are made from: its own, or the worker's for a chief.
-///
-/// # Errors
-/// [`Code::Required`] at `spec.replicaSpecs.<type>` when the job has no spec for the type (nor,
-/// for a chief, a worker spec).
-#[deprecated(since = "0.2.0", note = "use `elasticjob::job::task_template`")]
-pub fn task_template(job: &ElasticJob, replica_type: ReplicaType) -> Result<&PodTemplateSpec> {
-    job::task_template(job, replica_type)
-}
-
 /// A task pod as made from its template, before `TF_CONFIG` or `RDZV_ENDPOINT` is added
 /// (upstream's `newTaskPod`).
 ///
@@ -124,7 +114,7 @@ pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta:
         field_env(naming::ENV_POD_NAME, "metadata.name"),
     ]);
     if replica_type == ReplicaType::Worker {
-        let workers = job.replica_spec(ReplicaType::Worker).map_or(0, api::ReplicaSpec::replicas);
+        let workers = job.declared_replica_spec(ReplicaType::Worker).map_or(0, api::ReplicaSpec::replicas);
         env.push(plain_env(naming::ENV_WORKER_NUM, workers.to_string()));
     }
     Ok(pod)
@@ -172,7 +162,7 @@ fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: St
 /// [`Code::NoContainers`] when the job's master template has no container.
 pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     let name = job.name();
-    let given = job.replica_spec(ReplicaType::DlroverMaster).map(|s| &s.template);
+    let given = job.declared_replica_spec(ReplicaType::DlroverMaster).map(|s| &s.template);
     let template = given.cloned().unwrap_or_else(|| default_master_template(&options.master_image));
     let mut pod = pod_from_template(job, &template, naming::master_name(name));
     let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);

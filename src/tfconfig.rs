@@ -6,7 +6,7 @@
 //! `null` (TensorFlow refuses `null`). The sparse form keys task lists by index; it converts to the
 //! dense form by sorted index, and a missing index is an error rather than an empty address.
 //!
-//! What each pod sees (see [`ClusterLayout`]):
+//! What each pod sees:
 //! - `ps`: the scale plan's `psHosts`, or the PS addresses `0..replicas` when it lists none;
 //! - `chief`: `<job>-edljob-chief-0:3333`, only when the job has a chief;
 //! - a PS or the chief sees every worker `0..N`, N the plan's worker replicas (else the job
@@ -98,14 +98,6 @@ pub struct SparseTfConfig {
     /// This pod's task.
     pub task: TaskSpec,
 }
-
-/// The old name of [`TfConfig`].
-#[deprecated(since = "0.2.0", note = "renamed to `TfConfig`")]
-pub type TFConfig = TfConfig;
-
-/// The old name of [`SparseTfConfig`].
-#[deprecated(since = "0.2.0", note = "renamed to `SparseTfConfig`")]
-pub type SparseTFConfig = SparseTfConfig;
 
 /// The one serialisation of a dense cluster, borrowed, so rendering many pods copies no address.
 #[derive(Serialize)]
@@ -210,7 +202,7 @@ pub(crate) fn set_env(container: &mut Container, name: &str, value: String) {
 
 /// Everything needed to write the `TF_CONFIG` of any pod of a job under one scale plan.
 #[derive(Clone, Debug)]
-pub struct ClusterLayout {
+pub(crate) struct ClusterLayout {
     job: String,
     ps: Vec<String>,
     chief: Vec<String>,
@@ -233,7 +225,7 @@ impl ClusterLayout {
         let planned = |t: ReplicaType| plan.spec.replica_resource_specs.get(&t).map(|s| i64::from(s.replicas));
         let ps = if plan.spec.ps_hosts.is_empty() {
             let count = planned(ReplicaType::Ps)
-                .or_else(|| job.replica_spec(ReplicaType::Ps).map(|s| i64::from(s.replicas())))
+                .or_else(|| job.declared_replica_spec(ReplicaType::Ps).map(|s| i64::from(s.replicas())))
                 .unwrap_or(0);
             naming::task_hosts(name, ReplicaType::Ps, count, naming::PS_SERVICE_PORT)
         } else {
@@ -241,7 +233,7 @@ impl ClusterLayout {
         };
         let has_chief = match planned(ReplicaType::Chief) {
             Some(count) => count > 0,
-            None => live_chief || job.replica_spec(ReplicaType::Chief).is_some_and(|s| s.replicas() > 0),
+            None => live_chief || job.declared_replica_spec(ReplicaType::Chief).is_some_and(|s| s.replicas() > 0),
         } || plan.spec.create_pods.iter().any(|p| p.replica_type() == Some(ReplicaType::Chief));
         let chief = if has_chief { vec![naming::task_address(name, ReplicaType::Chief, 0)] } else { Vec::new() };
         let workers = planned(ReplicaType::Worker).unwrap_or_else(|| {
@@ -253,16 +245,6 @@ impl ClusterLayout {
         });
         let workers = naming::task_hosts(name, ReplicaType::Worker, workers, naming::WORKER_SERVICE_PORT);
         ClusterLayout { job: name.to_owned(), ps, chief, workers }
-    }
-
-    /// The PS addresses every pod lists.
-    pub fn ps_hosts(&self) -> &[String] {
-        &self.ps
-    }
-
-    /// The number of workers a PS and the chief see.
-    pub fn worker_count(&self) -> usize {
-        self.workers.len()
     }
 
     /// How many addresses the `TF_CONFIG` of a task lists: what it costs to write.

@@ -10,8 +10,7 @@ mod common;
 use std::path::Path;
 
 use elasticjob::admission::{
-    AdmissionRequest, CODE_BAD_SETTINGS, CODE_INVALID, GroupVersionKind, Settings, Verdict, qualified_image, review,
-    review_payload,
+    AdmissionRequest, CODE_BAD_SETTINGS, CODE_INVALID, GroupVersionKind, Settings, Verdict, review, review_payload,
 };
 use elasticjob::{Code, Error, parse};
 use rstest::rstest;
@@ -438,17 +437,6 @@ fn bad_settings_in_a_payload_reject_as_the_policy_s_fault() {
         verdict.message().unwrap().starts_with("settings.denyPrivileges: unknown field `denyPrivileges`"),
         "{verdict:?}"
     );
-}
-
-#[rstest]
-#[case("tf:2", "docker.io/library/tf:2")]
-#[case("easydl/tf-estimator:iris_dnn_v0", "docker.io/easydl/tf-estimator:iris_dnn_v0")]
-#[case("registry.example.com/ml/tf:2", "registry.example.com/ml/tf:2")]
-#[case("localhost:5000/tf", "localhost:5000/tf")]
-#[case("localhost/tf", "localhost/tf")]
-#[case("ghcr.io/org/tf@sha256:abc", "ghcr.io/org/tf@sha256:abc")]
-fn images_are_qualified_like_the_runtime_does(#[case] image: &str, #[case] qualified: &str) {
-    assert_eq!(qualified_image(image), qualified);
 }
 
 #[rstest]

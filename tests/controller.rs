@@ -25,7 +25,7 @@ fn a_large_scale_up_is_created_over_several_passes() {
     }))
     .unwrap();
     let mut master = common::pod("big", ReplicaType::DlroverMaster, 0, 0, "Running");
-    master.metadata.name = Some(elasticjob::naming::master_name("big"));
+    master.metadata.name = Some("elasticjob-big-dlrover-master".into());
     let mut pods = vec![
         master,
         common::pod("big", ReplicaType::Ps, 0, 0, "Running"),
@@ -39,7 +39,7 @@ fn a_large_scale_up_is_created_over_several_passes() {
         let out = reconcile(&job, Some(&plan), &pods, &now, &Options::default()).unwrap();
         let hosts: usize = out
             .created_pods()
-            .map(|p| elasticjob::render::pod_tf_config(p).unwrap())
+            .map(|p| elasticjob::pod_tf_config(p).unwrap())
             .map(|c| c.cluster.worker.len() + c.cluster.ps.len() + c.cluster.chief.len())
             .sum();
         assert!(hosts as u64 <= MAX_TF_CONFIG_HOSTS, "pass {passes} lists {hosts} addresses");
@@ -54,8 +54,9 @@ fn a_large_scale_up_is_created_over_several_passes() {
     assert!(passes >= 2);
     let workers: std::collections::BTreeSet<i32> = pods
         .iter()
-        .filter(|p| elasticjob::pod::pod_type(p) == Some(ReplicaType::Worker))
-        .map(|p| elasticjob::pod::pod_rank(p).unwrap())
+        .filter_map(common::type_and_rank)
+        .filter(|(t, _)| *t == ReplicaType::Worker)
+        .map(|(_, rank)| rank)
         .collect();
     assert_eq!(workers, (0..2500).collect());
 }
@@ -77,7 +78,7 @@ fn a_migration_replaces_the_pod_then_removes_it() {
     assert_eq!(created.len(), 1);
     let replacement = created[0].metadata.name.clone().unwrap();
     assert_eq!(replacement, "mig-edljob-ps-1");
-    assert_eq!(elasticjob::pod::pod_rank(created[0]), Some(0));
+    assert_eq!(common::type_and_rank(created[0]), Some((ReplicaType::Ps, 0)));
     common::apply(&mut pods, &first);
 
     assert!(pass(&pods).is_empty(), "the old pod stays until its replacement runs");

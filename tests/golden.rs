@@ -59,7 +59,7 @@ fn render_summary_is_the_summary_of_render() {
         let plan = input.get("scalePlan").map(|p| elasticjob::parse::scale_plan(p.clone()).unwrap());
         let options = elasticjob::Options::default();
         let full = elasticjob::render(&job, plan.as_ref(), &options).map(|l| elasticjob::summary(&l));
-        assert_eq!(elasticjob::render::render_summary(&job, plan.as_ref(), &options), full);
+        assert_eq!(elasticjob::render_summary(&job, plan.as_ref(), &options), full);
         compared += 1;
     }
     assert!(compared >= 5, "only {compared} render cases");

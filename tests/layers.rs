@@ -1,7 +1,8 @@
 //! The core's modules import in one direction only: each from layers below its own, as the layer
 //! table in the crate docs (`src/lib.rs`) says. This test reads that table and every file under
 //! `src/`, and fails on an import that points up or sideways, on a module the table does not
-//! place, and on a file longer than the bound (tests excluded).
+//! place, and on a file longer than the bound (tests excluded). The copy of the table in
+//! `docs/design.md` must place every module where the crate docs do.
 // A test crate: its helpers outside #[test] functions may unwrap, as the tests do
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -20,9 +21,17 @@ fn src() -> PathBuf {
 /// Module name to layer, from the rows `//! | 3 | [`pod`], [`tfconfig`] | ... |` of `src/lib.rs`.
 fn layer_table() -> BTreeMap<String, u32> {
     let lib = fs::read_to_string(src().join("lib.rs")).expect("src/lib.rs");
+    let table = rows(&lib, "//! | ");
+    assert!(table.len() > 10, "the layer table of src/lib.rs was not found");
+    table
+}
+
+/// Module name to layer, from the table rows starting with `prefix` (a layer number, then the
+/// modules in backticks, links or not).
+fn rows(text: &str, prefix: &str) -> BTreeMap<String, u32> {
     let mut table = BTreeMap::new();
-    for line in lib.lines() {
-        let Some(row) = line.strip_prefix("//! | ") else { continue };
+    for line in text.lines() {
+        let Some(row) = line.strip_prefix(prefix) else { continue };
         let mut cells = row.split(" | ");
         let (Some(layer), Some(modules)) = (cells.next(), cells.next()) else { continue };
         let Ok(layer) = layer.trim().parse::<u32>() else { continue };
@@ -31,7 +40,6 @@ fn layer_table() -> BTreeMap<String, u32> {
             assert!(table.insert(name.to_owned(), layer).is_none(), "`{name}` is in the layer table twice");
         }
     }
-    assert!(table.len() > 10, "the layer table of src/lib.rs was not found");
     table
 }
 
@@ -134,6 +142,13 @@ fn imports_point_down_the_layers() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_design_page_has_the_same_layers() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/design.md");
+    let design = rows(&fs::read_to_string(&page).expect("docs/design.md"), "| ");
+    assert_eq!(design, layer_table(), "docs/design.md's layer table differs from src/lib.rs's: copy it over");
 }
 
 #[test]

@@ -45,11 +45,11 @@ fn every_role_of_every_job() {
         let mut seen = 0;
         for item in &list.items {
             let Object::Pod(pod) = item else { continue };
-            let Some(t) = elasticjob::pod::pod_type(pod) else { continue };
+            let Some((t, rank)) = common::type_and_rank(pod) else { continue };
             if t == ReplicaType::DlroverMaster {
                 continue;
             }
-            let rank = elasticjob::pod::pod_rank(pod).unwrap() as u32;
+            let rank = rank as u32;
             let env = pod.spec.as_ref().unwrap().containers[0].env.as_ref().unwrap();
             let tf = env.iter().find(|e| e.name == "TF_CONFIG").and_then(|e| e.value.as_deref()).unwrap();
             check(tf, t, rank);

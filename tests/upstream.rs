@@ -4,9 +4,7 @@
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use elasticjob::naming::{self, task_hosts};
-use elasticjob::template::{TaskMeta, task_pod_from_template, task_service};
-use elasticjob::{ReplicaType, parse};
+use elasticjob::{LABEL_RANK_INDEX, LABEL_REPLICA_TYPE, LABEL_RESTART_COUNT, Object, Options, ReplicaType, parse};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use std::path::Path;
 
@@ -37,38 +35,57 @@ fn test_training() -> elasticjob::ElasticJob {
 
 #[test]
 fn task_hosts_of_three_workers() {
+    // Upstream names the task hosts `<job>-edljob-<type>-<rank>:<port>`; a PS lists every worker.
+    let job = parse::job(json!({
+        "metadata": {"name": "test-training", "namespace": "easydl"},
+        "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": {
+            "ps": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}},
+            "worker": {"replicas": 3, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}}
+        }}
+    }))
+    .unwrap();
+    let ps: Value = serde_json::from_str(&elasticjob::tf_config(&job, ReplicaType::Ps, 0, None).unwrap()).unwrap();
     assert_eq!(
-        task_hosts("test-training", ReplicaType::Worker, 3, 2222),
-        [
-            "test-training-edljob-worker-0:2222",
-            "test-training-edljob-worker-1:2222",
-            "test-training-edljob-worker-2:2222"
-        ]
+        ps["cluster"]["worker"],
+        json!([
+            "test-training-edljob-worker-0:3333",
+            "test-training-edljob-worker-1:3333",
+            "test-training-edljob-worker-2:3333"
+        ])
     );
 }
 
 #[test]
 fn chief_pod_from_its_template() {
-    let job = test_training();
-    let resource = [("cpu", "1"), ("memory", "1Gi")].map(|(k, v)| (k.to_owned(), Quantity(v.to_owned()))).into();
-    let meta = TaskMeta { id: 0, rank: 0, resource, restarts_left: 3, relaunches: 0, service: None };
-    let pod = task_pod_from_template(&job, ReplicaType::Chief, &meta).unwrap();
-
-    assert_eq!(pod.metadata.name.as_deref(), Some("test-training-edljob-chief-0"));
+    let mut job = test_training();
+    let main = &mut job.spec.replica_specs.get_mut(&ReplicaType::Chief).unwrap().template;
+    let requests = [("cpu", "1"), ("memory", "1Gi")].map(|(k, v)| (k.to_owned(), Quantity(v.to_owned()))).into();
+    main.spec.as_mut().unwrap().containers[0].resources =
+        Some(k8s_openapi::api::core::v1::ResourceRequirements { requests: Some(requests), ..Default::default() });
+    let list = elasticjob::render(&job, None, &Options::default()).unwrap();
+    let chief = Some("test-training-edljob-chief-0");
+    let (mut pods, mut services) = (Vec::new(), Vec::new());
+    for item in &list.items {
+        match item {
+            Object::Pod(p) if p.metadata.name.as_deref() == chief => pods.push(p),
+            Object::Service(s) if s.metadata.name.as_deref() == chief => services.push(s),
+            _ => {}
+        }
+    }
+    let ([pod], [service]) = (&pods[..], &services[..]) else { panic!("one chief pod and service: {list:?}") };
     let labels = pod.metadata.labels.as_ref().unwrap();
-    assert_eq!(labels[naming::LABEL_RESTART_COUNT], "3");
-    assert_eq!(labels[naming::LABEL_REPLICA_TYPE], "chief");
+    assert_eq!(labels[LABEL_RESTART_COUNT], "3");
+    assert_eq!(labels[LABEL_REPLICA_TYPE], "chief");
     let main = &pod.spec.as_ref().unwrap().containers[0];
     assert_eq!(main.resources.as_ref().unwrap().requests.as_ref().unwrap()["cpu"], Quantity("1".into()));
     let env = main.env.as_ref().unwrap();
-    assert_eq!(env.len(), 6, "{env:?}");
-    assert_eq!(env[0].name, "DLROVER_MASTER_ADDR");
+    let names: Vec<&str> = env.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names.first(), Some(&"DLROVER_MASTER_ADDR"), "{names:?}");
     assert_eq!(env[0].value.as_deref(), Some("elasticjob-test-training-dlrover-master:50001"));
 
-    let service = task_service(&job, ReplicaType::Chief, 0);
-    let selector = service.spec.unwrap().selector.unwrap();
-    assert_eq!(selector[naming::LABEL_REPLICA_TYPE], "chief");
-    assert_eq!(selector[naming::LABEL_RANK_INDEX], "0");
+    let selector = service.spec.as_ref().unwrap().selector.as_ref().unwrap();
+    assert_eq!(selector[LABEL_REPLICA_TYPE], "chief");
+    assert_eq!(selector[LABEL_RANK_INDEX], "0");
 }
 
 /// Every key sorted, no spaces: two documents with the same content give the same bytes.

@@ -9,7 +9,9 @@
 use std::collections::BTreeSet;
 
 use elasticjob::tfconfig::TfConfig;
-use elasticjob::{ElasticJob, Object, Options, ReplicaType, ScalePlan, naming, parse, pod, validate};
+use elasticjob::{
+    ElasticJob, LABEL_RANK_INDEX, LABEL_REPLICA_TYPE, Object, Options, ReplicaType, ScalePlan, parse, validate,
+};
 use serde_json::Value;
 
 use super::check::{self, Root};
@@ -81,16 +83,22 @@ fn rendered(job: &ElasticJob, plan: Option<&ScalePlan>, list: &elasticjob::List)
     assert_eq!(elasticjob::summary(list).len(), list.items.len(), "a summary row per object");
     for item in &list.items {
         let Object::Pod(p) = item else { continue };
-        let Some(text) = pod::tf_config(p) else { continue };
-        // One TF_CONFIG: Kubernetes would run the container with the last of several.
         let main = p.spec.as_ref().and_then(|s| s.containers.first()).and_then(|c| c.env.as_ref());
-        let count = main.into_iter().flatten().filter(|e| e.name == naming::ENV_TF_CONFIG).count();
+        let Some(text) = main.into_iter().flatten().find(|e| e.name == "TF_CONFIG").and_then(|e| e.value.as_deref())
+        else {
+            continue;
+        };
+        // One TF_CONFIG: Kubernetes would run the container with the last of several.
+        let count = main.into_iter().flatten().filter(|e| e.name == "TF_CONFIG").count();
         assert_eq!(count, 1, "{:?} has {count} TF_CONFIG env vars", p.metadata.name);
         let config: TfConfig = match serde_json::from_str(text) {
             Ok(config) => config,
             Err(e) => panic!("a TF_CONFIG that is not TensorFlow's form: {e}: {text}"),
         };
-        let (Some(t), Some(rank)) = (pod::pod_type(p), pod::pod_rank(p)) else {
+        let label = |key: &str| p.metadata.labels.as_ref().and_then(|l| l.get(key));
+        let t = label(LABEL_REPLICA_TYPE).and_then(|t| ReplicaType::parse(t));
+        let rank = label(LABEL_RANK_INDEX).and_then(|r| r.parse::<i32>().ok());
+        let (Some(t), Some(rank)) = (t, rank) else {
             panic!("a pod with a TF_CONFIG but no type or rank label: {:?}", p.metadata.name)
         };
         assert_eq!(

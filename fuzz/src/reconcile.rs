@@ -10,7 +10,7 @@
 //! pass on an otherwise unchanging cluster, reaches a plan that does nothing within a few passes.
 
 use arbitrary::{Arbitrary, Unstructured};
-use elasticjob::{Action, ElasticJob, Options, Plan, ReplicaType, ScalePlan, naming, parse, validate};
+use elasticjob::{Action, ElasticJob, Options, Plan, ReplicaType, ScalePlan, parse, validate};
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
 
@@ -126,15 +126,20 @@ impl Input {
     }
 }
 
+/// The name of the task pod of type `t` and id `id`, as the operator names them.
+fn pod_name(t: ReplicaType, id: i64) -> String {
+    format!("{JOB}-edljob-{t}-{id}")
+}
+
 impl PodInput {
     fn pod(&self) -> Option<Pod> {
         let t = pick(&TYPES, self.replica_type);
         let id = i32::from(self.id % 16);
         let rank = i32::from(self.rank % 10) - 1;
         let name = if t == ReplicaType::DlroverMaster {
-            naming::master_name(JOB)
+            format!("elasticjob-{JOB}-dlrover-master")
         } else {
-            naming::task_pod_name(JOB, t, id.into())
+            pod_name(t, id.into())
         };
         let mut p = json!({
             "metadata": {"name": name, "labels": {
@@ -188,10 +193,10 @@ impl PlanInput {
             .map(|&(t, id, rank, own_service)| {
                 let t = pick(&TYPES, t);
                 let id = 20 + i32::from(id % 10);
-                let name = naming::task_pod_name(JOB, t, id.into());
+                let name = pod_name(t, id.into());
                 let mut entry = json!({"name": name, "id": id, "type": t, "rankIndex": i32::from(rank % 10)});
                 if own_service {
-                    entry["service"] = json!(format!("{name}:{}", naming::service_port(t)));
+                    entry["service"] = json!(format!("{name}:{}", if t == ReplicaType::Ps { 2222 } else { 3333 }));
                 }
                 entry
             })
@@ -201,14 +206,14 @@ impl PlanInput {
             .iter()
             .map(|&(t, id)| {
                 let t = pick(&TYPES, t);
-                json!({"name": naming::task_pod_name(JOB, t, i64::from(id % 16)), "id": id % 16, "type": t})
+                json!({"name": pod_name(t, i64::from(id % 16)), "id": id % 16, "type": t})
             })
             .collect();
         let migrates: Vec<Value> = self
             .migrates
             .iter()
             .map(|&(t, id, gi)| {
-                json!({"name": naming::task_pod_name(JOB, pick(&TYPES, t), i64::from(id % 16)), "resource": {"memory": format!("{}Gi", 1 + gi % 4)}})
+                json!({"name": pod_name(pick(&TYPES, t), i64::from(id % 16)), "resource": {"memory": format!("{}Gi", 1 + gi % 4)}})
             })
             .collect();
         let mut plan = json!({

@@ -13,10 +13,13 @@ use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use elasticjob::tfconfig::{SparseClusterSpec, TfConfig};
-use elasticjob::{Code, ReplicaType, naming, parse};
+use elasticjob::{Code, ReplicaType, parse};
 use k8s_openapi::api::core::v1::{Container, EnvVar};
 
 use super::check::{self, Root};
+
+/// The variable TensorFlow reads its cluster from.
+const TF_CONFIG: &str = "TF_CONFIG";
 
 /// An index: mostly a small one, so that dense lists are common.
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -70,7 +73,7 @@ pub fn check_input(input: &Input) {
         .env
         .iter()
         .map(|(tf, name, value)| EnvVar {
-            name: if *tf { naming::ENV_TF_CONFIG.to_owned() } else { name.clone() },
+            name: if *tf { TF_CONFIG.to_owned() } else { name.clone() },
             value: Some(value.clone()),
             value_from: None,
         })
@@ -108,9 +111,7 @@ pub fn check_input(input: &Input) {
         (Ok(()), Ok(config)) => {
             let env = written.env.clone().unwrap_or_default();
             // What the pod runs with: Kubernetes lets the last of several vars of a name win.
-            let Some(value) =
-                env.iter().rev().find(|e| e.name == naming::ENV_TF_CONFIG).and_then(|e| e.value.as_deref())
-            else {
+            let Some(value) = env.iter().rev().find(|e| e.name == TF_CONFIG).and_then(|e| e.value.as_deref()) else {
                 panic!("no TF_CONFIG written: {env:?}")
             };
             let read: TfConfig = match serde_json::from_str(value) {
@@ -124,8 +125,7 @@ pub fn check_input(input: &Input) {
                 assert!(lists["cluster"][job].is_array(), "`{job}` is not a list in {value}");
             }
             // The other env vars are kept, in their order.
-            let others =
-                |env: &[EnvVar]| env.iter().filter(|e| e.name != naming::ENV_TF_CONFIG).cloned().collect::<Vec<_>>();
+            let others = |env: &[EnvVar]| env.iter().filter(|e| e.name != TF_CONFIG).cloned().collect::<Vec<_>>();
             assert_eq!(others(&env), others(container.env.as_deref().unwrap_or_default()));
         }
         (Err(e), Err(_)) => {

@@ -151,6 +151,22 @@ test("paths in other arguments start with the argument's name", () => {
   assert.deepEqual(problems(thrown(() => api.summary({ apiVersion: "v1", kind: "List" }))), [["list", "required"]]);
 });
 
+test("empty keys keep their place in paths, and hide no later problem", () => {
+  // A value JSON cannot hold under two empty keys is at `.[0]` (the empty keys were dropped: `[0]`).
+  const bad = api.validate({ "": { "": [10n] } });
+  assert.equal(bad.valid, false);
+  assert.deepEqual(bad.error.errors.map((p) => [p.path, p.code]), [[".[0]", "invalid_type"]]);
+  assert.deepEqual(problems(thrown(() => api.render(job(), null, { "": { "": [10n] } }))), [["options..[0]", "invalid_type"]]);
+  // The unknown empty key of the options is one problem; the wrong type after it is another (it
+  // went unreported while a place at an empty key counted as the whole document). Under a prefix
+  // a problem at a top-level empty key shows the prefix alone.
+  const e = thrown(() => api.render(job(), null, { "": { "": [5] }, masterImage: 5 }));
+  assert.deepEqual(problems(e), [
+    ["options", "unknown_field"],
+    ["options.masterImage", "invalid_type"],
+  ]);
+});
+
 test("a required scale plan that is missing is an error at scalePlan", () => {
   assert.deepEqual(problems(thrown(() => api.reconcilePods(job(), "worker", undefined, []))), [["scalePlan", "invalid_type"]]);
 });

@@ -51,7 +51,6 @@ mod settings;
 pub use review::{
     AdmissionRequest, CODE_BAD_SETTINGS, CODE_INVALID, GroupVersionKind, Verdict, review, review_payload,
 };
-pub use rules::qualified_image;
 pub use settings::Settings;
 
 use crate::error::{Code, Error, Problem, Result};

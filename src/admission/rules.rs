@@ -52,7 +52,7 @@ impl Settings {
         if let Some(max) = self.max_total_replicas {
             let counts: Vec<(ReplicaType, i64)> = ReplicaType::TASKS
                 .iter()
-                .filter_map(|t| job.replica_spec(*t).map(|s| (*t, i64::from(s.replicas().max(0)))))
+                .filter_map(|t| job.declared_replica_spec(*t).map(|s| (*t, i64::from(s.replicas().max(0)))))
                 .collect();
             total(&mut p, "spec.replicaSpecs", &counts, max, "the job asks for");
         }
@@ -192,7 +192,7 @@ fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, prefixes: &[Strin
 /// An image reference as the container runtime resolves it: without a registry host (a first
 /// component with `.` or `:`, or `localhost`) it comes from `docker.io`, and a one-component
 /// name from `docker.io/library/`.
-pub fn qualified_image(image: &str) -> String {
+pub(crate) fn qualified_image(image: &str) -> String {
     match image.split_once('/') {
         Some((host, _)) if host.contains(['.', ':']) || host == "localhost" => image.to_owned(),
         Some(_) => format!("docker.io/{image}"),
@@ -248,4 +248,23 @@ fn quoted_list(items: &[&str], last: &str) -> String {
         out.push('`');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::qualified_image;
+
+    #[test]
+    fn images_are_qualified_like_the_runtime_does() {
+        for (image, qualified) in [
+            ("tf:2", "docker.io/library/tf:2"),
+            ("easydl/tf-estimator:iris_dnn_v0", "docker.io/easydl/tf-estimator:iris_dnn_v0"),
+            ("registry.example.com/ml/tf:2", "registry.example.com/ml/tf:2"),
+            ("localhost:5000/tf", "localhost:5000/tf"),
+            ("localhost/tf", "localhost/tf"),
+            ("ghcr.io/org/tf@sha256:abc", "ghcr.io/org/tf@sha256:abc"),
+        ] {
+            assert_eq!(qualified_image(image), qualified, "{image}");
+        }
+    }
 }

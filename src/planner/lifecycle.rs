@@ -142,7 +142,7 @@ impl<'a> Planner<'a> {
     fn count(&self, status: &mut ElasticJobStatus, replica_type: ReplicaType) {
         let pods = self.of_type(replica_type);
         let tracked = replica_type == ReplicaType::DlroverMaster
-            || self.job.replica_spec(replica_type).is_some()
+            || self.job.declared_replica_spec(replica_type).is_some()
             || !pods.is_empty()
             || status.common().is_some_and(|s| s.replica_statuses.contains_key(&replica_type));
         if !tracked {

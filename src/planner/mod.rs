@@ -299,7 +299,7 @@ fn target(job: &ElasticJob, plan: &ScalePlan, replica_type: ReplicaType) -> Opti
     if let Some(planned) = plan.spec.replica_resource_specs.get(&replica_type) {
         return Some(planned.replicas);
     }
-    let spec = job.replica_spec(replica_type).map(ReplicaSpec::replicas);
+    let spec = job.declared_replica_spec(replica_type).map(ReplicaSpec::replicas);
     let created = plan.spec.create_pods.iter().filter(|m| m.replica_type() == Some(replica_type));
     let created = created.map(|m| m.rank_index.saturating_add(1)).max();
     let hosts = (replica_type == ReplicaType::Ps && !plan.spec.ps_hosts.is_empty())

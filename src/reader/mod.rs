@@ -14,7 +14,7 @@ use serde::de::{self, DeserializeSeed, Expected, IntoDeserializer, MapAccess, Se
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
-use crate::error::Code;
+use crate::error::{Code, Step, field_path};
 
 mod repair;
 
@@ -66,25 +66,7 @@ fn too_deep<T>(steps: Vec<Step>) -> Outcome<T> {
 #[inline(never)]
 fn too_deep_error(steps: &[Step]) -> (String, ReadError) {
     let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
-    (path_of(steps), ReadError { code: Code::TooLarge, message, kind: Kind::Value })
-}
-
-/// `steps` written as a path (`spec.replicaSpecs.worker`, `items[3]`): a `.` before every key but
-/// a first one, so that an empty key keeps its place (`..a` is `a` under two empty keys).
-pub(crate) fn path_of(steps: &[Step]) -> String {
-    let mut path = String::new();
-    for (i, step) in steps.iter().enumerate() {
-        match step {
-            Step::Key(key) => {
-                if i > 0 {
-                    path.push('.');
-                }
-                path.push_str(key);
-            }
-            Step::Index(index) => path.push_str(&format!("[{index}]")),
-        }
-    }
-    path
+    (field_path(steps), ReadError { code: Code::TooLarge, message, kind: Kind::Value })
 }
 
 /// Reads a `T` from a `value` known to nest no deeper than [`MAX_DEPTH`].
@@ -193,16 +175,14 @@ impl de::Error for ReadError {
     }
 }
 
+/// Where the reader is: the steps from the top to the value being read, the one record of a
+/// place (written as a path only when a problem or an unknown field is reported).
 #[derive(Default)]
 struct Track {
-    /// The path of the value being read.
-    path: String,
-    /// Where each segment of `path` starts, and whether it is an index.
-    marks: Vec<(usize, bool)>,
-    /// Set by the deepest frame an error passes through.
-    error_path: Option<String>,
-    /// The segments of `error_path`, as they are in the document (a key may hold a `.`).
-    error_steps: Vec<Step>,
+    /// The steps to the value being read; a key is moved in from the map being read, not copied.
+    steps: Vec<Step>,
+    /// The steps to the error, set by the deepest frame it passes through.
+    error_steps: Option<Vec<Step>>,
     /// Whether the error is about a map key rather than a value.
     error_at_key: bool,
     /// The kind of value the frame entered last was asked for.
@@ -212,15 +192,6 @@ struct Track {
     /// or after, for a missing field, whose repair needs no hint.
     error_hint: Option<Hint>,
     unknown: Vec<String>,
-}
-
-/// One segment of a path in the document.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Step {
-    /// A key of an object.
-    Key(String),
-    /// An index of an array.
-    Index(usize),
 }
 
 /// What a frame was asked to read, so that a repair can put a value of that kind in its place.
@@ -241,72 +212,43 @@ impl Track {
     /// What the read left: the error's path, the unknown fields, and where the error is.
     #[inline(never)]
     fn finish(self) -> (String, Vec<String>, Place) {
-        let hint = if self.error_path.is_some() { self.error_hint } else { self.hint };
-        let place = Place { steps: self.error_steps, at_key: self.error_at_key, hint };
-        (self.error_path.unwrap_or_default(), self.unknown, place)
+        let hint = if self.error_steps.is_some() { self.error_hint } else { self.hint };
+        let error_path = self.error_steps.as_deref().map(field_path).unwrap_or_default();
+        let place = Place { steps: self.error_steps.unwrap_or_default(), at_key: self.error_at_key, hint };
+        (error_path, self.unknown, place)
     }
 
-    /// Adds `segment` to the path; returns what [`Track::leave`] needs to take it off.
-    #[inline(never)]
-    fn enter(&mut self, segment: Segment<'_>) -> usize {
-        let len = self.path.len();
-        self.marks.push((len, matches!(segment, Segment::Index(_))));
-        match segment {
-            Segment::Key(key) => {
-                // A `.` before every key but a first one, as `path_of` writes it.
-                if self.marks.len() > 1 {
-                    self.path.push('.');
-                }
-                self.path.push_str(key);
-            }
-            Segment::Index(index) => {
-                use fmt::Write as _;
-                let _ = write!(self.path, "[{index}]");
-            }
-        }
-        len
+    /// Steps into the value at `step`.
+    fn enter(&mut self, step: Step) {
+        self.steps.push(step);
     }
 
-    /// Takes the segment off again; the first error on the way up keeps the path it happened at.
-    /// (Not generic, like `enter`, so that it is compiled once rather than once per type read.)
+    /// Steps out again; the first error on the way up keeps the place it happened at.
+    /// (Not generic, so that it is compiled once rather than once per type read.)
     #[inline(never)]
-    fn leave(&mut self, len: usize, failed: bool) {
-        if failed && self.error_path.is_none() {
-            self.error_path = Some(self.path.clone());
-            self.error_steps = self.steps();
+    fn leave(&mut self, failed: bool) {
+        if failed && self.error_steps.is_none() {
+            self.error_steps = Some(self.steps.clone());
             self.error_hint = self.hint;
         }
-        self.marks.pop();
-        self.path.truncate(len);
+        self.steps.pop();
     }
 
-    /// The segments of the current path.
-    fn steps(&self) -> Vec<Step> {
-        let mut steps = Vec::with_capacity(self.marks.len());
-        for (i, &(start, index)) in self.marks.iter().enumerate() {
-            let end = self.marks.get(i + 1).map_or(self.path.len(), |m| m.0);
-            let text = self.path.get(start..end).unwrap_or_default();
-            steps.push(if index {
-                Step::Index(text.trim_start_matches('[').trim_end_matches(']').parse().unwrap_or(0))
-            } else {
-                Step::Key(if start > 0 { text.get(1..).unwrap_or_default() } else { text }.to_owned())
-            });
+    /// The key being read: the last step.
+    fn key(&self) -> &str {
+        match self.steps.last() {
+            Some(Step::Key(key)) => key,
+            _ => "",
         }
-        steps
     }
 
     /// Notes that the error is about the key being read.
     #[inline(never)]
     fn failed_at_key(&mut self) {
-        if self.error_path.is_none() {
+        if self.error_steps.is_none() {
             self.error_at_key = true;
         }
     }
-}
-
-enum Segment<'a> {
-    Key(&'a str),
-    Index(usize),
 }
 
 struct Reader<'t> {
@@ -409,7 +351,7 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
 
     /// Called for a field the target type does not know: note its path, skip its value.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        self.track.unknown.push(self.track.path.clone());
+        self.track.unknown.push(field_path(&self.track.steps));
         visitor.visit_unit()
     }
 
@@ -454,7 +396,7 @@ fn visit_map<'de, V: Visitor<'de>>(
     visitor: V,
 ) -> Result<V::Value, ReadError> {
     let len = entries.len();
-    let mut map = MapReader { entries: entries.into_iter(), key: String::new(), value: None, len: 0, track };
+    let mut map = MapReader { entries: entries.into_iter(), value: None, track };
     let value = visitor.visit_map(&mut map)?;
     if map.entries.len() == 0 { Ok(value) } else { Err(de::Error::invalid_length(len, &"fewer elements in map")) }
 }
@@ -483,12 +425,12 @@ struct SeqReader<'t> {
 // The generic methods of the readers (compiled once per type read) only hand values to serde; the
 // bookkeeping is in plain methods compiled once.
 impl SeqReader<'_> {
-    /// The next item, with its index entered in the path.
-    fn advance(&mut self) -> Option<(Value, usize)> {
+    /// The next item, its index entered.
+    fn advance(&mut self) -> Option<Value> {
         let value = self.items.next()?;
-        let len = self.track.enter(Segment::Index(self.index));
+        self.track.enter(Step::Index(self.index));
         self.index += 1;
-        Some((value, len))
+        Some(value)
     }
 }
 
@@ -496,9 +438,9 @@ impl<'de> SeqAccess<'de> for SeqReader<'_> {
     type Error = ReadError;
 
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, ReadError> {
-        let Some((value, len)) = self.advance() else { return Ok(None) };
+        let Some(value) = self.advance() else { return Ok(None) };
         let read = seed.deserialize(Reader { value, track: &mut *self.track });
-        self.track.leave(len, read.is_err());
+        self.track.leave(read.is_err());
         read.map(Some)
     }
 
@@ -509,21 +451,16 @@ impl<'de> SeqAccess<'de> for SeqReader<'_> {
 
 struct MapReader<'t> {
     entries: <Map<String, Value> as IntoIterator>::IntoIter,
-    /// The key last read; it is in the path until its value has been read.
-    key: String,
-    /// Its value, until read.
+    /// The value of the key last read (the last step of the track until its value is read).
     value: Option<Value>,
-    /// The length of the path without the key.
-    len: usize,
     track: &'t mut Track,
 }
 
 impl MapReader<'_> {
-    /// Moves to the next entry and enters its key in the path.
+    /// Moves to the next entry and enters its key.
     fn advance(&mut self) -> bool {
         let Some((key, value)) = self.entries.next() else { return false };
-        self.len = self.track.enter(Segment::Key(&key));
-        self.key = key;
+        self.track.enter(Step::Key(key));
         self.value = Some(value);
         true
     }
@@ -540,10 +477,10 @@ impl<'de> MapAccess<'de> for MapReader<'_> {
         if !self.advance() {
             return Ok(None);
         }
-        let read = seed.deserialize(Key(&self.key));
+        let read = seed.deserialize(Key(self.track.key()));
         if read.is_err() {
             self.track.failed_at_key();
-            self.track.leave(self.len, true);
+            self.track.leave(true);
         }
         read.map(Some)
     }
@@ -551,7 +488,7 @@ impl<'de> MapAccess<'de> for MapReader<'_> {
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, ReadError> {
         let value = self.take_value()?;
         let read = seed.deserialize(Reader { value, track: &mut *self.track });
-        self.track.leave(self.len, read.is_err());
+        self.track.leave(read.is_err());
         read
     }
 
@@ -619,7 +556,7 @@ mod tests {
         let (path, code, _) = error_of::<Nested>(doc);
         assert_eq!((path.as_str(), code), ("..a[0]", Code::InvalidType));
         let steps = [Step::Key(String::new()), Step::Key(String::new()), Step::Key("a".into()), Step::Index(0)];
-        assert_eq!(path_of(&steps), "..a[0]");
+        assert_eq!(field_path(&steps), "..a[0]");
     }
 
     #[test]

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, Step, nested_too_deep, path_of, read_within_depth};
-use crate::error::Code;
+use super::{Hint, Kind, MAX_DEPTH, Outcome, Place, ReadError, nested_too_deep, read_within_depth};
+use crate::error::{Code, Step, field_path};
 
 /// The most repairs one read makes before it gives up: each costs a read of the whole document.
 pub(crate) const MAX_REPAIRS: usize = 64;
@@ -26,8 +26,8 @@ pub(crate) struct Recovered<T> {
     pub value: Option<T>,
     /// Every shape problem: path, code, message, in the order found.
     pub problems: Vec<(String, Code, String)>,
-    /// The paths of the places repaired, so rule problems under them can be left out.
-    pub repaired: Vec<String>,
+    /// The places repaired, so rule problems under them can be left out ([`under`]).
+    pub repaired: Vec<Vec<Step>>,
     /// The paths of fields the type does not know.
     pub unknown: Vec<String>,
 }
@@ -44,7 +44,7 @@ pub(crate) fn read_recovering<T: DeserializeOwned>(value: Value) -> Recovered<T>
         match outcome.result {
             Ok(read) => return repairs.finish(Some(read), outcome.unknown),
             Err(error) => {
-                if !repairs.mend(error, outcome.error_path, outcome.place) {
+                if !repairs.mend(error, outcome.place) {
                     break;
                 }
             }
@@ -56,8 +56,9 @@ pub(crate) fn read_recovering<T: DeserializeOwned>(value: Value) -> Recovered<T>
 /// The document being mended, and what was found and done so far.
 struct Repairs {
     value: Value,
-    problems: Vec<(String, Code, String)>,
-    repaired: Vec<String>,
+    /// Each problem's place, code and message.
+    problems: Vec<(Vec<Step>, Code, String)>,
+    repaired: Vec<Vec<Step>>,
     /// How often each place was repaired (a missing field apart from a wrong value): a second
     /// repair of a value takes it away, a third gives up.
     attempts: BTreeMap<(Vec<Step>, bool), u8>,
@@ -65,7 +66,8 @@ struct Repairs {
 
 impl Repairs {
     fn finish<T>(self, value: Option<T>, unknown: Vec<String>) -> Recovered<T> {
-        Recovered { value, problems: self.problems, repaired: self.repaired, unknown }
+        let problems = self.problems.into_iter().map(|(steps, code, message)| (field_path(&steps), code, message));
+        Recovered { value, problems: problems.collect(), repaired: self.repaired, unknown }
     }
 
     /// Each read takes a copy, and copying recurses as deep as the value nests: a value nesting
@@ -73,16 +75,15 @@ impl Repairs {
     #[inline(never)]
     fn too_deep(&mut self) -> bool {
         let Some(place) = nested_too_deep(&self.value) else { return false };
-        let path = path_of(&place);
         let message = format!("arrays and objects nest deeper than {MAX_DEPTH} levels here");
-        self.problems.push((path.clone(), Code::TooLarge, message));
-        self.repaired.push(path);
+        self.problems.push((place.clone(), Code::TooLarge, message));
+        self.repaired.push(place);
         true
     }
 
     /// Notes the problem (unless a repair caused it) and mends its place; `false` when it cannot.
     #[inline(never)]
-    fn mend(&mut self, error: ReadError, error_path: String, place: Place) -> bool {
+    fn mend(&mut self, error: ReadError, place: Place) -> bool {
         let mut target = place.steps.clone();
         let missing = matches!(error.kind, Kind::MissingField(_));
         if let Kind::MissingField(field) = error.kind {
@@ -91,14 +92,13 @@ impl Repairs {
         let attempt = self.attempts.entry((target.clone(), missing)).or_insert(0);
         *attempt += 1;
         let attempt = *attempt;
-        let caused_by_repair = self.repaired.iter().any(|r| under(&error_path, r));
-        let seen = self.problems.iter().any(|(path, _, message)| *path == error_path && *message == error.message);
+        let caused_by_repair = self.repaired.iter().any(|r| place.steps.starts_with(r));
+        let seen = self.problems.iter().any(|(steps, _, message)| *steps == place.steps && *message == error.message);
         if !caused_by_repair && !seen {
-            self.problems.push((error_path, error.code, error.message));
+            self.problems.push((place.steps.clone(), error.code, error.message));
         }
-        let shown = path_of(&target);
-        if !self.repaired.contains(&shown) {
-            self.repaired.push(shown);
+        if !self.repaired.contains(&target) {
+            self.repaired.push(target);
         }
         let (value, steps) = (&mut self.value, &place.steps);
         match error.kind {
@@ -115,9 +115,13 @@ impl Repairs {
     }
 }
 
-/// Whether `path` is `place` or inside it.
-pub(crate) fn under(path: &str, place: &str) -> bool {
-    place.is_empty() || path.strip_prefix(place).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+/// Whether the problem at `path` (a rule's, written by [`field_path`]) is at `place` or inside it.
+pub(crate) fn under(path: &str, place: &[Step]) -> bool {
+    if place.is_empty() {
+        return true;
+    }
+    let place = field_path(place);
+    path.strip_prefix(place.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 /// A value of the kind a frame asked for, the most neutral there is.
@@ -164,7 +168,8 @@ mod tests {
 
     fn problems<T: DeserializeOwned>(value: Value) -> (bool, Vec<(String, Code)>, Vec<String>) {
         let r = read_recovering::<T>(value);
-        (r.value.is_some(), r.problems.into_iter().map(|(p, c, _)| (p, c)).collect(), r.repaired)
+        let repaired = r.repaired.iter().map(|steps| field_path(steps)).collect();
+        (r.value.is_some(), r.problems.into_iter().map(|(p, c, _)| (p, c)).collect(), repaired)
     }
 
     #[test]
@@ -239,8 +244,35 @@ mod tests {
         assert!(read);
         assert_eq!(found, [(String::new(), Code::InvalidType)]);
         assert_eq!(repaired, [String::new()]);
-        assert!(under("anything", ""));
-        assert!(under("a.b[0]", "a.b") && under("a.b.c", "a.b") && !under("a.bc", "a.b"));
+        let key = |k: &str| Step::Key(k.to_owned());
+        assert!(under("anything", &[]));
+        let ab = [key("a"), key("b")];
+        assert!(under("a.b[0]", &ab) && under("a.b.c", &ab) && !under("a.bc", &ab));
+        // An empty key at the top is a place of its own, not the whole document.
+        assert!(under(".c", &[key("")]) && !under("c", &[key("")]));
+    }
+
+    #[test]
+    fn empty_keys_at_the_top_hide_no_later_problem() {
+        // The reader once wrote the place of `5` as [Key(""), Key("."), Index(0)]: the repair aimed
+        // at a place that does not exist, and every later problem went unreported.
+        type Nested = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+        let doc = json!({"": {"": [5], "b": [6]}, "c": {"": [true]}, "d": 7});
+        let (read, found, repaired) = problems::<Nested>(doc);
+        assert!(read);
+        assert_eq!(
+            found,
+            [
+                (".[0]".to_owned(), Code::InvalidType),
+                (".b[0]".to_owned(), Code::InvalidType),
+                ("c.[0]".to_owned(), Code::InvalidType),
+                ("d".to_owned(), Code::InvalidType),
+            ]
+        );
+        assert_eq!(repaired, [".[0]", ".b[0]", "c.[0]", "d"]);
+        // A wrong value at the top-level empty key is its own place: the later ones still count.
+        let (_, found, _) = problems::<BTreeMap<String, String>>(json!({"": 5, "b": 6}));
+        assert_eq!(found, [(String::new(), Code::InvalidType), ("b".to_owned(), Code::InvalidType)]);
     }
 
     #[test]

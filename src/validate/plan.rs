@@ -140,7 +140,7 @@ pub fn validate_plan_for_job(job: &ElasticJob, plan: &ScalePlan) -> Vec<Problem>
     // What the plan alone could not say: with no psHosts, the PS addresses come from the counts.
     if plan.spec.ps_hosts.is_empty() {
         let planned = plan.spec.replica_resource_specs.get(&ReplicaType::Ps).map(|s| s.replicas);
-        let spec_replicas = job.replica_spec(ReplicaType::Ps).map(api::ReplicaSpec::replicas);
+        let spec_replicas = job.declared_replica_spec(ReplicaType::Ps).map(api::ReplicaSpec::replicas);
         let count = usize::try_from(planned.or(spec_replicas).unwrap_or(0)).unwrap_or(0);
         ps_addresses(
             &mut p,

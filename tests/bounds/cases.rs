@@ -331,7 +331,7 @@ fn running(total: usize) -> (elasticjob::ElasticJob, Vec<Pod>) {
     .expect("pod");
     let pod = |t: ReplicaType, id: usize, rank: usize, phase: &str| {
         let mut p = template.clone();
-        p.metadata.name = Some(elasticjob::naming::task_pod_name("bounds", t, id as i64));
+        p.metadata.name = Some(format!("bounds-edljob-{t}-{id}"));
         let labels = p.metadata.labels.get_or_insert_with(Default::default);
         labels.insert("elasticjob.dlrover/replica-type".into(), t.to_string());
         labels.insert("elasticjob.dlrover/replica-index".into(), id.to_string());
@@ -342,7 +342,7 @@ fn running(total: usize) -> (elasticjob::ElasticJob, Vec<Pod>) {
         p
     };
     let mut master = pod(ReplicaType::DlroverMaster, 0, 0, "Running");
-    master.metadata.name = Some(elasticjob::naming::master_name("bounds"));
+    master.metadata.name = Some("elasticjob-bounds-dlrover-master".into());
     let mut pods = vec![master, pod(ReplicaType::Ps, 0, 0, "Running")];
     pods.extend((0..1000).map(|r| pod(ReplicaType::Worker, r, r, "Running")));
     let mut id = 1000;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use elasticjob::{Action, Plan, ReplicaType, ScalePlan, naming, pod};
+use elasticjob::{Action, LABEL_JOB_NAME, LABEL_RANK_INDEX, LABEL_REPLICA_TYPE, Plan, ReplicaType, ScalePlan};
 use k8s_openapi::api::core::v1::{Pod, PodStatus};
 
 /// Carries a plan out phase by phase, as the controller does: created pods appear in phase
@@ -41,15 +41,33 @@ pub fn unique(pods: &[Pod], plan: Option<&ScalePlan>, job: &str) -> Result<(), S
         if !names.insert(p.metadata.name.clone()) {
             return Err(format!("two pods named {:?}", p.metadata.name));
         }
-        if pod::label(p, naming::LABEL_JOB_NAME) != Some(job) {
+        if label(p, LABEL_JOB_NAME) != Some(job) {
             continue;
         }
-        if let (Some(t), Some(r)) = (pod::pod_type(p), pod::pod_rank(p)) {
-            let by_plan = listed.contains(pod::name(p));
-            if t != ReplicaType::DlroverMaster && pod::is_alive(p) && !by_plan && !ranks.insert((t, r)) {
+        if let Some((t, r)) = type_and_rank(p) {
+            let by_plan = p.metadata.name.as_ref().is_some_and(|n| listed.contains(n));
+            if t != ReplicaType::DlroverMaster && is_alive(p) && !by_plan && !ranks.insert((t, r)) {
                 return Err(format!("two live {t} pods at rank {r}"));
             }
         }
     }
     Ok(())
+}
+
+/// A label of a pod.
+pub fn label<'p>(p: &'p Pod, key: &str) -> Option<&'p str> {
+    p.metadata.labels.as_ref()?.get(key).map(String::as_str)
+}
+
+/// The replica type and rank a pod's labels give it, as the operator labels its pods.
+pub fn type_and_rank(p: &Pod) -> Option<(ReplicaType, i32)> {
+    let t = ReplicaType::parse(label(p, LABEL_REPLICA_TYPE)?)?;
+    Some((t, label(p, LABEL_RANK_INDEX)?.parse().ok()?))
+}
+
+/// Whether a pod is live: Running, Pending or Succeeded, and not being deleted (the pods a
+/// rank may have only one of).
+pub fn is_alive(p: &Pod) -> bool {
+    let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+    p.metadata.deletion_timestamp.is_none() && matches!(phase, Some("Running" | "Pending" | "Succeeded"))
 }

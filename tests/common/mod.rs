@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 // Not every test crate that includes this module uses them.
 #[allow(unused_imports)]
-pub use cluster::{apply, unique};
+pub use cluster::{apply, type_and_rank, unique};
 use elasticjob::{ElasticJob, Options, Plan, ReplicaType, parse};
 use k8s_openapi::api::core::v1::Pod;
 use serde::Deserialize;
@@ -109,7 +109,7 @@ pub fn apply_status(job: &mut ElasticJob, plan: &Plan) {
 pub fn pod(job: &str, t: ReplicaType, id: i32, rank: i32, phase: &str) -> Pod {
     serde_json::from_value(json!({
         "metadata": {
-            "name": elasticjob::naming::task_pod_name(job, t, id.into()),
+            "name": format!("{job}-edljob-{t}-{id}"),
             "labels": {
                 "app": "dlrover",
                 "elasticjob.dlrover/name": job,

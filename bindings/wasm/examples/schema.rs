@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     generator.subschema_for::<Problem>();
     generator.subschema_for::<ErrorReport>();
     generator.subschema_for::<Validation>();
-    generator.subschema_for::<elasticjob::naming::Constants>();
+    generator.subschema_for::<elasticjob::Constants>();
     let definitions = generator.take_definitions(true);
 
     let mut names = BTreeMap::new();

@@ -9,6 +9,7 @@
 //! - `Map`, `Set`, typed arrays, `bigint`, functions and symbols are refused, as is nesting deeper
 //!   than [`MAX_DEPTH`] (a cycle).
 
+use elasticjob::error::Step;
 use elasticjob::{Code, Error, Problem};
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::{Map, Number, Value};
@@ -22,12 +23,12 @@ pub const MAX_DEPTH: usize = 128;
 /// # Errors
 /// [`Error::Parse`] with code `invalid_type` at the path of the first value JSON cannot hold.
 pub fn from_js(value: &JsValue) -> Result<Value, Error> {
-    let mut path = String::new();
-    read(value, &mut path, 0).map_err(|message| Error::Parse(Problem::new(path, Code::InvalidType, message)))
+    let mut steps = Vec::new();
+    read(value, &mut steps, 0).map_err(|message| Error::Parse(Problem::at(&steps, Code::InvalidType, message)))
 }
 
-/// Reads `value`; on failure `path` is left at the offending value and the message is returned.
-fn read(value: &JsValue, path: &mut String, depth: usize) -> Result<Value, String> {
+/// Reads `value`; on failure `steps` are left at the offending value and the message is returned.
+fn read(value: &JsValue, steps: &mut Vec<Step>, depth: usize) -> Result<Value, String> {
     if value.is_null() || value.is_undefined() {
         return Ok(Value::Null);
     }
@@ -52,10 +53,9 @@ fn read(value: &JsValue, path: &mut String, depth: usize) -> Result<Value, Strin
     if let Some(array) = value.dyn_ref::<Array>() {
         let mut items = Vec::with_capacity(array.length() as usize);
         for (i, item) in array.iter().enumerate() {
-            let len = path.len();
-            path.push_str(&format!("[{i}]"));
-            items.push(read(&item, path, depth + 1)?);
-            path.truncate(len);
+            steps.push(Step::Index(i));
+            items.push(read(&item, steps, depth + 1)?);
+            steps.pop();
         }
         return Ok(Value::Array(items));
     }
@@ -69,7 +69,7 @@ fn read(value: &JsValue, path: &mut String, depth: usize) -> Result<Value, Strin
         Reflect::get(value, &JsValue::from_str("toJSON")).ok().and_then(|f| f.dyn_into::<Function>().ok())
     {
         let replaced = to_json.call0(value).map_err(|e| format!("its toJSON() threw: {}", message(&e)))?;
-        return read(&replaced, path, depth + 1);
+        return read(&replaced, steps, depth + 1);
     }
     let object: &Object = value.unchecked_ref();
     let mut map = Map::new();
@@ -80,15 +80,11 @@ fn read(value: &JsValue, path: &mut String, depth: usize) -> Result<Value, Strin
         if item.is_undefined() {
             continue;
         }
-        let key = key.as_string().unwrap_or_default();
-        let len = path.len();
-        if !path.is_empty() {
-            path.push('.');
+        steps.push(Step::Key(key.as_string().unwrap_or_default()));
+        let item = read(&item, steps, depth + 1)?;
+        if let Some(Step::Key(key)) = steps.pop() {
+            map.insert(key, item);
         }
-        path.push_str(&key);
-        let item = read(&item, path, depth + 1)?;
-        path.truncate(len);
-        map.insert(key, item);
     }
     Ok(Value::Object(map))
 }

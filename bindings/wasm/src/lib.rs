@@ -288,7 +288,7 @@ pub fn controller_pass(
 /// None in practice: the constants always serialise.
 #[wasm_bindgen(unchecked_return_type = "Constants")]
 pub fn constants() -> Result<JsValue, JsValue> {
-    to_js(&elasticjob::naming::constants())
+    to_js(&elasticjob::constants())
 }
 
 /// The job key (`namespace/name`) an object belongs to: an ElasticJob's own, a ScalePlan's owner
@@ -300,7 +300,7 @@ pub fn constants() -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = jobKey, unchecked_return_type = "string | undefined")]
 pub fn job_key(#[wasm_bindgen(unchecked_param_type = "object")] object: JsValue) -> Result<JsValue, JsValue> {
     let object = value(&object, "object").map_err(throw)?;
-    Ok(elasticjob::naming::job_key(&object).map_or(JsValue::UNDEFINED, |k| JsValue::from_str(&k)))
+    Ok(elasticjob::job_key(&object).map_or(JsValue::UNDEFINED, |k| JsValue::from_str(&k)))
 }
 
 /// One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does
@@ -372,7 +372,7 @@ pub fn render_summary(
 ) -> Result<JsValue, JsValue> {
     let run = || {
         let job = read_job(&job)?;
-        elasticjob::render::render_summary(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)
+        elasticjob::render_summary(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)
     };
     output(run())
 }
