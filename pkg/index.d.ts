@@ -5,6 +5,7 @@ export {
   handleFaultPods,
   initialScalePlan,
   insertTfConfigToEnv,
+  jobView,
   reconcile,
   reconcilePods,
   reconcileScalePlan,

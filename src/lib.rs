@@ -45,7 +45,7 @@
 //! | layer | modules | what they hold |
 //! |---|---|---|
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
-//! | 8 | [`mod@render`], [`admission`] | previews (`render`, `tf_config`, `summary`); the admission review |
+//! | 8 | [`mod@render`], [`admission`], [`view`] | previews (`render`, `tf_config`, `summary`); the admission review; a job's state for people |
 //! | 7 | `planner` | the crate-private planner: scaling, faults, the job's lifecycle |
 //! | 6 | [`parse`] | reading inputs with field paths, then validating them |
 //! | 5 | [`validate`], [`template`] | every check and every bound; the pods and services the operator makes |
@@ -73,6 +73,7 @@ pub mod status;
 pub mod template;
 pub mod tfconfig;
 pub mod validate;
+pub mod view;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};

@@ -49,7 +49,7 @@ extern "C" {
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 import type {
-  Container, ElasticJob, List, Object, Options, Plan, Pod, Problem, ReplicaType,
+  Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, Problem, ReplicaType,
   ScalePlan, SparseClusterSpec, SummaryRow, Validation,
 } from "./types.js";
 
@@ -367,6 +367,33 @@ impl Validation {
             Err(e) => Validation { valid: false, error: Some(e.report()) },
         }
     }
+}
+
+/// What `kubectl elasticjob status` shows of a job (the core's `view::job_view`): its phase and
+/// conditions, per replica type the pods it wants and their counts by phase, and its scale plans
+/// oldest first with what each changed. `job` is read as stored, without the core's rules (a job
+/// the controller refuses is shown too); `scalePlans` is an array or a `List` of them, and plans of
+/// other jobs among them, like pods of other jobs among `pods`, are left out.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument does not have the shape of its type.
+#[wasm_bindgen(js_name = jobView, unchecked_return_type = "JobView")]
+pub fn job_view(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlan[] | { items: ScalePlan[] }")]
+    scale_plans: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+) -> Result<JsValue, JsValue> {
+    let read_all = || {
+        let (job, _unknown): (ElasticJob, _) = parse::from_value(value(&job, "")?)?;
+        let items = match value(&scale_plans, "scalePlans")? {
+            Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
+            other => other,
+        };
+        let (plans, _unknown): (Vec<ScalePlan>, _) = parse::from_value(items).map_err(|e| e.prefixed("scalePlans"))?;
+        elasticjob::view::job_view(&job, &plans, &read_pods(&pods)?)
+    };
+    output(read_all())
 }
 
 /// Reads a JavaScript value as JSON, with `root` in front of the path of a refusal.
