@@ -2,7 +2,7 @@
 // the cluster through the kubeconfig as kubectl reads it. What is shown is the core's `jobView`
 // (which pods and plans are the job's, how they count, what each plan changed); this file only
 // fetches the objects and lays the view out.
-import { jobView } from "../node.js";
+import { ElasticJobError, jobView } from "../node.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
 
 /** How many of the job's events are shown, the latest last. */
@@ -32,18 +32,22 @@ Options:
   async run([name], values, io) {
     const cluster = await connect(values);
     const read = () => snapshot(cluster, name);
-    let text = layout(await read());
-    io.stdout.write(text);
-    if (!values.watch) {
-      return EXIT.ok;
-    }
-    return watch(cluster, io, async () => {
-      const next = layout(await read());
-      if (next !== text) {
-        text = next;
-        io.stdout.write(`\n${text}`);
+    try {
+      let text = layout(await read());
+      io.stdout.write(text);
+      if (!values.watch) {
+        return EXIT.ok;
       }
-    });
+      return await watch(cluster, io, async () => {
+        const next = layout(await read());
+        if (next !== text) {
+          text = next;
+          io.stdout.write(`\n${text}`);
+        }
+      });
+    } finally {
+      cluster.adapter.close();
+    }
   },
 };
 
@@ -97,7 +101,14 @@ async function snapshot({ adapter, namespace }, name) {
       resource: "events",
     }),
   ]);
-  return { view: jobView(job, plans, pods), events: events.items ?? [] };
+  try {
+    return { view: jobView(job, plans, pods), events: events.items ?? [] };
+  } catch (e) {
+    if (!(e instanceof ElasticJobError)) {
+      throw e;
+    }
+    throw new InputError(e.errors.map((p) => `elasticjob ${namespace}/${name}: ${p.path ? `${p.path}: ` : ""}${p.message}`));
+  }
 }
 
 /** Redraws on every change of the namespace's jobs, plans, pods and events, until SIGINT or SIGTERM. */

@@ -186,7 +186,7 @@ test("renderSummary: the rows of summary(render()), with ports, without the obje
 test("jobView: the job's pods counted by phase, wanted by its current plan, its plans oldest first with what they changed", () => {
   const j = { ...job(), status: { phase: "Running", scalePlan: "mnist-scaleplan-0" } };
   const plan = (name, time, spec) => ({ apiVersion: "elastic.iml.github.io/v1alpha1", kind: "ScalePlan", metadata: { name, namespace: j.metadata.namespace, creationTimestamp: time }, spec: { ownerJob: "mnist", ...spec } });
-  const pod = (name, type, phase) => ({ metadata: { name, labels: { "elasticjob.dlrover/name": "mnist", "elasticjob.dlrover/replica-type": type } }, status: { phase } });
+  const pod = (name, type, phase) => ({ metadata: { name, labels: { "elasticjob.dlrover/name": name.split("-")[0], "elasticjob.dlrover/replica-type": type } }, status: { phase } });
   const view = api.jobView(
     j,
     { items: [plan("mnist-scaleplan-1", "2026-01-01T00:01:00Z", { createPods: [{ name: "mnist-edljob-worker-9", type: "worker", id: 9, rankIndex: 0, service: "s" }] }), plan("mnist-scaleplan-0", "2026-01-01T00:00:00Z", { replicaResourceSpecs: { worker: { replicas: 3 } } })] },
@@ -199,7 +199,9 @@ test("jobView: the job's pods counted by phase, wanted by its current plan, its 
     ["mnist-scaleplan-1", ["worker: 3 -> 2", "create worker rank 0 as mnist-edljob-worker-9"]],
   ]);
   // A job the core's rules refuse is still shown; a wrong shape is refused with its path.
-  assert.equal(api.jobView({ ...j, spec: { ...j.spec, distributionStrategy: "MirroredStrategy" } }, [], []).name, "mnist");
+  const refused = { ...j, metadata: { ...j.metadata, name: "Deep_CTR" } };
+  assert.equal(api.validate(refused).valid, false);
+  assert.equal(api.jobView(refused, [], []).name, "Deep_CTR");
   assert.throws(() => api.jobView(j, [{ spec: { psHosts: 3 } }], []), (e) => e instanceof api.ElasticJobError && e.errors[0].path.startsWith("scalePlans[0].spec.psHosts"));
 });
 

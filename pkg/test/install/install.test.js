@@ -106,7 +106,7 @@ async function eventually(what, check, seconds = 30) {
 }
 
 describe("the Helm chart", () => {
-  it("renders what deploy/rbac.yaml and deploy/controller.yaml run, and the server accepts it (server-side dry run)", () => {
+  it("renders what deploy/rbac.yaml and deploy/controller.yaml run, and the server accepts it (server-side dry run)", async (t) => {
     const rendered = objects(ok("helm", ["template", "elasticjob", CHART, "--namespace", "elasticjob-system", "--include-crds"]));
     assert.deepEqual(rendered.map((o) => o.kind), ["CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
     // The CRDs are deploy/crds/ (`make crds`), as they are.
@@ -133,8 +133,9 @@ describe("the Helm chart", () => {
     assert.equal(chart.spec.replicas, deployment.spec.replicas);
     assert.deepEqual(chart.spec.template.metadata.annotations, deployment.spec.template.metadata.annotations);
 
-    // The server's verdict on every object (the namespace rendered too, as the dry run needs it).
-    const text = ok("helm", ["template", "elasticjob", CHART, "--namespace", "elasticjob-system", "--include-crds", "--set", "createNamespace=true"]);
+    // The server's verdict on every object, in a namespace that exists (a dry run creates none).
+    const ns = await freshNamespace(admin, t, "helm-dry");
+    const text = ok("helm", ["template", "elasticjob", CHART, "--namespace", ns, "--include-crds"]);
     const out = ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
     assert.match(out, /deployment\.apps\/elasticjob-controller serverside-applied \(server dry run\)/);
   });
@@ -145,9 +146,10 @@ describe("the Helm chart", () => {
     const rendered = objects(text);
     assert.deepEqual(rendered.map((o) => `${o.kind}/${o.metadata.name}`), [
       "ServiceAccount/elasticjob-controller",
+      // Helm's install order: Roles, then RoleBindings.
       "Role/elasticjob-controller",
-      "RoleBinding/elasticjob-controller",
       "Role/elasticjob-controller-leader-election",
+      "RoleBinding/elasticjob-controller",
       "RoleBinding/elasticjob-controller-leader-election",
       "Deployment/elasticjob-controller",
     ]);
