@@ -371,12 +371,13 @@ impl Validation {
 
 /// What `kubectl elasticjob status` shows of a job (the core's `view::job_view`): its phase and
 /// conditions, per replica type the pods it wants and their counts by phase, and its scale plans
-/// oldest first with what each changed. `job` is read as stored, without the core's rules (a job
-/// the controller refuses is shown too); `scalePlans` is an array or a `List` of them, and plans of
+/// oldest first with what each changed. `job` and the plans are read as stored, without the core's
+/// rules (a job the controller refuses is shown too); `scalePlans` is an array or a `List` of them, and plans of
 /// other jobs among them, like pods of other jobs among `pods`, are left out.
 ///
 /// # Errors
-/// An `ElasticJobError` when an argument does not have the shape of its type.
+/// An `ElasticJobError` when an argument does not have the shape of its type or has a field it
+/// does not know.
 #[wasm_bindgen(js_name = jobView, unchecked_return_type = "JobView")]
 pub fn job_view(
     #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
@@ -384,13 +385,26 @@ pub fn job_view(
     scale_plans: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
 ) -> Result<JsValue, JsValue> {
+    // The readers the other functions use (`parse::strict`: shapes and unknown fields, not the
+    // rules), so no second copy of the job's and the plan's readers is built into the wasm.
     let read_all = || {
-        let (job, _unknown): (ElasticJob, _) = parse::from_value(value(&job, "")?)?;
+        let job = parse::strict::<ElasticJob>(value(&job, "")?)?;
         let items = match value(&scale_plans, "scalePlans")? {
             Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
             other => other,
         };
-        let (plans, _unknown): (Vec<ScalePlan>, _) = parse::from_value(items).map_err(|e| e.prefixed("scalePlans"))?;
+        let Value::Array(items) = items else {
+            return Err(Error::Parse(Problem::new(
+                "scalePlans",
+                Code::InvalidType,
+                "an array of ScalePlans, or a List of them, is expected",
+            )));
+        };
+        let plans = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, plan)| parse::strict::<ScalePlan>(plan).map_err(|e| e.prefixed(&format!("scalePlans[{i}]"))))
+            .collect::<Result<Vec<_>>>()?;
         elasticjob::view::job_view(&job, &plans, &read_pods(&pods)?)
     };
     output(read_all())
