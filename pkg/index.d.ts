@@ -8,6 +8,7 @@ export {
   initialScalePlan,
   insertTfConfigToEnv,
   jobKey,
+  jobView,
   reconcile,
   reconcilePods,
   reconcileScalePlan,

@@ -45,8 +45,8 @@
 //! | layer | modules | what they hold |
 //! |---|---|---|
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
-//! | 8 | `render`, [`admission`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review |
-//! | 7 | `planner` | the planner: scaling, faults, the job's lifecycle |
+//! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
+//! | 7 | `planner` | the planner: scaling, the job's lifecycle, the controller's pass |
 //! | 6 | [`parse`] | reading inputs with field paths, then validating them |
 //! | 5 | [`validate`], `template` | every check and every bound; the pods and services the operator makes ([`Options`]) |
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
@@ -80,6 +80,7 @@ mod status;
 mod template;
 pub mod tfconfig;
 pub mod validate;
+pub mod view;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};

@@ -24,7 +24,13 @@ export interface Io {
 export declare const EXIT: { readonly ok: 0; readonly invalid: 1; readonly usage: 2 };
 
 /**
- * Runs one command line of `elasticjob` (`argv` without the program name, e.g.
+ * Runs one command line of `elasticjob` or `kubectl elasticjob` (`argv` without the program name, e.g.
  * `["render", "job.yaml", "-o", "json"]`) and resolves to its exit status. Rejects only on a bug.
  */
-export declare function main(argv: readonly string[], io: Io): Promise<number>;
+export declare function main(argv: readonly string[], io: Io, options?: MainOptions): Promise<number>;
+
+/** How the command names itself in usage texts. */
+export interface MainOptions {
+  /** `elasticjob` (the default), or `kubectl elasticjob` for the kubectl plugin. */
+  program?: string;
+}

@@ -1,8 +1,10 @@
 // The `elasticjob` command as a function: `main(argv, io)` runs one command line against the given
 // standard input and outputs and resolves to its exit status. This module holds the command table,
 // the parsing of arguments and the usage texts; each command is a module of its own (render.js,
-// validate.js, tf-config.js, plan.js, controller.js), reading is input.js and formatting output.js. bin/elasticjob.js
-// calls it with the process's streams.
+// validate.js, tf-config.js, plan.js, status.js, controller.js), reading is input.js and formatting output.js.
+// bin/elasticjob.js calls it with the process's streams; bin/kubectl-elasticjob.js (the kubectl
+// plugin) calls it with `{program: "kubectl elasticjob"}` for its usage texts. A command that
+// reads FILEs takes them as arguments or, as kubectl does, with -f/--filename.
 //
 // A command is `{name, usage, about, help, options, positionals: [min, max], run}`, where `options`
 // are node:util parseArgs options and `run(positionals, values, io)` resolves to an exit status or
@@ -13,17 +15,18 @@ import controller from "./controller.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
 import plan from "./plan.js";
 import render from "./render.js";
+import status from "./status.js";
 import tfConfig from "./tf-config.js";
 import validate from "./validate.js";
 
 export { EXIT };
 
-const COMMANDS = new Map([render, validate, tfConfig, plan, controller].map((c) => [c.name, c]));
+const COMMANDS = new Map([render, validate, tfConfig, plan, status, controller].map((c) => [c.name, c]));
 
 const INPUT = `FILE is YAML (an ElasticJob and a ScalePlan may share a file as two documents) or JSON;
-\`-\` reads standard input.`;
+\`-\` reads standard input. It may also be given as -f FILE (--filename), as kubectl takes it.`;
 
-const USAGE = `Usage: elasticjob COMMAND [OPTIONS]
+const usageText = (program) => `Usage: ${program} COMMAND [OPTIONS]
 
 Plans for elastic TensorFlow parameter-server jobs on Kubernetes (DLRover ElasticJob), computed by
 the elasticjob core compiled to WebAssembly.
@@ -32,7 +35,7 @@ Commands:
 ${[...COMMANDS.values()].map((c) => `  ${c.usage}\n      ${c.about}`).join("\n")}
 
 ${INPUT}
-Run \`elasticjob COMMAND --help\` for the options of a command.
+Run \`${program} COMMAND --help\` for the options of a command.
 Exit status: 0 success, 1 invalid input, 2 wrong usage.`;
 
 /**
@@ -40,7 +43,8 @@ Exit status: 0 success, 1 invalid input, 2 wrong usage.`;
  * `io` (`{stdin?, stdout, stderr, cwd?, readFile?}`, see cli/index.d.ts); resolves to the exit
  * status. Errors other than wrong usage and invalid input are bugs and reject.
  */
-export async function main(argv, io) {
+export async function main(argv, io, { program = "elasticjob" } = {}) {
+  const USAGE = usageText(program);
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr.write(`${USAGE}\n`);
@@ -49,9 +53,9 @@ export async function main(argv, io) {
   if (name === "--help" || name === "-h" || name === "help") {
     const command = COMMANDS.get(rest[0]);
     if (rest.length > 0 && command === undefined) {
-      return usageError(io, `unknown command \`${rest[0]}\``);
+      return usageError(io, program, `unknown command \`${rest[0]}\``);
     }
-    io.stdout.write(`${command ? commandHelp(command) : USAGE}\n`);
+    io.stdout.write(`${command ? commandHelp(program, command) : USAGE}\n`);
     return EXIT.ok;
   }
   if (name === "--version" || name === "-V") {
@@ -61,18 +65,18 @@ export async function main(argv, io) {
   }
   const command = COMMANDS.get(name);
   if (command === undefined) {
-    return usageError(io, `unknown command \`${name}\``);
+    return usageError(io, program, `unknown command \`${name}\``);
   }
   try {
     const { values, positionals } = parseCommand(command, rest);
     if (values.help) {
-      io.stdout.write(`${commandHelp(command)}\n`);
+      io.stdout.write(`${commandHelp(program, command)}\n`);
       return EXIT.ok;
     }
     return await command.run(positionals, values, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      return usageError(io, e.message, command);
+      return usageError(io, program, e.message, command);
     }
     if (e instanceof InputError) {
       io.stderr.write(`${e.message}\n`);
@@ -84,10 +88,11 @@ export async function main(argv, io) {
 
 function parseCommand(command, args) {
   let parsed;
+  const files = command.usage.includes("FILE") ? { filename: { type: "string", short: "f", multiple: true } } : {};
   try {
     parsed = parseArgs({
       args,
-      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      options: { ...command.options, ...files, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     });
@@ -101,10 +106,13 @@ function parseCommand(command, args) {
   if (parsed.values.help) {
     return parsed;
   }
+  // -f FILE is a FILE argument (before the others).
+  parsed.positionals.unshift(...(parsed.values.filename ?? []));
+  delete parsed.values.filename;
   const [min, max] = command.positionals;
   const count = parsed.positionals.length;
   if (count < min) {
-    throw new UsageError("FILE is missing");
+    throw new UsageError(command.name === "status" ? "NAME is missing" : "FILE is missing");
   }
   if (count > max) {
     throw new UsageError(max === 0 ? `no argument expected, got ${parsed.positionals.join(" ")}` : `one FILE expected, got ${count}: ${parsed.positionals.join(" ")}`);
@@ -112,13 +120,14 @@ function parseCommand(command, args) {
   return parsed;
 }
 
-function commandHelp(command) {
+function commandHelp(program, command) {
   // FILE is explained to the commands that read one.
-  return `Usage: elasticjob ${command.usage}\n\n${command.help}${command.positionals[1] > 0 ? `\n\n${INPUT}` : ""}`;
+  const reads = command.positionals[1] > 0 && command.usage.includes("FILE");
+  return `Usage: ${program} ${command.usage}\n\n${command.help}${reads ? `\n\n${INPUT}` : ""}`;
 }
 
-function usageError(io, message, command) {
-  const usage = command ? `Usage: elasticjob ${command.usage}` : "Usage: elasticjob COMMAND [OPTIONS]";
-  io.stderr.write(`elasticjob: ${message}\n${usage}\nRun \`elasticjob ${command ? `${command.name} ` : ""}--help\` for more.\n`);
+function usageError(io, program, message, command) {
+  const usage = command ? `Usage: ${program} ${command.usage}` : `Usage: ${program} COMMAND [OPTIONS]`;
+  io.stderr.write(`${program}: ${message}\n${usage}\nRun \`${program} ${command ? `${command.name} ` : ""}--help\` for more.\n`);
   return EXIT.usage;
 }

@@ -15,6 +15,7 @@ const FUNCTIONS = [
   "initialScalePlan",
   "insertTfConfigToEnv",
   "jobKey",
+  "jobView",
   "reconcile",
   "reconcilePods",
   "reconcileScalePlan",
@@ -207,6 +208,28 @@ test("renderSummary: the rows of summary(render()), with ports, without the obje
   const bad = job();
   bad.metadata.name = "Deep_CTR";
   assert.throws(() => api.renderSummary(bad), (e) => e instanceof api.ElasticJobError && e.errors[0].path === "metadata.name");
+});
+
+test("jobView: the job's pods counted by phase, wanted by its current plan, its plans oldest first with what they changed", () => {
+  const j = { ...job(), status: { phase: "Running", scalePlan: "mnist-scaleplan-0" } };
+  const plan = (name, time, spec) => ({ apiVersion: "elastic.iml.github.io/v1alpha1", kind: "ScalePlan", metadata: { name, namespace: j.metadata.namespace, creationTimestamp: time }, spec: { ownerJob: "mnist", ...spec } });
+  const pod = (name, type, phase) => ({ metadata: { name, labels: { "elasticjob.dlrover/name": name.split("-")[0], "elasticjob.dlrover/replica-type": type } }, status: { phase } });
+  const view = api.jobView(
+    j,
+    { items: [plan("mnist-scaleplan-1", "2026-01-01T00:01:00Z", { createPods: [{ name: "mnist-edljob-worker-9", type: "worker", id: 9, rankIndex: 0, service: "s" }] }), plan("mnist-scaleplan-0", "2026-01-01T00:00:00Z", { replicaResourceSpecs: { worker: { replicas: 3 } } })] },
+    [pod("mnist-edljob-worker-0", "worker", "Running"), pod("mnist-edljob-worker-1", "worker", "Pending"), pod("other-edljob-worker-0", "worker", "Running")],
+  );
+  assert.equal(view.phase, "Running");
+  assert.deepEqual(view.replicas.find((r) => r.replicaType === "worker"), { replicaType: "worker", wanted: 3, pending: 1, running: 1, succeeded: 0, failed: 0 });
+  assert.deepEqual(view.scalePlans.map((p) => [p.name, p.changes]), [
+    ["mnist-scaleplan-0", ["worker: 2 -> 3"]],
+    ["mnist-scaleplan-1", ["worker: 3 -> 2", "create worker rank 0 as mnist-edljob-worker-9"]],
+  ]);
+  // A job the core's rules refuse is still shown; a wrong shape is refused with its path.
+  const refused = { ...j, metadata: { ...j.metadata, name: "Deep_CTR" } };
+  assert.equal(api.validate(refused).valid, false);
+  assert.equal(api.jobView(refused, [], []).name, "Deep_CTR");
+  assert.throws(() => api.jobView(j, [{ spec: { psHosts: 3 } }], []), (e) => e instanceof api.ElasticJobError && e.errors[0].path.startsWith("scalePlans[0].spec.psHosts"));
 });
 
 test("renderJson: the JSON text of render(), compact or as JSON.stringify(list, null, 2) writes it", () => {

@@ -235,6 +235,10 @@ test("wrong usage is exit 2 with the usage", async () => {
     ["plan"],
     ["plan", EXAMPLE, "--scale-plan", EXAMPLE_PLAN, "--pods", EXAMPLE_PLAN, "--now", "yesterday"],
     ["validate"],
+    ["status"],
+    ["status", "a", "b"],
+    ["status", "mnist", "--kubeconfig", join(dir, "missing.kubeconfig")],
+    ["render", "-f"],
   ];
   for (const args of cases) {
     const r = await run(args);
@@ -245,8 +249,20 @@ test("wrong usage is exit 2 with the usage", async () => {
   assert.match((await run(["tf-config", EXAMPLE, "--type", "workers", "--index", "0"])).stderr, /--type: unknown variant `workers`/);
 });
 
+test("FILEs also as -f FILE / --filename FILE, as kubectl takes them; the kubectl plugin names itself", async () => {
+  const positional = await run(["render", EXAMPLE, "-o", "summary"]);
+  assert.deepEqual(await run(["render", "-f", EXAMPLE, "-o", "summary"]), positional);
+  assert.equal((await run(["validate", "--filename", EXAMPLE, "-f", EXAMPLE_PLAN])).stdout, `${EXAMPLE}: valid\n${EXAMPLE_PLAN}: valid\n`);
+  const { main } = await import("elasticjob/cli");
+  let err = "";
+  const status = await main(["status"], { stdout: { write: () => {} }, stderr: { write: (t) => (err += t) } }, { program: "kubectl elasticjob" });
+  assert.equal(status, 2);
+  assert.equal(err, "kubectl elasticjob: NAME is missing\nUsage: kubectl elasticjob status NAME [-n NAMESPACE] [--kubeconfig PATH] [--context NAME] [-w]\nRun `kubectl elasticjob status --help` for more.\n");
+  assert.match((await run(["status", "mnist", "-f", EXAMPLE])).stderr, /Unknown option '-f'/, "status reads no FILE");
+});
+
 test("--help on every command", async () => {
-  for (const command of ["render", "validate", "tf-config", "plan"]) {
+  for (const command of ["render", "validate", "tf-config", "plan", "status"]) {
     for (const args of [[command, "--help"], [command, "-h"], ["help", command]]) {
       const r = await run(args);
       assert.equal(r.status, 0, args.join(" "));

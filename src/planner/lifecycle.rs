@@ -139,7 +139,7 @@ impl<'a> Planner<'a> {
     }
 
     /// Counts the type's pods by phase into `replicaStatuses`, keeping `initial`.
-    fn count(&self, status: &mut ElasticJobStatus, replica_type: ReplicaType) {
+    pub(crate) fn count(&self, status: &mut ElasticJobStatus, replica_type: ReplicaType) {
         let pods = self.of_type(replica_type);
         let tracked = replica_type == ReplicaType::DlroverMaster
             || self.job.declared_replica_spec(replica_type).is_some()

@@ -148,7 +148,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The type's target count under this pass's plan, when the plan or the spec gives one.
-    fn target(&self, replica_type: ReplicaType) -> Option<i32> {
+    pub(crate) fn target(&self, replica_type: ReplicaType) -> Option<i32> {
         self.targets.get(&replica_type).copied()
     }
 

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
     generator.subschema_for::<List>();
     generator.subschema_for::<Plan>();
     generator.subschema_for::<SummaryRow>();
+    generator.subschema_for::<elasticjob::view::JobView>();
     generator.subschema_for::<TfConfig>();
     generator.subschema_for::<Problem>();
     generator.subschema_for::<ErrorReport>();

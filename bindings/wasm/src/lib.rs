@@ -49,7 +49,7 @@ extern "C" {
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 import type {
-  Constants, Container, ElasticJob, List, Object, Options, Plan, Pod, Problem, ReplicaType,
+  Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, Problem, ReplicaType,
   ScalePlan, SparseClusterSpec, SummaryRow, Validation,
 } from "./types.js";
 
@@ -421,6 +421,47 @@ impl Validation {
             Err(e) => Validation { valid: false, error: Some(e.report()) },
         }
     }
+}
+
+/// What `kubectl elasticjob status` shows of a job (the core's `view::job_view`): its phase and
+/// conditions, per replica type the pods it wants and their counts by phase, and its scale plans
+/// oldest first with what each changed. `job` and the plans are read as stored, without the core's
+/// rules (a job the controller refuses is shown too); `scalePlans` is an array or a `List` of them, and plans of
+/// other jobs among them, like pods of other jobs among `pods`, are left out.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument does not have the shape of its type or has a field it
+/// does not know.
+#[wasm_bindgen(js_name = jobView, unchecked_return_type = "JobView")]
+pub fn job_view(
+    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
+    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlan[] | { items: ScalePlan[] }")]
+    scale_plans: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+) -> Result<JsValue, JsValue> {
+    // The readers the other functions use (`parse::strict`: shapes and unknown fields, not the
+    // rules), so no second copy of the job's and the plan's readers is built into the wasm.
+    let read_all = || {
+        let job = parse::strict::<ElasticJob>(value(&job, "")?)?;
+        let items = match value(&scale_plans, "scalePlans")? {
+            Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
+            other => other,
+        };
+        let Value::Array(items) = items else {
+            return Err(Error::Parse(Problem::new(
+                "scalePlans",
+                Code::InvalidType,
+                "an array of ScalePlans, or a List of them, is expected",
+            )));
+        };
+        let plans = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, plan)| parse::strict::<ScalePlan>(plan).map_err(|e| e.prefixed(&format!("scalePlans[{i}]"))))
+            .collect::<Result<Vec<_>>>()?;
+        elasticjob::view::job_view(&job, &plans, &read_pods(&pods)?)
+    };
+    output(read_all())
 }
 
 /// Reads a JavaScript value as JSON, with `root` in front of the path of a refusal.

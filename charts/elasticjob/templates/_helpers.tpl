@@ -1,0 +1,53 @@
+{{/* The labels of every object of the release. */}}
+{{- define "elasticjob.labels" -}}
+app.kubernetes.io/name: {{ .Values.name }}
+app.kubernetes.io/component: controller
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* The labels that select the controller pods. */}}
+{{- define "elasticjob.selector" -}}
+app.kubernetes.io/name: {{ .Values.name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* The controller's permissions on the jobs' objects: the rules of deploy/rbac.yaml but the Lease's. */}}
+{{- define "elasticjob.rules" -}}
+# Watch jobs and scale plans; never change what users wrote.
+- apiGroups: [elastic.iml.github.io]
+  resources: [elasticjobs, scaleplans]
+  verbs: [get, list, watch]
+# Write their status (the subresource, with the resourceVersion read).
+- apiGroups: [elastic.iml.github.io]
+  resources: [elasticjobs/status, scaleplans/status]
+  verbs: [update, patch]
+# Owner references with blockOwnerDeletion on the pods it creates.
+- apiGroups: [elastic.iml.github.io]
+  resources: [elasticjobs/finalizers]
+  verbs: [update]
+# Pods: created from the plan, deleted when a plan or a failure says so.
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, watch, create, delete]
+# One service per task rank and one for the master.
+- apiGroups: [""]
+  resources: [services]
+  verbs: [get, list, watch, create, update, patch]
+{{- end -}}
+
+{{/* Leader election (--leader-elect) on a Lease. */}}
+{{- define "elasticjob.leaseRule" -}}
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [get, create, update]
+{{- end -}}
+
+{{/* Events about the jobs it acts on. */}}
+{{- define "elasticjob.eventRule" -}}
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, patch]
+{{- end -}}
