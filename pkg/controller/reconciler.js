@@ -18,6 +18,7 @@
 //   (expectations.js).
 import { ElasticJobError, reconcile as planJob, reconcileScalePlan } from "../node.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
+import { Incomplete, PHASE_MODES, carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
 
 const LABEL_JOB = "elasticjob.dlrover/name";
@@ -81,9 +82,10 @@ export class Reconciler {
    * @param {() => boolean} options.isStopping
    * @param {() => Date} [options.clock]
    * @param {number} [options.expectationTimeoutMs] how long a pass waits for the caches to show the last one's writes
+   * @param {number} [options.maxPodCreates] pods one pass creates at most (the rest in the next passes)
    */
-  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs }) {
-    Object.assign(this, { adapter, caches, log, metrics, isStopping, clock });
+  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates }) {
+    Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, maxPodCreates });
     this.options = masterImage ? { masterImage } : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
@@ -128,7 +130,19 @@ export class Reconciler {
       try {
         await this.carryOut(key, state, plan, fresh, done);
         return { result: "success" };
-      } catch (e) {
+      } catch (thrown) {
+        const e = thrown instanceof Incomplete && thrown.cause ? thrown.cause : thrown;
+        if (thrown instanceof Incomplete && thrown.why !== "failed") {
+          if (thrown.why === "capped") {
+            // The rest of a large plan, in the next pass, once the caches show this one's writes.
+            this.log.info("the pass reached its cap of pod creations; the rest comes in the next pass", { job: key, left: thrown.skipped });
+            return { result: "success", requeueAfterMs: 0 };
+          }
+          return { result: "success" };
+        }
+        if (thrown instanceof Incomplete && !(e instanceof StatusConflict)) {
+          this.log.warn("an action was refused: the rest of the plan waits for the retry", { job: key, skipped: thrown.skipped, error: e });
+        }
         if (!(e instanceof StatusConflict) || attempt > MAX_CONFLICT_RETRIES) {
           throw e;
         }
@@ -214,30 +228,80 @@ export class Reconciler {
     this.expectations.observed(key, kind, type, obj);
   }
 
-  /** Carries the plan out, the services first (see the top of this file), the rest in order. */
+  /**
+   * Carries the plan out phase by phase (executor.js): the services, then the pod creations, in
+   * slow-start batches; then the deletions and the status writes, each phase at once.
+   */
   async carryOut(key, state, plan, fresh, done) {
-    const services = plan.actions.filter((a) => a.action === "createOrUpdateService");
-    const others = plan.actions.filter((a) => a.action !== "createOrUpdateService");
-    for (const action of [...services, ...others]) {
-      if (this.isStopping()) {
-        throw new Stopped();
+    const phases = planPhases(plan.actions);
+    await carryOutPhases(phases, {
+      expect: (action) => this.expect(state, action),
+      perform: async (action, expected) => {
+        let outcome;
+        try {
+          outcome = await this.carry(state, action, expected, fresh, done);
+        } catch (e) {
+          this.metrics.actions.inc({ action: action.action, outcome: e instanceof StatusConflict ? "conflict" : "error" });
+          this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...describe(action), error: e });
+          throw e;
+        }
+        this.metrics.actions.inc({ action: action.action, outcome });
+        this.log.info(action.action, { job: key, action: action.action, ...describe(action), outcome });
+        return outcome;
+      },
+      unexpect: (action, expected) => {
+        if (expected) {
+          this.expectations.drop(state.key, expected);
+        }
+      },
+      isPodCreate: (action) => action.action === "createPod",
+      // The job or plan was deleted meanwhile: the rest of this plan is for an object that is no more.
+      endsPass: (outcome, action) => outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus"),
+      beforeBatch: () => {
+        if (this.isStopping()) {
+          throw new Stopped();
+        }
+      },
+      maxPodCreates: this.maxPodCreates,
+    });
+  }
+
+  /** The expectation of an action, raised before its phase starts (undefined: nothing to wait for). */
+  expect(state, action) {
+    switch (action.action) {
+      case "createPod":
+        return this.expectations.pod(state.key, action.pod.metadata.name, true);
+      case "deletePod": {
+        const uid = state.pods.find((p) => p.metadata.name === action.name)?.metadata?.uid;
+        return this.expectations.pod(state.key, action.name, false, uid);
       }
-      const outcome = await this.carry(state, action, fresh, done);
-      this.metrics.actions.inc({ action: action.action, outcome });
-      this.log.info(action.action, { job: key, action: action.action, ...describe(action), outcome });
-      if (outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus")) {
-        // The object was deleted meanwhile: the rest of this plan is for an object that is no more.
-        return;
+      case "setJobStatus":
+        return this.expectNewer(state, "ElasticJob", state.job);
+      case "setScalePlanStatus": {
+        const plan = state.plans.find((p) => p.metadata.name === action.name);
+        return plan ? this.expectNewer(state, "ScalePlan", plan) : undefined;
       }
+      default:
+        return undefined;
     }
   }
 
-  /** Carries out one action; resolves to its outcome: done, exists (create) or gone (delete, status). */
-  async carry(state, action, fresh, done) {
+  /** Expects the object at a resourceVersion newer than the one read and the one cached. */
+  expectNewer(state, kind, obj) {
+    const cache = kind === "ElasticJob" ? this.caches.jobs : this.caches.plans;
+    const cached = cache.get(state.namespace, obj.metadata.name);
+    const stale = [obj.metadata.resourceVersion, cached?.metadata?.resourceVersion].filter(Boolean);
+    return this.expectations.newer(state.key, kind, obj.metadata.name, stale);
+  }
+
+  /**
+   * Carries out one action (its expectation raised); resolves to its outcome: done, exists (create)
+   * or gone (delete, status). A failure rejects; the executor lowers the expectation.
+   */
+  async carry(state, action, expected, fresh, done) {
     switch (action.action) {
       case "createPod": {
         const name = action.pod.metadata.name;
-        const expected = this.expectations.pod(state.key, name, true);
         try {
           const created = await this.adapter.create("Pod", action.pod);
           expected.uid = created.metadata.uid;
@@ -245,7 +309,6 @@ export class Reconciler {
           return "done";
         } catch (e) {
           if (!isAlreadyExists(e)) {
-            this.expectations.drop(state.key, expected);
             throw e;
           }
           done.created.set(name, action.pod);
@@ -257,15 +320,12 @@ export class Reconciler {
         return "done";
       case "deletePod": {
         const namespace = action.namespace ?? state.namespace;
-        const uid = state.pods.find((p) => p.metadata.name === action.name)?.metadata?.uid;
-        const expected = this.expectations.pod(state.key, action.name, false, uid);
         let outcome = "done";
         try {
-          await this.adapter.delete("Pod", namespace, action.name, { gracePeriodSeconds: action.gracePeriodSeconds, uid });
+          await this.adapter.delete("Pod", namespace, action.name, { gracePeriodSeconds: action.gracePeriodSeconds, uid: expected.uid });
         } catch (e) {
           // Gone, or replaced by another pod of the same name (the uid precondition failed).
           if (!isNotFound(e) && !isConflict(e)) {
-            this.expectations.drop(state.key, expected);
             throw e;
           }
           outcome = "gone";
@@ -274,35 +334,40 @@ export class Reconciler {
         done.created.delete(action.name);
         return outcome;
       }
+      case "deleteService": {
+        try {
+          await this.adapter.delete("Service", action.namespace ?? state.namespace, action.name, {});
+          return "done";
+        } catch (e) {
+          if (!isNotFound(e)) {
+            throw e;
+          }
+          return "gone";
+        }
+      }
       case "setJobStatus":
-        return this.writeStatus("ElasticJob", state.job, action.status, state, fresh);
+        return this.writeStatus("ElasticJob", state.job, action.status, fresh);
       case "setScalePlanStatus": {
         const plan = state.plans.find((p) => p.metadata.name === action.name);
         if (!plan) {
           return "gone";
         }
-        return this.writeStatus("ScalePlan", plan, action.status, state, fresh);
+        return this.writeStatus("ScalePlan", plan, action.status, fresh);
       }
       default:
         throw new Error(`the core planned an action this controller does not know: ${action.action}`);
     }
   }
 
-  async writeStatus(kind, obj, status, state, fresh) {
-    const cache = kind === "ElasticJob" ? this.caches.jobs : this.caches.plans;
-    const cached = cache.get(state.namespace, obj.metadata.name);
-    const stale = [obj.metadata.resourceVersion, cached?.metadata?.resourceVersion].filter(Boolean);
-    const expected = this.expectations.newer(state.key, kind, obj.metadata.name, stale);
+  async writeStatus(kind, obj, status, fresh) {
     let written;
     try {
       written = await this.adapter.replaceStatus(kind, { ...obj, status });
     } catch (e) {
-      this.expectations.drop(state.key, expected);
       if (isNotFound(e)) {
         return "gone";
       }
       if (isConflict(e)) {
-        this.metrics.actions.inc({ action: kind === "ElasticJob" ? "setJobStatus" : "setScalePlanStatus", outcome: "conflict" });
         throw new StatusConflict(kind, obj.metadata.name, e);
       }
       throw e;
@@ -362,6 +427,32 @@ export class Reconciler {
   }
 }
 
+/** The kinds of action of each phase, in the order the phases run, and how each phase runs. */
+const PHASES = [
+  { kinds: ["createOrUpdateService"], mode: PHASE_MODES.slowStart },
+  { kinds: ["createPod"], mode: PHASE_MODES.slowStart },
+  { kinds: ["deletePod", "deleteService"], mode: PHASE_MODES.parallel },
+  { kinds: ["setJobStatus", "setScalePlanStatus"], mode: PHASE_MODES.parallel },
+];
+
+// ---- TEMPORARY (issue 18): until the core returns its plan as ordered phases, the flat action
+// list is split into them here, by kind. The merge of the one-pass core replaces this function by
+// the core's phases (and PHASES above by their modes).
+/**
+ * The phases of a flat plan: services, pod creations, deletions, status writes. Services come
+ * before the pods: the core plans a service only with its pod, so a controller killed between a
+ * pod and its service would leave the pod without an address for good, while a service without
+ * its pod is made whole by the next pass.
+ */
+export function planPhases(actions) {
+  const unknown = actions.find((a) => !PHASES.some((p) => p.kinds.includes(a.action)));
+  if (unknown) {
+    throw new Error(`the core planned an action this controller does not know: ${unknown.action}`);
+  }
+  return PHASES.map(({ kinds, mode }) => ({ mode, actions: actions.filter((a) => kinds.includes(a.action)) }));
+}
+// ---- end TEMPORARY
+
 /** What a log line says of an action besides its kind. */
 function describe(action) {
   switch (action.action) {
@@ -370,6 +461,7 @@ function describe(action) {
     case "createOrUpdateService":
       return { name: action.service.metadata.name, reason: action.reason };
     case "deletePod":
+    case "deleteService":
       return { name: action.name, reason: action.reason };
     case "setJobStatus":
       return { phase: action.status.phase, scalePlan: action.status.scalePlan };
