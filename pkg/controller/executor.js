@@ -73,10 +73,54 @@ export async function slowStartBatch(items, run, { initial = SLOW_START_INITIAL_
 }
 
 /**
+ * The phases one pass carries out under the cap of `max` pod creations: the first `max` pod creations,
+ * what only serves the pods left out dropped (`serves(action, podCreate)`: a pod's service), and the
+ * phases after the cut one left for the next pass. `left` counts the actions left out.
+ */
+export function capPhases(phases, max, isPodCreate, serves) {
+  let allowed = max;
+  const dropped = new Set();
+  let cut = -1;
+  for (const [index, phase] of phases.entries()) {
+    for (const action of phase.actions) {
+      if (isPodCreate(action) && allowed-- <= 0) {
+        dropped.add(action);
+        cut = index;
+      }
+    }
+    if (cut >= 0) {
+      break;
+    }
+  }
+  if (cut < 0) {
+    return { phases, left: 0 };
+  }
+  const kept = phases
+    .slice(0, cut + 1)
+    .flatMap((p) => p.actions)
+    .filter((a) => isPodCreate(a) && !dropped.has(a));
+  const leftOutPods = [...dropped];
+  let left = 0;
+  const capped = phases.map((phase, index) => {
+    if (index > cut) {
+      left += phase.actions.length;
+      return { ...phase, actions: [] };
+    }
+    const actions = phase.actions.filter((a) => {
+      const leftOut = dropped.has(a) || (!isPodCreate(a) && leftOutPods.some((pod) => serves(a, pod)) && !kept.some((pod) => serves(a, pod)));
+      left += leftOut ? 1 : 0;
+      return !leftOut;
+    });
+    return { ...phase, actions };
+  });
+  return { phases: capped, left };
+}
+
+/**
  * Carries out `phases` in order. Resolves once every action is done; rejects with the first failure
  * of a phase (an Incomplete naming what was skipped, the failure as its `cause`), or with an
- * Incomplete `capped` when the pod cap cut a phase, or `gone` when `perform` reported that the
- * object a later phase is for no longer exists.
+ * Incomplete `capped` when the pod cap left part of the plan for the next pass, or `gone` when
+ * `perform` reported that the object a later phase is for no longer exists.
  *
  * @param {{mode: "slowStart" | "parallel", actions: object[]}[]} phases
  * @param {object} hooks
@@ -84,27 +128,20 @@ export async function slowStartBatch(items, run, { initial = SLOW_START_INITIAL_
  * @param {(action: object, expectation: object | undefined) => Promise<string>} hooks.perform carries the action out; resolves to its outcome
  * @param {(action: object, expectation: object | undefined) => void} hooks.unexpect lowers the expectation of an action that failed or was skipped
  * @param {(action: object) => boolean} hooks.isPodCreate whether the action creates a pod (counted against the cap)
+ * @param {(action: object, podCreate: object) => boolean} [hooks.serves] whether the action is there for that pod (left out with it)
  * @param {(outcome: string, action: object) => boolean} [hooks.endsPass] whether an outcome makes the rest of the plan moot
  * @param {() => void} [hooks.beforeBatch] called before each batch; throws to stop (the controller is stopping)
  * @param {number} [hooks.maxPodCreates] pods one pass creates at most
  */
-export async function carryOutPhases(phases, { expect, perform, unexpect, isPodCreate, endsPass = () => false, beforeBatch = () => {}, maxPodCreates = DEFAULT_MAX_POD_CREATES }) {
-  let podCreates = 0;
-  for (const [index, phase] of phases.entries()) {
-    const later = phases.slice(index + 1).reduce((n, p) => n + p.actions.length, 0);
-    let actions = phase.actions;
-    let capped = 0;
-    const creates = actions.filter(isPodCreate).length;
-    if (creates > 0 && podCreates + creates > maxPodCreates) {
-      let allowed = Math.max(0, maxPodCreates - podCreates);
-      actions = actions.filter((a) => !isPodCreate(a) || allowed-- > 0);
-      capped = phase.actions.length - actions.length;
-    }
-    podCreates += actions.filter(isPodCreate).length;
+export async function carryOutPhases(
+  phases,
+  { expect, perform, unexpect, isPodCreate, serves = () => false, endsPass = () => false, beforeBatch = () => {}, maxPodCreates = DEFAULT_MAX_POD_CREATES },
+) {
+  const { phases: pass, left } = capPhases(phases, maxPodCreates, isPodCreate, serves);
+  for (const [index, phase] of pass.entries()) {
+    const later = pass.slice(index + 1).reduce((n, p) => n + p.actions.length, 0) + left;
+    const { actions } = phase;
     if (actions.length === 0) {
-      if (capped > 0) {
-        throw new Incomplete("capped", capped + later);
-      }
       continue;
     }
     const expected = new Map(actions.map((a) => [a, expect(a)]));
@@ -141,14 +178,14 @@ export async function carryOutPhases(phases, { expect, perform, unexpect, isPodC
       unexpect(action, expected.get(action));
     }
     if (result.failures.length > 0) {
-      throw new Incomplete("failed", result.skipped.length + capped + later, result.failures[0]);
+      throw new Incomplete("failed", result.skipped.length + later, result.failures[0]);
     }
     if (ended) {
       throw new Incomplete("gone", later);
     }
-    if (capped > 0) {
-      throw new Incomplete("capped", capped + later);
-    }
+  }
+  if (left > 0) {
+    throw new Incomplete("capped", left);
   }
 }
 

@@ -41,6 +41,7 @@ export const jobKeyOf = {
     const job = o.metadata.labels?.[LABEL_JOB];
     return job ? `${o.metadata.namespace}/${job}` : undefined;
   },
+  Service: (o) => jobKeyOf.Pod(o),
 };
 
 /** The controller is stopping: the pass ends before its next action. */
@@ -255,6 +256,8 @@ export class Reconciler {
         }
       },
       isPodCreate: (action) => action.action === "createPod",
+      // A service is there for the pods its selector picks (Kubernetes' rule, not the core's).
+      serves: (action, podCreate) => action.action === "createOrUpdateService" && selects(action.service, podCreate.pod),
       // The job or plan was deleted meanwhile: the rest of this plan is for an object that is no more.
       endsPass: (outcome, action) => outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus"),
       beforeBatch: () => {
@@ -452,6 +455,13 @@ export function planPhases(actions) {
   return PHASES.map(({ kinds, mode }) => ({ mode, actions: actions.filter((a) => kinds.includes(a.action)) }));
 }
 // ---- end TEMPORARY
+
+/** Whether the service's selector picks the pod. */
+function selects(service, pod) {
+  const selector = Object.entries(service.spec?.selector ?? {});
+  const labels = pod.metadata.labels ?? {};
+  return selector.length > 0 && selector.every(([k, v]) => labels[k] === v);
+}
 
 /** What a log line says of an action besides its kind. */
 function describe(action) {

@@ -95,15 +95,19 @@ test("phases run in order, each only once the one before is done; deletions all 
   assert.ok(r.log.indexOf("expect p2") < r.log.indexOf("start p0"));
 });
 
-test("a pass creates at most its cap of pods; the rest of the plan (and what follows) is left for the next pass", async () => {
+test("a pass creates at most its cap of pods, and only their services; the rest of the plan (and what follows) is left for the next pass", async () => {
   const r = recorder();
+  const services = Array.from({ length: 10 }, (_, i) => ({ action: "createOrUpdateService", name: `s${i}`, for: `p${i}` }));
   const phases = [
+    { mode: PHASE_MODES.slowStart, actions: [...services, { action: "createOrUpdateService", name: "master" }] },
     { mode: PHASE_MODES.slowStart, actions: pods(10) },
     { mode: PHASE_MODES.parallel, actions: [{ action: "setScalePlanStatus", name: "plan" }] },
   ];
-  await assert.rejects(carryOutPhases(phases, { ...r.hooks, maxPodCreates: 4 }), (e) => e instanceof Incomplete && e.why === "capped" && e.skipped === 7);
-  assert.deepEqual(r.log.filter((l) => l.startsWith("start ")), ["start p0", "start p1", "start p2", "start p3"]);
-  assert.equal(r.log.filter((l) => l.startsWith("expect ")).length, 4, "no expectation for what the cap left out");
+  const serves = (a, pod) => a.for === pod.name;
+  await assert.rejects(carryOutPhases(phases, { ...r.hooks, serves, maxPodCreates: 4 }), (e) => e instanceof Incomplete && e.why === "capped" && e.skipped === 13);
+  const started = r.log.filter((l) => l.startsWith("start ")).map((l) => l.slice(6));
+  assert.deepEqual(started, ["s0", "s1", "s2", "s3", "master", "p0", "p1", "p2", "p3"], "the services of the 4 pods and the one that serves no pod of the plan");
+  assert.equal(r.log.filter((l) => l.startsWith("expect ")).length, 9, "no expectation for what the cap left out");
   assert.equal(DEFAULT_MAX_POD_CREATES, 500);
 });
 
