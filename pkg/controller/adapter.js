@@ -289,6 +289,17 @@ export class KubeAdapter {
     });
   }
 
+  /** A JSON merge patch of the object. */
+  patch(kind, namespace, name, body) {
+    return this.request("PATCH", objectPath(kind, namespace, name), {
+      body,
+      query: { fieldManager: FIELD_MANAGER },
+      contentType: "application/merge-patch+json",
+      verb: "patch",
+      resource: KINDS[kind].plural,
+    });
+  }
+
   /** Replaces the object; its metadata.resourceVersion must be the one stored (else Conflict). */
   replace(kind, obj, { signal } = {}) {
     return this.request("PUT", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {

@@ -18,10 +18,22 @@
 //   (expectations.js).
 import { ElasticJobError, reconcile as planJob, reconcileScalePlan } from "../node.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
+import { EventRecorder, rfc3339 } from "./events.js";
 import { Incomplete, PHASE_MODES, carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
 
 const LABEL_JOB = "elasticjob.dlrover/name";
+const LABEL_TYPE = "elasticjob.dlrover/replica-type";
+const LABEL_RANK = "elasticjob.dlrover/rank-index";
+/** The reason of the Warning event of a refused action, as Kubernetes' controllers name theirs. */
+const REFUSED_REASONS = {
+  createPod: "FailedCreate",
+  createOrUpdateService: "FailedCreate",
+  deletePod: "FailedDelete",
+  deleteService: "FailedDelete",
+  setJobStatus: "FailedUpdateStatus",
+  setScalePlanStatus: "FailedUpdateStatus",
+};
 const LABEL_PLAN_JOB = "elasticjob-name";
 const LABEL_SCALE_TYPE = "scale-type";
 const MAX_CONFLICT_RETRIES = 3;
@@ -61,11 +73,6 @@ class StatusConflict extends Error {
   }
 }
 
-/** The time of a pass, as the core takes it: RFC 3339, whole seconds, UTC. */
-function rfc3339(date) {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 function byAge(a, b) {
   const ta = a.metadata.creationTimestamp ?? "";
   const tb = b.metadata.creationTimestamp ?? "";
@@ -91,6 +98,7 @@ export class Reconciler {
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
     this.refusals = new Map();
+    this.events = new EventRecorder({ adapter, log, metrics, clock });
   }
 
   /**
@@ -235,38 +243,82 @@ export class Reconciler {
    */
   async carryOut(key, state, plan, fresh, done) {
     const phases = planPhases(plan.actions);
-    await carryOutPhases(phases, {
-      expect: (action) => this.expect(state, action),
-      perform: async (action, expected) => {
-        let outcome;
-        try {
-          outcome = await this.carry(state, action, expected, fresh, done);
-        } catch (e) {
-          this.metrics.actions.inc({ action: action.action, outcome: e instanceof StatusConflict ? "conflict" : "error" });
-          this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...describe(action), error: e });
-          throw e;
+    // What this pass tells on the job: one event a reason, counted.
+    const told = new Map();
+    const tell = (type, reason, message) => {
+      const entry = told.get(reason) ?? { type, messages: [] };
+      entry.messages.push(message);
+      told.set(reason, entry);
+    };
+    try {
+      await carryOutPhases(phases, {
+        expect: (action) => this.expect(state, action),
+        perform: async (action, expected) => {
+          let outcome;
+          try {
+            outcome = await this.carry(state, action, expected, fresh, done);
+          } catch (e) {
+            const conflict = e instanceof StatusConflict;
+            this.metrics.actions.inc({ action: action.action, outcome: conflict ? "conflict" : "error" });
+            this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...describe(action), error: e });
+            if (!conflict && !(e.name === "AbortError" || this.isStopping())) {
+              tell("Warning", REFUSED_REASONS[action.action], `${action.action} ${describe(action).name ?? ""}: ${e.message}`);
+            }
+            throw e;
+          }
+          this.metrics.actions.inc({ action: action.action, outcome });
+          this.log.info(action.action, { job: key, action: action.action, ...describe(action), outcome });
+          if (outcome === "done") {
+            this.taken(state, action, tell);
+          }
+          return outcome;
+        },
+        unexpect: (action, expected) => {
+          if (expected) {
+            this.expectations.drop(state.key, expected);
+          }
+        },
+        isPodCreate: (action) => action.action === "createPod",
+        // A service is there for the pods its selector picks (Kubernetes' rule, not the core's).
+        serves: (action, podCreate) => action.action === "createOrUpdateService" && selects(action.service, podCreate.pod),
+        // The job or plan was deleted meanwhile: the rest of this plan is for an object that is no more.
+        endsPass: (outcome, action) => outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus"),
+        beforeBatch: () => {
+          if (this.isStopping()) {
+            throw new Stopped();
+          }
+        },
+        maxPodCreates: this.maxPodCreates,
+      });
+    } finally {
+      if (state.job && !this.isStopping()) {
+        for (const [reason, { type, messages }] of told) {
+          const more = messages.length > 1 ? ` (and ${messages.length - 1} more of this pass)` : "";
+          await this.events.record(fresh.job ?? state.job, type, reason, `${messages[0]}${more}`, messages.length);
         }
-        this.metrics.actions.inc({ action: action.action, outcome });
-        this.log.info(action.action, { job: key, action: action.action, ...describe(action), outcome });
-        return outcome;
-      },
-      unexpect: (action, expected) => {
-        if (expected) {
-          this.expectations.drop(state.key, expected);
-        }
-      },
-      isPodCreate: (action) => action.action === "createPod",
-      // A service is there for the pods its selector picks (Kubernetes' rule, not the core's).
-      serves: (action, podCreate) => action.action === "createOrUpdateService" && selects(action.service, podCreate.pod),
-      // The job or plan was deleted meanwhile: the rest of this plan is for an object that is no more.
-      endsPass: (outcome, action) => outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus"),
-      beforeBatch: () => {
-        if (this.isStopping()) {
-          throw new Stopped();
-        }
-      },
-      maxPodCreates: this.maxPodCreates,
-    });
+      }
+    }
+  }
+
+  /** What a carried-out action tells on the job: a plan taken up, a pod relaunched. */
+  taken(state, action, tell) {
+    const job = state.job;
+    if (action.action === "setJobStatus" && action.status.scalePlan && action.status.scalePlan !== job?.status?.scalePlan) {
+      tell("Normal", "ScalePlanTakenUp", `took up scale plan ${action.status.scalePlan}`);
+    }
+    if (action.action === "createPod") {
+      // A relaunch: a pod for a rank whose pod of that type failed (spec §2's labels).
+      const labels = action.pod.metadata.labels ?? {};
+      const failed = state.pods.some(
+        (p) =>
+          p.status?.phase === "Failed" &&
+          p.metadata.labels?.[LABEL_TYPE] === labels[LABEL_TYPE] &&
+          p.metadata.labels?.[LABEL_RANK] === labels[LABEL_RANK],
+      );
+      if (failed) {
+        tell("Normal", "Relaunched", action.reason ?? `relaunched as ${action.pod.metadata.name}`);
+      }
+    }
   }
 
   /** The expectation of an action, raised before its phase starts (undefined: nothing to wait for). */
@@ -401,32 +453,7 @@ export class Reconciler {
     if (!state.job) {
       return;
     }
-    const time = this.clock();
-    const event = {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: `${state.name}.${time.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`, namespace: state.namespace },
-      involvedObject: {
-        apiVersion: state.job.apiVersion,
-        kind: state.job.kind,
-        name: state.name,
-        namespace: state.namespace,
-        uid: state.job.metadata.uid,
-        resourceVersion: state.job.metadata.resourceVersion,
-      },
-      reason: "InvalidJob",
-      message: `cannot be planned: ${problems}`.slice(0, 1024),
-      type: "Warning",
-      source: { component: "elasticjob-controller" },
-      firstTimestamp: rfc3339(time),
-      lastTimestamp: rfc3339(time),
-      count: 1,
-    };
-    try {
-      await this.adapter.create("Event", event);
-    } catch (error) {
-      this.log.warn("could not record the event", { job: key, error });
-    }
+    await this.events.record(state.job, "Warning", "InvalidJob", `cannot be planned: ${problems}`);
   }
 }
 
