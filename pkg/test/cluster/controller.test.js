@@ -357,7 +357,7 @@ it("watches cut by reset connections are opened again and the controller goes on
   await createJob(newJob(ns, "after"));
   await eventually("job after's master", async () => (await podsOf(ns, "after")).length === 1);
   const restarts = await controller.metric("elasticjob_controller_watch_restarts_total");
-  assert.equal(restarts, 3, "each of the three watches restarted once");
+  assert.equal(restarts, 4, "each of the four watches (jobs, plans, pods, services) restarted once");
   t.diagnostic(`${cut} connections reset; ${restarts} watches opened again`);
   assert.equal((await controller.stop()).code, 0);
 });
