@@ -11,6 +11,7 @@
 // waits for a token of the client's rate limit (ratelimit.js; the watches' requests too). Cached
 // objects lose their managedFields on the way in (controller-runtime's TransformStripManagedFields):
 // the controller never reads them, and they are often the larger part of an object.
+import { setMaxListeners } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -121,6 +122,8 @@ export class KubeAdapter {
     this.limiter = new TokenBucket({ qps, burst });
     /** Aborts every request under way (`abortAll`). */
     this.aborter = new AbortController();
+    // Every request under way listens to it.
+    setMaxListeners(0, this.aborter.signal);
   }
 
   /**
