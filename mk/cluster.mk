@@ -54,7 +54,9 @@ crds-check:
 
 # Part of `make bench`, never of `make test`: pkg/bench/controller.js prints the controller's figures.
 bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 20 jobs, the 1,000-worker plan beside a bare client, calls a pod, peak RSS (figures printed)
-	cd $(NPM_PKG) && $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node bench/controller.js
+	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
+	  cd $(NPM_PKG) && KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node bench/controller.js
 
 # Kubeflow training-operator v1.9.2's TF_CONFIG generation beside the core's (figures printed).
 bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render

@@ -10,14 +10,24 @@
 //   (the controller's log lines), beside a bare client creating the same objects (the core's render)
 //   with 32 calls at once and no limit: the API server's own time, the floor;
 // - API calls per created pod (the controller's request counter over the 1,000-worker plan);
-// - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches.
+// - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches;
+// - with KUBEFLOW_OPERATOR=BIN and KUBEFLOW_SRC=DIR (benches/kubeflow/operator.sh builds them, as
+//   `make bench-controller` does): Kubeflow training-operator v1.9.2 on the same API server, the same
+//   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`), from the TFJobs written
+//   to every pod and service created. It starts its TFJob controller once its cert rotator has filled
+//   the Secret kubeflow/training-operator-webhook-cert (then read from the system temp dir's
+//   k8s-webhook-server/serving-certs); the API server cannot reach its webhook, so no webhook
+//   configuration is made.
 // Usage (inside `cluster run`): node bench/controller.js
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
+import { parse } from "yaml";
 import { adminConfig, collection, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
 
 const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
@@ -236,6 +246,63 @@ async function rss(ns, args) {
   return peak / 1e6;
 }
 
+/** A free TCP port. */
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Kubeflow's operator on the same 20 jobs as TFJobs: TFJobs written -> every pod and service created. */
+async function kubeflowTwentyJobs(operator, src) {
+  const JOBS = 20;
+  const WORKERS = 10;
+  const crd = parse(readFileSync(join(src, "manifests/base/crds/kubeflow.org_tfjobs.yaml"), "utf8"));
+  const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
+  await ok(request(admin, "PATCH", crdPath, { body: crd, query: { fieldManager: "elasticjob-bench", force: "true" }, contentType: "application/apply-patch+yaml" }), [200, 201], "TFJob CRD");
+  await until(async () => (await ok(request(admin, "GET", crdPath), [200], "CRD")).status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
+  if ((await request(admin, "GET", "/api/v1/namespaces/kubeflow")).status === 404) {
+    await ok(request(admin, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "kubeflow" } } }), [201], "namespace kubeflow");
+  }
+  if ((await request(admin, "GET", "/api/v1/namespaces/kubeflow/secrets/training-operator-webhook-cert")).status === 404) {
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "training-operator-webhook-cert", namespace: "kubeflow" } };
+    await ok(request(admin, "POST", "/api/v1/namespaces/kubeflow/secrets", { body: secret }), [201], "webhook cert secret");
+  }
+  const ns = await freshNamespace(admin, t, "bench-kf");
+  const args = ["--enable-scheme=tfjob", "--metrics-bind-address=0", "--health-probe-bind-address=0", `--webhook-server-port=${await freePort()}`, "--controller-threads=4", "--kube-api-qps=1000", `--namespace=${ns}`];
+  const child = spawn(operator, args, { env: { ...process.env, KUBECONFIG }, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  try {
+    await until(() => /Starting workers.*tfjob/i.test(log) || child.exitCode !== null, 120);
+    if (child.exitCode !== null) {
+      throw new Error(`Kubeflow's operator exited: ${log.slice(-2000)}`);
+    }
+    const tfjob = (name) => {
+      const replica = (replicas) => ({
+        replicas,
+        restartPolicy: "Never",
+        template: { spec: { containers: [{ name: "tensorflow", image: "tf:2", command: ["python", "-m", "train"], resources: TEMPLATE.spec.containers[0].resources }] } },
+      });
+      return { apiVersion: "kubeflow.org/v1", kind: "TFJob", metadata: { name, namespace: ns }, spec: { tfReplicaSpecs: { PS: replica(1), Worker: replica(WORKERS) } } };
+    };
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: JOBS }, (_, i) => ok(request(admin, "POST", `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, { body: tfjob(`job-${i}`) }), [201], "TFJob")),
+    );
+    await until(async () => (await list("v1", "Pod", ns)).length === JOBS * (WORKERS + 1) && (await list("v1", "Service", ns)).length === JOBS * (WORKERS + 1));
+    return { seconds: (Date.now() - started) / 1000, objects: JOBS * (WORKERS + 1) * 2 };
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
 // BENCH_LIMITS=default runs only the default (for a controller without --kube-api-qps: the figures before it).
 const LIMITS = Object.fromEntries(
   Object.entries({ default: [], off: ["--kube-api-qps", "0"] }).filter(([k]) => !process.env.BENCH_LIMITS || process.env.BENCH_LIMITS.split(",").includes(k)),
@@ -253,6 +320,14 @@ try {
     console.log(
       `rate limit ${limit}: the 1,000-worker job's first plan, plan written -> its pods and services created: ${big.seconds.toFixed(2)} s, ${(big.seconds / f.seconds).toFixed(2)}x the floor; ${big.callsPerPod.toFixed(2)} API calls a created pod (${big.calls} for ${big.pods})`,
     );
+  }
+  if (process.env.KUBEFLOW_OPERATOR) {
+    const kf = await kubeflowTwentyJobs(process.env.KUBEFLOW_OPERATOR, process.env.KUBEFLOW_SRC);
+    figures.kubeflowTwentyJobsSeconds = kf.seconds;
+    console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
+    for (const limit of Object.keys(LIMITS)) {
+      console.log(`  ours at rate limit ${limit}: ${(figures[limit].twentyJobsSeconds / kf.seconds).toFixed(2)}x Kubeflow's time`);
+    }
   }
   const cached = await tenThousandPods();
   for (const [limit, args] of Object.entries(LIMITS)) {
