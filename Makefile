@@ -64,6 +64,8 @@ bench: npm policy www npm-chromium ## every benchmark (core and its curves, reso
 	BENCH_JSON=$(abspath $(BENCH_DIR))/npm.json $(MAKE) --no-print-directory bench-npm
 	BENCH_JSON=$(abspath $(BENCH_DIR))/policy.json $(MAKE) --no-print-directory bench-policy
 	BENCH_JSON=$(abspath $(BENCH_DIR))/www.json $(MAKE) --no-print-directory bench-www
+	BENCH_JSON=$(abspath $(BENCH_DIR))/controller.json $(MAKE) --no-print-directory bench-controller
+	BENCH_JSON=$(abspath $(BENCH_DIR))/kubeflow-tfconfig.json $(MAKE) --no-print-directory bench-kubeflow-tfconfig
 	node benches/report.mjs table $(BENCH_DIR) > $(BENCH_DIR).md
 	node benches/report.mjs page $(BENCH_DIR) docs/benchmarks.md
 	@cat $(BENCH_DIR).md

@@ -70,6 +70,8 @@ function table(dir) {
   const npm = read("npm");
   const policy = read("policy");
   const www = read("www");
+  const controller = read("controller");
+  const kubeflowTfConfig = read("kubeflow-tfconfig");
   const ms = (x, digits = 1) => (x == null ? "n/a" : `${x.toFixed(digits)} ms`);
   const us = (x) => (x == null ? "n/a" : `${x.toFixed(1)} µs`);
   const n = (x) => x.toLocaleString("en-US");
@@ -134,6 +136,30 @@ function table(dir) {
     }
   } else {
     row("preview benchmark", "not run");
+  }
+
+  section("Controller on the real API server of tests/cluster (one run each)");
+  if (controller) {
+    const s = (x) => (x == null ? "n/a" : `${x.toFixed(2)} s`);
+    for (const [limit, f] of Object.entries(controller).filter(([k]) => k === "default" || k === "off")) {
+      const label = limit === "default" ? "default rate limit (200/s, burst 400)" : "rate limit off";
+      const kf = controller.kubeflowTwentyJobsSeconds;
+      row(`20 jobs x (1 PS + 10 workers), jobs written -> every pod and service, ${label}`, s(f.twentyJobsSeconds), kf ? `${(f.twentyJobsSeconds / kf).toFixed(2)}x Kubeflow's ${s(kf)}; goal: at most 0.8x and 4 s` : "");
+      row(`the 1,000-worker job's first plan, plan written -> every pod and service, ${label}`, s(f.bigPlanSeconds), `${f.bigPlanToFloor.toFixed(2)}x a bare client's ${s(controller.floor.seconds)}; goal: at most 15 s and 1.5x`);
+      row(`API calls per created pod, ${label}`, f.callsPerPod.toFixed(2), "goal: at most 2.5");
+      row(`peak RSS with 10,000 pods cached, ${label}`, `${f.peakRssMB.toFixed(0)} MB`, "goal: at most 250 MB");
+    }
+  } else {
+    row("controller benchmark", "not run");
+  }
+  if (kubeflowTfConfig) {
+    for (const [n, f] of Object.entries(kubeflowTfConfig)) {
+      row(
+        `TF_CONFIG of every task, 1 PS + ${n} workers: core \`tfConfig\` a task / \`render\``,
+        `${ms(f.tfConfigEveryTaskMs, 3)} / ${ms(f.renderMs, 3)}`,
+        f.kubeflowEveryTaskMs ? `${(f.tfConfigEveryTaskMs / f.kubeflowEveryTaskMs).toFixed(2)}x / ${(f.renderMs / f.kubeflowEveryTaskMs).toFixed(2)}x Kubeflow's genTFConfigJSONStr ${ms(f.kubeflowEveryTaskMs, 3)}` : "",
+      );
+    }
   }
 
   section("Resource bounds (one process each; time: median of 3)");

@@ -27,7 +27,7 @@ CLUSTER_LDFLAGS = -s -w -X $(CLUSTER_VERSION_PKG).gitVersion=$(CLUSTER_K8S_VERSI
   -X $(CLUSTER_VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(CLUSTER_K8S_VERSION))) \
   -X $(CLUSTER_VERSION_PKG).gitTreeState=clean -X $(CLUSTER_VERSION_PKG).gitCommit=
 
-.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster
+.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster bench-controller bench-kubeflow-tfconfig
 
 cluster: $(CLUSTER_BIN) ## build the test control plane (etcd + kube-apiserver, one binary) into .tools/cluster/
 
@@ -64,6 +64,16 @@ $(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS)
 	@test -x $(DLROVER_PYTHON) || python3 -m venv $(DLROVER_VENV)
 	$(DLROVER_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
 	@touch $@
+
+# Part of `make bench`, never of `make test`: pkg/bench/controller.js prints the controller's figures.
+bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 20 jobs, the 1,000-worker plan beside a bare client, calls a pod, peak RSS (figures printed)
+	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
+	  cd $(NPM_PKG) && KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node bench/controller.js
+
+# Kubeflow training-operator v1.9.2's TF_CONFIG generation beside the core's (figures printed).
+bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render
+	sh benches/kubeflow/tfconfig.sh
 
 test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the real API server: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC
 	@test -z "$$(gofmt -l $(CLUSTER_SRC))" || { echo "gofmt: run \`gofmt -w $(CLUSTER_SRC)\`:"; gofmt -l $(CLUSTER_SRC); exit 1; }

@@ -1,6 +1,6 @@
 // `elasticjob controller`: runs the ElasticJob controller (elasticjob/controller) until SIGTERM or
 // SIGINT, which let the action under way finish, release the leader lease and exit 0.
-import { DEFAULTS } from "../controller/defaults.js";
+import { DEFAULTS, leaseTimingsProblem } from "../controller/defaults.js";
 import { LOG_LEVELS, Logger } from "../controller/log.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
 
@@ -36,7 +36,11 @@ Options:
   --metrics-port N        Prometheus /metrics (default: ${DEFAULTS.metricsPort}; 0: a free port)
   --health-port N         /healthz and /readyz (default: ${DEFAULTS.healthPort}; 0: a free port)
   --workers N             jobs reconciled at once (default: ${DEFAULTS.workers}; one pass per job at a time)
-  --resync SECONDS        every job is reconciled at least this often (default: ${DEFAULTS.resyncSeconds})
+  --resync SECONDS        every job is reconciled at least this often (default: ${DEFAULTS.resyncSeconds};
+                          the watches bring a pass at every change, the resync only what they missed)
+  --kube-api-qps N        calls a second to the API server at most, every call counted (default:
+                          ${DEFAULTS.kubeApiQps}; 0: no limit)
+  --kube-api-burst N      calls at once above that after a quiet time (default: ${DEFAULTS.kubeApiBurst})
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default: ${DEFAULTS.logLevel})
 
 Exit status: 0 once stopped by SIGTERM or SIGINT; 1 when it cannot start, or when it lost the
@@ -55,6 +59,8 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     "health-port": { type: "string" },
     workers: { type: "string" },
     resync: { type: "string" },
+    "kube-api-qps": { type: "string" },
+    "kube-api-burst": { type: "string" },
     "log-level": { type: "string" },
   },
   positionals: [0, 0],
@@ -69,6 +75,8 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       metricsPort: port(values, "metrics-port"),
       healthPort: port(values, "health-port"),
       workers: whole(values, "workers", 1),
+      kubeApiQps: rate(values, "kube-api-qps"),
+      kubeApiBurst: whole(values, "kube-api-burst", 1),
       logLevel: values["log-level"],
     };
     for (const [flag, key] of Object.entries(SECONDS)) {
@@ -83,8 +91,9 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       }
     }
     const lease = [options.leaseDurationSeconds ?? DEFAULTS.leaseDurationSeconds, options.renewDeadlineSeconds ?? DEFAULTS.renewDeadlineSeconds, options.retryPeriodSeconds ?? DEFAULTS.retryPeriodSeconds];
-    if (options.leaderElect && !(lease[0] > lease[1] && lease[1] > lease[2])) {
-      throw new UsageError(`the lease duration (${lease[0]} s) must exceed the renew deadline (${lease[1]} s), which must exceed the retry period (${lease[2]} s)`);
+    const problem = options.leaderElect ? leaseTimingsProblem(...lease) : undefined;
+    if (problem) {
+      throw new UsageError(problem);
     }
 
     // Loaded here: the Kubernetes client takes about a second to load, which the other commands skip.
@@ -134,6 +143,17 @@ function port(values, flag) {
     throw new UsageError(`--${flag} takes a port from 0 to 65535, not \`${values[flag]}\``);
   }
   return value;
+}
+
+function rate(values, flag) {
+  const text = values[flag];
+  if (text === undefined) {
+    return undefined;
+  }
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text)) {
+    throw new UsageError(`--${flag} takes a number of calls a second (0: no limit), not \`${text}\``);
+  }
+  return Number(text);
 }
 
 function seconds(values, flag) {

@@ -7,7 +7,11 @@
 // TLS) and the watch. Requests and lists are JSON in and out, not client-node's typed models: a
 // model drops the fields it does not know (a pod template field newer than the client would be
 // lost on create) and turns timestamps into Dates, while the core reads and writes the wire format.
-// Every request is counted and timed (`onRequest`), for the metrics and the API-call figures.
+// Every request is counted and timed (`onRequest`), for the metrics and the API-call figures, and
+// waits for a token of the client's rate limit (ratelimit.js; the watches' requests too). Cached
+// objects lose their managedFields on the way in (controller-runtime's TransformStripManagedFields):
+// the controller never reads them, and they are often the larger part of an object.
+import { setMaxListeners } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -15,6 +19,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { constants } from "../node.js";
+import { TokenBucket } from "./ratelimit.js";
 
 /** The field manager of the controller's server-side applies. */
 export const FIELD_MANAGER = "elasticjob-controller";
@@ -96,16 +101,42 @@ function objectPath(kind, namespace, name) {
   return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}`;
 }
 
+/** The object without its managedFields (a cached object's). */
+export function stripManagedFields(obj) {
+  if (obj?.metadata?.managedFields !== undefined) {
+    const { managedFields: _, ...metadata } = obj.metadata;
+    return { ...obj, metadata };
+  }
+  return obj;
+}
+
 export class KubeAdapter {
   /**
    * @param {k8s.KubeConfig} kc
-   * @param {{onRequest?: (call: {verb: string, resource: string, code: string, seconds?: number}) => void}} [options]
+   * @param {object} [options]
+   * @param {(call: {verb: string, resource: string, code: string, seconds?: number}) => void} [options.onRequest]
+   * @param {number} [options.qps] requests a second at most, over every call (0: no limit)
+   * @param {number} [options.burst] requests at once above `qps` after a quiet time
    */
-  constructor(kc, { onRequest = () => {} } = {}) {
+  constructor(kc, { onRequest = () => {}, qps = 0, burst = 1 } = {}) {
     this.kc = kc;
     this.onRequest = onRequest;
     this.server = kc.getCurrentCluster().server.replace(/\/+$/, "");
     this.agent = undefined;
+    this.limiter = new TokenBucket({ qps, burst });
+    /** Aborts every request under way (`abortAll`). */
+    this.aborter = new AbortController();
+    // Every request under way listens to it.
+    setMaxListeners(0, this.aborter.signal);
+  }
+
+  /**
+   * Cuts every request under way and refuses new ones (with `reason`): a leader that lost its
+   * lease must not have a write land after another instance took over.
+   */
+  abortAll(reason) {
+    this.aborter.abort(reason);
+    this.agent?.destroy();
   }
 
   /** The cluster's URL. */
@@ -137,16 +168,19 @@ export class KubeAdapter {
 
   /**
    * One request: resolves to the answer's JSON, rejects with an ApiError for an HTTP error status
-   * (or the network's error). `verb` and `resource` name it for the count.
+   * (or the network's error). `verb` and `resource` name it for the count; `signal` cuts it short
+   * (in its wait for a token too).
    */
-  async request(method, path, { query, body, contentType = "application/json", verb, resource }) {
+  async request(method, path, { query, body, contentType = "application/json", verb, resource, signal: callerSignal }) {
+    const signal = callerSignal ? AbortSignal.any([callerSignal, this.aborter.signal]) : this.aborter.signal;
+    await this.limiter.take(signal);
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) {
         url.searchParams.set(key, String(value));
       }
     }
-    const options = { method, headers: { accept: "application/json", "user-agent": USER_AGENT }, timeout: REQUEST_TIMEOUT_MS };
+    const options = { method, headers: { accept: "application/json", "user-agent": USER_AGENT }, timeout: REQUEST_TIMEOUT_MS, signal };
     await this.kc.applyToHTTPSOptions(options);
     if (this.agent) {
       options.agent = this.agent;
@@ -207,7 +241,7 @@ export class KubeAdapter {
       });
       first ??= page;
       for (const item of page.items ?? []) {
-        items.push({ apiVersion, kind, ...item });
+        items.push(stripManagedFields({ apiVersion, kind, ...item }));
       }
       token = page.metadata?.continue || undefined;
     } while (token);
@@ -219,9 +253,17 @@ export class KubeAdapter {
    * `onWatch` is called at each (re)connection of its watch, for the count.
    */
   listWatch(kind, { namespace, labelSelector } = {}) {
+    const watch = new k8s.Watch(this.kc);
+    // Each watch request waits for its token too, and its objects lose their managedFields.
+    const throttled = {
+      watch: async (path, query, callback, done) => {
+        await this.limiter.take(this.aborter.signal);
+        return watch.watch(path, query, (phase, obj, raw) => callback(phase, phase === "ERROR" ? obj : stripManagedFields(obj), raw), done);
+      },
+    };
     const informer = new k8s.ListWatch(
       collectionPath(kind, namespace),
-      new k8s.Watch(this.kc),
+      throttled,
       () => this.list(kind, { namespace, labelSelector }),
       false,
       labelSelector,
@@ -230,14 +272,14 @@ export class KubeAdapter {
     return informer;
   }
 
-  /** The object, read from the API server. */
-  get(kind, namespace, name) {
-    return this.request("GET", objectPath(kind, namespace, name), { verb: "get", resource: KINDS[kind].plural });
+  /** The object, read from the API server (`signal` cuts the request short). */
+  get(kind, namespace, name, { signal } = {}) {
+    return this.request("GET", objectPath(kind, namespace, name), { verb: "get", resource: KINDS[kind].plural, signal });
   }
 
   /** Creates the object (in its namespace); rejects with AlreadyExists when it exists. */
-  create(kind, obj) {
-    return this.request("POST", collectionPath(kind, obj.metadata.namespace), { body: obj, verb: "create", resource: KINDS[kind].plural });
+  create(kind, obj, { signal } = {}) {
+    return this.request("POST", collectionPath(kind, obj.metadata.namespace), { body: obj, verb: "create", resource: KINDS[kind].plural, signal });
   }
 
   /**
@@ -254,13 +296,25 @@ export class KubeAdapter {
     });
   }
 
+  /** A JSON merge patch of the object. */
+  patch(kind, namespace, name, body) {
+    return this.request("PATCH", objectPath(kind, namespace, name), {
+      body,
+      query: { fieldManager: FIELD_MANAGER },
+      contentType: "application/merge-patch+json",
+      verb: "patch",
+      resource: KINDS[kind].plural,
+    });
+  }
+
   /** Replaces the object; its metadata.resourceVersion must be the one stored (else Conflict). */
-  replace(kind, obj) {
+  replace(kind, obj, { signal } = {}) {
     return this.request("PUT", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {
       body: obj,
       query: { fieldManager: FIELD_MANAGER },
       verb: "update",
       resource: KINDS[kind].plural,
+      signal,
     });
   }
 

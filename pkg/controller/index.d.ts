@@ -49,8 +49,14 @@ export interface ControllerOptions {
   host?: string;
   /** Jobs reconciled at once (one pass per job at a time); default 4. */
   workers?: number;
-  /** Every job is reconciled at least this often; default 30. */
+  /** Every job is reconciled at least this often; default 36,000 (10 hours: the watches bring every pass a change needs). */
   resyncSeconds?: number;
+  /** Calls a second to the API server at most, every call counted (kube-controller-manager's --kube-api-qps); default 200; 0: no limit. */
+  kubeApiQps?: number;
+  /** Calls at once above `kubeApiQps` after a quiet time (--kube-api-burst); default 400. */
+  kubeApiBurst?: number;
+  /** Pods one pass creates at most (the rest in the next passes); default 500. */
+  maxPodCreates?: number;
   /** This instance's name in the Lease; default `<hostname>_<uuid>`. */
   identity?: string;
   /** Default `info`. */
@@ -67,6 +73,9 @@ export declare const DEFAULTS: Readonly<{
   healthPort: number;
   workers: number;
   resyncSeconds: number;
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  maxPodCreates: number;
   leaderElect: boolean;
   leaseName: string;
   leaseNamespace: string;

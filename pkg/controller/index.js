@@ -35,15 +35,19 @@ export async function startController(options = {}) {
   const log = o.logger ?? new Logger(o.logStream ?? process.stdout, { level: o.logLevel });
   const metrics = new Metrics();
   const kc = loadKubeConfig(o.kubeconfig);
-  const adapter = new KubeAdapter(kc, {
-    onRequest: ({ verb, resource, code, seconds }) => {
-      metrics.requests.inc({ verb, resource, code });
-      if (seconds !== undefined) {
-        metrics.requestDuration.observe({ verb }, seconds);
-      }
-    },
-  });
+  const onRequest = ({ verb, resource, code, seconds }) => {
+    metrics.requests.inc({ verb, resource, code });
+    if (seconds !== undefined) {
+      metrics.requestDuration.observe({ verb }, seconds);
+    }
+  };
+  const rateLimit = { qps: o.kubeApiQps, burst: o.kubeApiBurst };
+  const adapter = new KubeAdapter(kc, { onRequest, ...rateLimit });
   await adapter.connect();
+  // A client of its own for the leader election (as controller-runtime's has): the lease's calls
+  // neither wait behind a large plan's in the rate limit nor share its connections.
+  const leaseAdapter = o.leaderElect ? new KubeAdapter(kc, { onRequest, ...rateLimit }) : undefined;
+  await leaseAdapter?.connect();
   const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
   const scope = o.namespace ? { namespace: o.namespace } : {};
   log.info("starting", {
@@ -52,11 +56,15 @@ export async function startController(options = {}) {
     masterImage: o.masterImage,
     workers: o.workers,
     resyncSeconds: o.resyncSeconds,
+    kubeApiQps: o.kubeApiQps,
+    kubeApiBurst: o.kubeApiBurst,
+    maxPodCreates: o.maxPodCreates,
     leaderElect: o.leaderElect,
     identity,
   });
 
-  const queue = new WorkQueue();
+  let queue;
+  queue = new WorkQueue({ observer: metrics.workQueue("elasticjob", () => queue) });
   let acting = !o.leaderElect;
   let stopping = false;
   const enqueue = (key) => {
@@ -80,13 +88,15 @@ export async function startController(options = {}) {
     plans: informer("ScalePlan"),
     // The pods of every job, by the job-name label each of them carries.
     pods: informer("Pod", constants().labels.jobName),
+    // The services the controller makes, by the same label: one deleted brings its job's pass.
+    services: informer("Service", constants().labels.jobName),
   };
   const allSynced = () => Object.values(caches).every((c) => c.synced);
   // The caches call it back (observed) once they run, after this line.
-  const reconciler = new Reconciler({ adapter, caches, masterImage: o.masterImage, log, metrics, isStopping: () => stopping });
+  const reconciler = new Reconciler({ adapter, caches, masterImage: o.masterImage, log, metrics, isStopping: () => stopping, maxPodCreates: o.maxPodCreates });
   const elector = o.leaderElect
     ? new LeaderElector({
-        adapter,
+        adapter: leaseAdapter,
         namespace: options.leaseNamespace ?? podNamespace() ?? DEFAULTS.leaseNamespace,
         name: o.leaseName,
         identity,
@@ -175,8 +185,8 @@ export async function startController(options = {}) {
     log.info("acting", { jobs: caches.jobs.jobKeys().length });
   }
 
-  async function stop(code = 0) {
-    if (stopping) {
+  async function stop(code = 0, lostLease = false) {
+    if (stopping && !lostLease) {
       return done;
     }
     stopping = true;
@@ -189,6 +199,7 @@ export async function startController(options = {}) {
     await Promise.all(Object.values(caches).map((c) => c.stop()));
     await endpoints.close();
     adapter.close();
+    leaseAdapter?.close();
     log.info("stopped", { code });
     finish({ code });
     return done;
@@ -215,8 +226,11 @@ export async function startController(options = {}) {
     act();
     const { lost } = await elector.keepRenewing();
     if (lost && !stopping) {
-      // Another instance may take over now: stop acting at once and exit, as client-go does.
-      await stop(1);
+      // Another instance may take over soon: no call of this one may land after that, so every
+      // call under way is cut now, and the controller exits, as client-go's does.
+      stopping = true;
+      adapter.abortAll(new Error("no longer the leader"));
+      await stop(1, true);
     }
   })().catch((e) => {
     log.error("the controller failed", { error: e });

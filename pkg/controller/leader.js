@@ -2,13 +2,16 @@
 // - a candidate takes the lease when it has no holder, or when its record has not changed for
 //   leaseDurationSeconds as measured on the candidate's own clock (from when it last saw the record
 //   change: no trust in the holder's clock);
-// - the leader renews every retry period and gives up leading when it could not renew within the
-//   renew deadline (it must stop acting before another can take over);
+// - the leader renews every retry period and gives up leading the moment the renew deadline has
+//   passed since its last renewal was sent: every renewal is cut at that deadline (as client-go
+//   bounds it by a context timeout), so a request that hangs cannot keep it acting while a
+//   candidate, which waits the longer lease duration, takes over;
 // - on a clean stop the leader releases the lease (no holder, a 1 s duration), so the next candidate
 //   takes over at its next try instead of after the lease time.
 // Every write carries the resourceVersion read, so two candidates never both win.
 import { setTimeout as sleep } from "node:timers/promises";
 import { isNotFound } from "./adapter.js";
+import { leaseTimingsProblem } from "./defaults.js";
 
 /** A Lease's MicroTime: RFC 3339 with microseconds. */
 function microTime(date) {
@@ -28,10 +31,9 @@ export class LeaderElector {
    * @param {import("./log.js").Logger} options.log
    */
   constructor({ adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds, log }) {
-    if (!(leaseDurationSeconds > renewDeadlineSeconds && renewDeadlineSeconds > retryPeriodSeconds && retryPeriodSeconds > 0)) {
-      throw new RangeError(
-        `leader election needs lease duration > renew deadline > retry period > 0, got ${leaseDurationSeconds} s, ${renewDeadlineSeconds} s, ${retryPeriodSeconds} s`,
-      );
+    const problem = leaseTimingsProblem(leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds);
+    if (problem) {
+      throw new RangeError(`leader election: ${problem}`);
     }
     Object.assign(this, { adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds });
     this.log = log.child({ lease: `${namespace}/${name}`, identity });
@@ -48,7 +50,7 @@ export class LeaderElector {
     this.log.info("waiting for the leader lease");
     let lastHolder;
     while (!this.abort.signal.aborted) {
-      if (await this.tryAcquireOrRenew()) {
+      if (await this.tryAcquireOrRenew(this.bounded(this.renewDeadlineSeconds * 1000))) {
         this.leading = true;
         this.log.info("became the leader", { leaseTransitions: this.lease.spec.leaseTransitions ?? 0 });
         return true;
@@ -66,23 +68,52 @@ export class LeaderElector {
   }
 
   /**
-   * Renews every retry period while leading. Resolves when stopped (after releasing the lease) or
-   * when a renewal did not succeed within the renew deadline: then `lost` is true.
+   * Renews every retry period while leading. Resolves when stopped (after releasing the lease) or,
+   * with `lost` true, the moment the renew deadline has passed since the last renewal was sent,
+   * whatever request is under way (it is cut then).
+   * @param {number} [acquiredAt] when (Date.now()) the request that won the lease was sent
    */
-  async keepRenewing() {
-    let renewed = Date.now();
-    while (await this.pause(this.retryPeriodSeconds * 1000)) {
-      if (await this.tryAcquireOrRenew()) {
-        renewed = Date.now();
-      } else if (Date.now() - renewed > this.renewDeadlineSeconds * 1000) {
-        this.leading = false;
-        this.log.error("could not renew the leader lease within the renew deadline: no longer the leader", {
-          renewDeadlineSeconds: this.renewDeadlineSeconds,
-        });
-        return { lost: true };
+  keepRenewing(acquiredAt = this.sentAt) {
+    const deadlineMs = this.renewDeadlineSeconds * 1000;
+    let renewedAt = acquiredAt ?? Date.now();
+    let timer;
+    const lost = new Promise((resolve) => {
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          this.leading = false;
+          this.renewal?.abort(new Error("the renew deadline passed"));
+          this.log.error("could not renew the leader lease within the renew deadline: no longer the leader", {
+            renewDeadlineSeconds: this.renewDeadlineSeconds,
+            lastRenewal: new Date(renewedAt).toISOString(),
+          });
+          resolve({ lost: true });
+        }, renewedAt + deadlineMs - Date.now());
+      };
+      this.rearm = arm;
+      arm();
+    });
+    const renewing = (async () => {
+      while (this.leading && (await this.pause(this.retryPeriodSeconds * 1000))) {
+        if (!this.leading) {
+          break;
+        }
+        const sentAt = Date.now();
+        this.renewal = new AbortController();
+        const signal = AbortSignal.any([this.renewal.signal, this.bounded(renewedAt + deadlineMs - sentAt)]);
+        if ((await this.tryAcquireOrRenew(signal)) && this.leading) {
+          renewedAt = sentAt;
+          this.rearm();
+        }
       }
-    }
-    return { lost: false };
+      return { lost: false };
+    })();
+    return Promise.race([lost, renewing]).finally(() => clearTimeout(timer));
+  }
+
+  /** A signal that aborts after `ms`, or when the elector is stopped. */
+  bounded(ms) {
+    return AbortSignal.any([this.abort.signal, AbortSignal.timeout(Math.max(1, ms))]);
   }
 
   /** Waits `ms`; false when stopped meanwhile. */
@@ -113,18 +144,19 @@ export class LeaderElector {
   }
 
   /** One try: read the lease (or use the one this leader wrote last), then create, renew or take it. */
-  async tryAcquireOrRenew() {
+  async tryAcquireOrRenew(signal) {
     const now = new Date();
+    this.sentAt = now.getTime();
     let lease = this.leading ? this.lease : undefined;
     if (!lease) {
       try {
-        lease = await this.adapter.get("Lease", this.namespace, this.name);
+        lease = await this.adapter.get("Lease", this.namespace, this.name, { signal });
       } catch (e) {
         if (!isNotFound(e)) {
           this.log.warn("could not read the leader lease", { error: e });
           return false;
         }
-        return this.write("create", {
+        return this.write("create", signal, {
           apiVersion: "coordination.k8s.io/v1",
           kind: "Lease",
           metadata: { name: this.name, namespace: this.namespace },
@@ -139,7 +171,7 @@ export class LeaderElector {
     if (holder !== "" && holder !== this.identity && Date.now() < this.observedAt + duration) {
       return false;
     }
-    const written = await this.write("replace", { ...lease, spec: this.spec(spec, now) });
+    const written = await this.write("replace", signal, { ...lease, spec: this.spec(spec, now) });
     if (!written && this.leading) {
       // The lease changed under this leader (or the write failed): read it again next time.
       this.lease = undefined;
@@ -161,9 +193,9 @@ export class LeaderElector {
     };
   }
 
-  async write(how, lease) {
+  async write(how, signal, lease) {
     try {
-      this.observe(how === "create" ? await this.adapter.create("Lease", lease) : await this.adapter.replace("Lease", lease));
+      this.observe(how === "create" ? await this.adapter.create("Lease", lease, { signal }) : await this.adapter.replace("Lease", lease, { signal }));
       return true;
     } catch (e) {
       // A conflict is another candidate's write: it won this round.

@@ -55,7 +55,74 @@ export class Metrics {
       labelNames: ["kind"],
       registers,
     });
+    this.events = new Counter({
+      name: `${PREFIX}events_total`,
+      help: "Events recorded on the jobs, by type (Normal, Warning) and how (created, or counted into an earlier one of the same reason and message)",
+      labelNames: ["type", "how"],
+      registers,
+    });
     this.leader = new Gauge({ name: `${PREFIX}leader`, help: "1 while this instance holds the leader lease (or runs without leader election)", registers });
+  }
+
+  /**
+   * client-go's work queue metrics, by their names and with the queue's `name` label (controller-
+   * runtime names it after the controller): adds, depth, queue and work durations, retries,
+   * unfinished work and the longest running processor. Returns the queue's observer (queue.js).
+   */
+  workQueue(name, queue) {
+    const registers = [this.registry];
+    const labelNames = ["name"];
+    // controller-runtime's buckets: 10 ns to 1,000 s, ten to a step.
+    const buckets = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
+    const adds = new Counter({ name: "workqueue_adds_total", help: "Total number of adds handled by workqueue", labelNames, registers });
+    const retries = new Counter({ name: "workqueue_retries_total", help: "Total number of retries handled by workqueue", labelNames, registers });
+    const queueDuration = new Histogram({
+      name: "workqueue_queue_duration_seconds",
+      help: "How long in seconds an item stays in workqueue before being requested",
+      labelNames,
+      buckets,
+      registers,
+    });
+    const workDuration = new Histogram({
+      name: "workqueue_work_duration_seconds",
+      help: "How long in seconds processing an item from workqueue takes",
+      labelNames,
+      buckets,
+      registers,
+    });
+    new Gauge({
+      name: "workqueue_depth",
+      help: "Current depth of workqueue",
+      labelNames,
+      registers,
+      collect() {
+        this.set({ name }, queue().length);
+      },
+    });
+    new Gauge({
+      name: "workqueue_unfinished_work_seconds",
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads",
+      labelNames,
+      registers,
+      collect() {
+        this.set({ name }, queue().inProgress().total);
+      },
+    });
+    new Gauge({
+      name: "workqueue_longest_running_processor_seconds",
+      help: "How many seconds has the longest running processor for workqueue been running",
+      labelNames,
+      registers,
+      collect() {
+        this.set({ name }, queue().inProgress().longest);
+      },
+    });
+    return {
+      added: () => adds.inc({ name }),
+      retried: () => retries.inc({ name }),
+      waited: (seconds) => queueDuration.observe({ name }, seconds),
+      worked: (seconds) => workDuration.observe({ name }, seconds),
+    };
   }
 
   /** The exposition text and its content type. */

@@ -3,16 +3,29 @@
 // delete and write), carry the plan out phase by phase. Nothing here decides what a job needs; it
 // decides only how to talk to the cluster safely:
 // - a create that finds the object exists, and a delete that finds it gone, are successes;
-// - the plan's phases run in order (services, pod creations, deletions, status writes) and a
-//   failed action ends the pass, so a plan is marked done only once its pods are made;
+// - the plan's phases run in order (services, pod creations, deletions, status writes): creations
+//   in slow-start batches, the rest at once; a failure ends the pass, so a plan is marked done only
+//   once its pods are made;
 // - a status is written with the resourceVersion read; a conflict reads the object again and
 //   plans again, with what this pass already did;
 // - after writing, the next pass of the job waits until the caches have seen the writes
 //   (expectations.js).
-import { ElasticJobError, controllerPass, jobKey } from "../node.js";
+import { ElasticJobError, constants, controllerPass, jobKey } from "../node.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
+import { EventRecorder, rfc3339 } from "./events.js";
+import { Incomplete, PHASE_MODES, carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
 
+const { labels: LABELS } = constants();
+/** The reason of the Warning event of a refused action, as Kubernetes' controllers name theirs. */
+const REFUSED_REASONS = {
+  createPod: "FailedCreate",
+  createOrUpdateService: "FailedCreate",
+  deletePod: "FailedDelete",
+  deleteService: "FailedDelete",
+  setJobStatus: "FailedUpdateStatus",
+  setScalePlanStatus: "FailedUpdateStatus",
+};
 const MAX_CONFLICT_RETRIES = 3;
 
 /** The job key (`namespace/name`) an object belongs to, by the core's rule (`undefined`: none). */
@@ -35,10 +48,6 @@ class StatusConflict extends Error {
   }
 }
 
-/** The time of a pass, as the core takes it: RFC 3339, whole seconds, UTC. */
-function rfc3339(date) {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 export class Reconciler {
   /**
@@ -51,13 +60,15 @@ export class Reconciler {
    * @param {() => boolean} options.isStopping
    * @param {() => Date} [options.clock]
    * @param {number} [options.expectationTimeoutMs] how long a pass waits for the caches to show the last one's writes
+   * @param {number} [options.maxPodCreates] pods one pass creates at most (the rest in the next passes)
    */
-  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs }) {
-    Object.assign(this, { adapter, caches, log, metrics, isStopping, clock });
+  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates }) {
+    Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, maxPodCreates });
     this.options = masterImage ? { masterImage } : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
     this.refusals = new Map();
+    this.events = new EventRecorder({ adapter, log, metrics, clock });
   }
 
   /**
@@ -89,7 +100,7 @@ export class Reconciler {
         throw e;
       }
       this.refusals.delete(key);
-      if (plan.phases.length === 0) {
+      if (plan.actions.length === 0) {
         if (!state.job) {
           this.forget(key);
         }
@@ -98,7 +109,19 @@ export class Reconciler {
       try {
         await this.carryOut(key, state, plan, fresh, done);
         return { result: "success" };
-      } catch (e) {
+      } catch (thrown) {
+        const e = thrown instanceof Incomplete && thrown.cause ? thrown.cause : thrown;
+        if (thrown instanceof Incomplete && thrown.why !== "failed") {
+          if (thrown.why === "capped") {
+            // The rest of a large plan, in the next pass, once the caches show this one's writes.
+            this.log.info("the pass reached its cap of pod creations; the rest comes in the next pass", { job: key, left: thrown.skipped });
+            return { result: "success", requeueAfterMs: 0 };
+          }
+          return { result: "success" };
+        }
+        if (thrown instanceof Incomplete && !(e instanceof StatusConflict)) {
+          this.log.warn("an action was refused: the rest of the plan waits for the retry", { job: key, skipped: thrown.skipped, error: e });
+        }
         if (!(e instanceof StatusConflict) || attempt > MAX_CONFLICT_RETRIES) {
           throw e;
         }
@@ -151,28 +174,126 @@ export class Reconciler {
     this.expectations.observed(key, kind, type, obj);
   }
 
-  /** Carries the plan out phase by phase, as the core ordered it (see the top of this file). */
+  /**
+   * Carries the plan out phase by phase (executor.js): the services, then the pod creations, in
+   * slow-start batches; then the deletions and the status writes, each phase at once.
+   */
   async carryOut(key, state, plan, fresh, done) {
-    for (const action of plan.phases.flatMap((phase) => phase.actions)) {
-      if (this.isStopping()) {
-        throw new Stopped();
-      }
-      const outcome = await this.carry(state, action, fresh, done);
-      this.metrics.actions.inc({ action: action.action, outcome });
-      this.log.info(action.action, { job: key, action: action.action, ...describe(action), outcome });
-      if (outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus")) {
-        // The object was deleted meanwhile: the rest of this plan is for an object that is no more.
-        return;
+    const phases = plan.phases.map(({ phase, actions }) => ({ mode: MODES[phase], actions }));
+    // What this pass tells on the job: one event a reason, counted.
+    const told = new Map();
+    const tell = (type, reason, message) => {
+      const entry = told.get(reason) ?? { type, messages: [] };
+      entry.messages.push(message);
+      told.set(reason, entry);
+    };
+    try {
+      await carryOutPhases(phases, {
+        expect: (action) => this.expect(state, action),
+        perform: async (action, expected) => {
+          let outcome;
+          try {
+            outcome = await this.carry(state, action, expected, fresh, done);
+          } catch (e) {
+            const conflict = e instanceof StatusConflict;
+            this.metrics.actions.inc({ action: action.action, outcome: conflict ? "conflict" : "error" });
+            this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...describe(action), error: e });
+            if (!conflict && !(e.name === "AbortError" || this.isStopping())) {
+              tell("Warning", REFUSED_REASONS[action.action], `${action.action} ${describe(action).name ?? ""}: ${e.message}`);
+            }
+            throw e;
+          }
+          this.metrics.actions.inc({ action: action.action, outcome });
+          this.log.info(action.action, { job: key, action: action.action, ...describe(action), outcome });
+          if (outcome === "done") {
+            this.taken(state, action, tell);
+          }
+          return outcome;
+        },
+        unexpect: (action, expected) => {
+          if (expected) {
+            this.expectations.drop(state.key, expected);
+          }
+        },
+        isPodCreate: (action) => action.action === "createPod",
+        // A service is there for the pods its selector picks (Kubernetes' rule, not the core's).
+        serves: (action, podCreate) => action.action === "createOrUpdateService" && selects(action.service, podCreate.pod),
+        // The job or plan was deleted meanwhile: the rest of this plan is for an object that is no more.
+        endsPass: (outcome, action) => outcome === "gone" && (action.action === "setJobStatus" || action.action === "setScalePlanStatus"),
+        beforeBatch: () => {
+          if (this.isStopping()) {
+            throw new Stopped();
+          }
+        },
+        maxPodCreates: this.maxPodCreates,
+      });
+    } finally {
+      if (state.job && !this.isStopping()) {
+        for (const [reason, { type, messages }] of told) {
+          const more = messages.length > 1 ? ` (and ${messages.length - 1} more of this pass)` : "";
+          await this.events.record(fresh.job ?? state.job, type, reason, `${messages[0]}${more}`, messages.length);
+        }
       }
     }
   }
 
-  /** Carries out one action; resolves to its outcome: done, exists (create) or gone (delete, status). */
-  async carry(state, action, fresh, done) {
+  /** What a carried-out action tells on the job: a plan taken up, a pod relaunched. */
+  taken(state, action, tell) {
+    const job = state.job;
+    if (action.action === "setJobStatus" && action.status.scalePlan && action.status.scalePlan !== job?.status?.scalePlan) {
+      tell("Normal", "ScalePlanTakenUp", `took up scale plan ${action.status.scalePlan}`);
+    }
+    if (action.action === "createPod") {
+      // A relaunch: a pod for a rank whose pod of that type failed (the core's labels).
+      const labels = action.pod.metadata.labels ?? {};
+      const failed = state.pods.some(
+        (p) =>
+          p.status?.phase === "Failed" &&
+          p.metadata.labels?.[LABELS.replicaType] === labels[LABELS.replicaType] &&
+          p.metadata.labels?.[LABELS.rankIndex] === labels[LABELS.rankIndex],
+      );
+      if (failed) {
+        tell("Normal", "Relaunched", action.reason ?? `relaunched as ${action.pod.metadata.name}`);
+      }
+    }
+  }
+
+  /** The expectation of an action, raised before its phase starts (undefined: nothing to wait for). */
+  expect(state, action) {
+    switch (action.action) {
+      case "createPod":
+        return this.expectations.pod(state.key, action.pod.metadata.name, true);
+      case "deletePod": {
+        const uid = state.pods.find((p) => p.metadata.name === action.name)?.metadata?.uid;
+        return this.expectations.pod(state.key, action.name, false, uid);
+      }
+      case "setJobStatus":
+        return this.expectNewer(state, "ElasticJob", state.job);
+      case "setScalePlanStatus": {
+        const plan = state.plans.find((p) => p.metadata.name === action.name);
+        return plan ? this.expectNewer(state, "ScalePlan", plan) : undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** Expects the object at a resourceVersion newer than the one read and the one cached. */
+  expectNewer(state, kind, obj) {
+    const cache = kind === "ElasticJob" ? this.caches.jobs : this.caches.plans;
+    const cached = cache.get(state.namespace, obj.metadata.name);
+    const stale = [obj.metadata.resourceVersion, cached?.metadata?.resourceVersion].filter(Boolean);
+    return this.expectations.newer(state.key, kind, obj.metadata.name, stale);
+  }
+
+  /**
+   * Carries out one action (its expectation raised); resolves to its outcome: done, exists (create)
+   * or gone (delete, status). A failure rejects; the executor lowers the expectation.
+   */
+  async carry(state, action, expected, fresh, done) {
     switch (action.action) {
       case "createPod": {
         const name = action.pod.metadata.name;
-        const expected = this.expectations.pod(state.key, name, true);
         try {
           const created = await this.adapter.create("Pod", action.pod);
           expected.uid = created.metadata.uid;
@@ -180,7 +301,6 @@ export class Reconciler {
           return "done";
         } catch (e) {
           if (!isAlreadyExists(e)) {
-            this.expectations.drop(state.key, expected);
             throw e;
           }
           done.created.set(name, action.pod);
@@ -192,15 +312,12 @@ export class Reconciler {
         return "done";
       case "deletePod": {
         const namespace = action.namespace ?? state.namespace;
-        const uid = state.pods.find((p) => p.metadata.name === action.name)?.metadata?.uid;
-        const expected = this.expectations.pod(state.key, action.name, false, uid);
         let outcome = "done";
         try {
-          await this.adapter.delete("Pod", namespace, action.name, { gracePeriodSeconds: 0, uid });
+          await this.adapter.delete("Pod", namespace, action.name, { gracePeriodSeconds: 0, uid: expected.uid });
         } catch (e) {
           // Gone, or replaced by another pod of the same name (the uid precondition failed).
           if (!isNotFound(e) && !isConflict(e)) {
-            this.expectations.drop(state.key, expected);
             throw e;
           }
           outcome = "gone";
@@ -209,9 +326,9 @@ export class Reconciler {
         done.created.delete(action.name);
         return outcome;
       }
-      case "deleteService":
+      case "deleteService": {
         try {
-          await this.adapter.delete("Service", action.namespace ?? state.namespace, action.name);
+          await this.adapter.delete("Service", action.namespace ?? state.namespace, action.name, {});
           return "done";
         } catch (e) {
           if (!isNotFound(e)) {
@@ -219,35 +336,30 @@ export class Reconciler {
           }
           return "gone";
         }
+      }
       case "setJobStatus":
-        return this.writeStatus("ElasticJob", state.job, action.status, state, fresh);
+        return this.writeStatus("ElasticJob", state.job, action.status, fresh);
       case "setScalePlanStatus": {
         const plan = state.plans.find((p) => p.metadata.name === action.name);
         if (!plan) {
           return "gone";
         }
-        return this.writeStatus("ScalePlan", plan, action.status, state, fresh);
+        return this.writeStatus("ScalePlan", plan, action.status, fresh);
       }
       default:
         throw new Error(`the core planned an action this controller does not know: ${action.action}`);
     }
   }
 
-  async writeStatus(kind, obj, status, state, fresh) {
-    const cache = kind === "ElasticJob" ? this.caches.jobs : this.caches.plans;
-    const cached = cache.get(state.namespace, obj.metadata.name);
-    const stale = [obj.metadata.resourceVersion, cached?.metadata?.resourceVersion].filter(Boolean);
-    const expected = this.expectations.newer(state.key, kind, obj.metadata.name, stale);
+  async writeStatus(kind, obj, status, fresh) {
     let written;
     try {
       written = await this.adapter.replaceStatus(kind, { ...obj, status });
     } catch (e) {
-      this.expectations.drop(state.key, expected);
       if (isNotFound(e)) {
         return "gone";
       }
       if (isConflict(e)) {
-        this.metrics.actions.inc({ action: kind === "ElasticJob" ? "setJobStatus" : "setScalePlanStatus", outcome: "conflict" });
         throw new StatusConflict(kind, obj.metadata.name, e);
       }
       throw e;
@@ -278,33 +390,24 @@ export class Reconciler {
     if (!state.job) {
       return;
     }
-    const time = this.clock();
-    const event = {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: `${state.name}.${time.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`, namespace: state.namespace },
-      involvedObject: {
-        apiVersion: state.job.apiVersion,
-        kind: state.job.kind,
-        name: state.name,
-        namespace: state.namespace,
-        uid: state.job.metadata.uid,
-        resourceVersion: state.job.metadata.resourceVersion,
-      },
-      reason: "InvalidJob",
-      message: `cannot be planned: ${problems}`.slice(0, 1024),
-      type: "Warning",
-      source: { component: "elasticjob-controller" },
-      firstTimestamp: rfc3339(time),
-      lastTimestamp: rfc3339(time),
-      count: 1,
-    };
-    try {
-      await this.adapter.create("Event", event);
-    } catch (error) {
-      this.log.warn("could not record the event", { job: key, error });
-    }
+    await this.events.record(state.job, "Warning", "InvalidJob", `cannot be planned: ${problems}`);
   }
+}
+
+/** How each phase of the core's plan is carried out: creations in slow-start batches, the rest at once. */
+const MODES = {
+  services: PHASE_MODES.slowStart,
+  createPods: PHASE_MODES.slowStart,
+  deletions: PHASE_MODES.parallel,
+  status: PHASE_MODES.parallel,
+};
+
+
+/** Whether the service's selector picks the pod. */
+function selects(service, pod) {
+  const selector = Object.entries(service.spec?.selector ?? {});
+  const labels = pod.metadata.labels ?? {};
+  return selector.length > 0 && selector.every(([k, v]) => labels[k] === v);
 }
 
 /** What a log line says of an action besides its kind. */

@@ -3,215 +3,51 @@
 // TokenRequest token), so RBAC holds it to what it may do. The test cluster has no kubelet: the test
 // writes pod status (Running, Failed with an exit code, Succeeded). It also plays DLRover's master,
 // which writes the ScalePlans (`scale-type: auto`) the task pods come from, in the exact shape the
-// real one (0.6.1) writes them (dlrover.test.js runs the real one).
+// real one (0.6.1) writes them (dlrover.test.js runs the real one). What the scenarios share
+// (the controller process, the jobs, plans and pod status written as admin) is in scenario.js.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as api from "elasticjob";
-import { BIN, Controller as ControllerProcess, eventually, killAll } from "./harness.js";
+import { CONTROLLER_SA, collection, dryRunCreate, expectStatus, manifests, request, tokenConfig } from "./kube.js";
 import {
-  CONTROLLER_SA,
-  adminConfig,
-  applyManifests,
-  collection,
-  dryRunCreate,
-  expectStatus,
-  freshNamespace,
-  manifests,
-  objectPath,
-  request,
-  serviceAccountToken,
-  tokenConfig,
-} from "./kube.js";
+  BIN,
+  Controller,
+  JOB_API,
+  MASTER_IMAGE,
+  admin,
+  cleanups,
+  createJob,
+  createPlan,
+  eventually,
+  firstPlanSpec,
+  masterPsHosts,
+  masterResource,
+  get,
+  getJob,
+  isLive,
+  label,
+  masterName,
+  masterRunning,
+  namespace,
+  newJob,
+  patchJobSpec,
+  planSucceeded,
+  podsOf,
+  servicesIn,
+  setPodStatus,
+  tfConfigOf,
+  token,
+  useCluster,
+  work,
+  writeKubeconfig,
+} from "./scenario.js";
 
-const admin = adminConfig();
-const MASTER_IMAGE = "registry.example.com/dlrover/master:test";
-const JOB_API = "elastic.iml.github.io/v1alpha1";
-const work = mkdtempSync(join(tmpdir(), "elasticjob-controller-"));
-/** The ServiceAccount's token, and a kubeconfig with it. */
-let token;
-let kubeconfig;
-/** Namespaces and leases to delete at the end. */
-const cleanups = [];
-
-before(async () => {
-  await applyManifests(admin, "deploy/rbac.yaml");
-  token = await serviceAccountToken(admin, CONTROLLER_SA);
-  kubeconfig = writeKubeconfig("controller", tokenConfig(admin, CONTROLLER_SA.name, token));
-});
-
-after(async () => {
-  killAll();
-  await Promise.all(cleanups.map((cleanup) => cleanup()));
-  rmSync(work, { recursive: true, force: true });
-});
-
-function writeKubeconfig(name, kc) {
-  const path = join(work, `${name}.kubeconfig`);
-  writeFileSync(path, kc.exportConfig());
-  return path;
-}
-
-/** A fresh namespace, deleted at the end. */
-function namespace(prefix) {
-  return freshNamespace(admin, { after: (cleanup) => cleanups.push(cleanup) }, prefix);
-}
-
-/** `elasticjob controller` as this file's ServiceAccount, unless told another kubeconfig. */
-class Controller extends ControllerProcess {
-  constructor(name, args, { kubeconfigPath = kubeconfig } = {}) {
-    super(name, args, { kubeconfigPath });
-  }
-}
-
-// What the test does as admin: users' jobs, DLRover's master (scale plans), the kubelet (pod status).
-
-const get = async (path, query) => expectStatus(await request(admin, "GET", path, { query }), [200], `GET ${path}`);
-const jobPath = (ns, name) => objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name, namespace: ns } });
-const planPath = (ns, name) => objectPath({ apiVersion: JOB_API, kind: "ScalePlan", metadata: { name, namespace: ns } });
-const getJob = (ns, name) => get(jobPath(ns, name));
-const getPlan = (ns, name) => get(planPath(ns, name));
-
-async function createJob(job) {
-  return expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", job.metadata.namespace), { body: job }), [201], `job ${job.metadata.name}`);
-}
-
-async function patchJobSpec(ns, name, spec) {
-  return expectStatus(
-    await request(admin, "PATCH", jobPath(ns, name), { body: { spec }, contentType: "application/merge-patch+json" }),
-    [200],
-    `patch job ${name}`,
-  );
-}
-
-/** The index of each job's next plan, as DLRover's master counts them. */
-const planIndex = new Map();
-
-/**
- * A ScalePlan exactly as DLRover's master (0.6.1, `ElasticJobScaler`) writes it: named
- * `<job>-scaleplan-<i>`, its only label `scale-type: auto`, an owner reference of kind `elasticjob`
- * (lower case, no `controller`), and every list of the spec present. `job` is the stored job.
- */
-async function createPlan(job, spec) {
-  const { name, namespace, uid } = job.metadata;
-  const key = `${namespace}/${name}`;
-  const index = planIndex.get(key) ?? 0;
-  planIndex.set(key, index + 1);
-  const plan = {
-    apiVersion: JOB_API,
-    kind: "ScalePlan",
-    metadata: {
-      name: `${name}-scaleplan-${index}`,
-      namespace,
-      labels: { "scale-type": "auto" },
-      ownerReferences: [{ apiVersion: JOB_API, blockOwnerDeletion: true, kind: "elasticjob", name, uid }],
-    },
-    spec: { ownerJob: name, replicaResourceSpecs: {}, createPods: [], removePods: [], psHosts: [], ...spec },
-  };
-  return expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", namespace), { body: plan }), [201], `scale plan ${plan.metadata.name}`);
-}
-
-/** A resource as the master writes it: cpu as a decimal (`str(float)`), memory in Mi. */
-function masterResource({ cpu, memory }) {
-  const cores = cpu.endsWith("m") ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);
-  const mi = memory.endsWith("Gi") ? Number(memory.slice(0, -2)) * 1024 : Number(memory.slice(0, -2));
-  return { cpu: Number.isInteger(cores) ? cores.toFixed(1) : String(cores), memory: `${mi}Mi` };
-}
-
-/** The PS addresses as the master writes them: `<service>.<namespace>.svc:2222`. */
-function masterPsHosts(job, count) {
-  return Array.from({ length: count }, (_, r) => `${job.metadata.name}-edljob-ps-${r}.${job.metadata.namespace}.svc:2222`);
-}
-
-/** The pods of a job, by the job-name label. */
-async function podsOf(ns, jobName) {
-  return (await get(collection("v1", "Pod", ns), { labelSelector: `elasticjob.dlrover/name=${jobName}` })).items;
-}
-
-async function servicesIn(ns) {
-  return (await get(collection("v1", "Service", ns))).items;
-}
-
-const label = (pod, key) => pod.metadata.labels?.[`elasticjob.dlrover/${key}`];
-const isLive = (pod) => ["Pending", "Running"].includes(pod.status?.phase) && !pod.metadata.deletionTimestamp;
-const tfConfigOf = (pod) => pod.spec.containers[0].env?.find((e) => e.name === "TF_CONFIG")?.value;
-const masterName = (jobName) => `elasticjob-${jobName}-dlrover-master`;
-
-/** The kubelet's part: the pod's status phase, and for a failed pod its container's exit code. */
-async function setPodStatus(ns, name, phase, exitCode) {
-  const status = { phase };
-  if (exitCode !== undefined) {
-    status.containerStatuses = [
-      { name: "main", image: "tf:2", imageID: "", ready: false, restartCount: 0, state: { terminated: { exitCode, reason: "Error" } } },
-    ];
-  }
-  expectStatus(
-    await request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${name}/status`, { body: { status }, contentType: "application/merge-patch+json" }),
-    [200],
-    `pod ${name} ${phase}`,
-  );
-}
-
-/** Waits for the job's master pod, marks it Running, and waits until the job is Running. */
-async function masterRunning(ns, jobName) {
-  await eventually(`${jobName}: master pod`, async () => (await podsOf(ns, jobName)).find((p) => p.metadata.name === masterName(jobName) && isLive(p)));
-  await setPodStatus(ns, masterName(jobName), "Running");
-  return eventually(`${jobName}: job Running`, async () => {
-    const job = await getJob(ns, jobName);
-    return job.status?.phase === "Running" && job;
-  });
-}
-
-/** Waits until the plan has been carried out. */
-function planSucceeded(ns, planName, seconds = 30) {
-  return eventually(`scale plan ${planName} Succeeded`, async () => {
-    const plan = await getPlan(ns, planName);
-    return plan.status?.phase === "Succeeded" && plan;
-  }, seconds);
-}
-
-const TEMPLATE = {
-  spec: {
-    restartPolicy: "Never",
-    containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "500m", memory: "1Gi" } } }],
-  },
-};
-
-function newJob(ns, name, { ps = 1, workers = 2 } = {}) {
-  return {
-    apiVersion: JOB_API,
-    kind: "ElasticJob",
-    metadata: { name, namespace: ns },
-    spec: {
-      distributionStrategy: "ParameterServerStrategy",
-      replicaSpecs: {
-        ps: { replicas: ps, restartCount: 2, template: TEMPLATE },
-        worker: { replicas: workers, restartCount: 2, restartPolicy: "ExitCode", template: TEMPLATE },
-      },
-    },
-  };
-}
-
-/**
- * The first plan of a job as DLRover's master writes it (`_create_initial_scale_plan` after
- * `adjust_worker_for_estimator`): every type with its replicas and its template's requests, and in
- * a PS job without a chief one worker made the chief.
- */
-function firstPlanSpec(job) {
-  const specs = job.spec.replicaSpecs;
-  const resource = (type) => masterResource(specs[type].template.spec.containers[0].resources.requests);
-  const replicaResourceSpecs = Object.fromEntries(Object.entries(specs).map(([type, s]) => [type, { replicas: s.replicas ?? 1, resource: resource(type) }]));
-  if (!specs.chief && replicaResourceSpecs.worker?.replicas > 0) {
-    replicaResourceSpecs.chief = { replicas: 1, resource: resource("worker") };
-    replicaResourceSpecs.worker.replicas -= 1;
-  }
-  return { replicaResourceSpecs, psHosts: masterPsHosts(job, specs.ps?.replicas ?? 0) };
-}
+useCluster();
 
 describe("one job's life under the controller", () => {
   let ns;
@@ -534,7 +370,7 @@ it("watches cut by reset connections are opened again and the controller goes on
   await createJob(newJob(ns, "after"));
   await eventually("job after's master", async () => (await podsOf(ns, "after")).length === 1);
   const restarts = await controller.metric("elasticjob_controller_watch_restarts_total");
-  assert.equal(restarts, 3, "each of the three watches restarted once");
+  assert.equal(restarts, 4, "each of the four watches (jobs, plans, pods, services) restarted once");
   t.diagnostic(`${cut} connections reset; ${restarts} watches opened again`);
   assert.equal((await controller.stop()).code, 0);
 });

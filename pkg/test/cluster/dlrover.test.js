@@ -16,36 +16,22 @@ import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
-import { Controller, eventually, killAll } from "./harness.js";
-import {
-  CONTROLLER_SA,
-  adminConfig,
-  applyManifests,
-  collection,
-  expectStatus,
-  freshNamespace,
-  objectPath,
-  request,
-  serviceAccountToken,
-  tokenConfig,
-} from "./kube.js";
+import { collection, expectStatus, objectPath, request } from "./kube.js";
+import { Controller, admin, eventually, namespace, useCluster } from "./scenario.js";
 
-const admin = adminConfig();
 const PYTHON = process.env.DLROVER_PYTHON;
 const WRAPPER = fileURLToPath(new URL("./dlrover_master.py", import.meta.url));
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const JOB = "ranking";
 const WORKERS = 3;
 const work = mkdtempSync(join(tmpdir(), "elasticjob-dlrover-"));
-const cleanups = [];
 const children = new Set();
 
-after(async () => {
-  killAll();
+useCluster();
+after(() => {
   for (const child of children) {
     child.kill("SIGKILL");
   }
-  await Promise.all(cleanups.map((cleanup) => cleanup()));
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -147,12 +133,8 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
   const step = (t, what) => t.diagnostic(`${new Date().toISOString()} ${what}`);
 
   before(async () => {
-    ns = await freshNamespace(admin, { after: (cleanup) => cleanups.push(cleanup) }, "dlrover");
-    await applyManifests(admin, "deploy/rbac.yaml");
-    const token = await serviceAccountToken(admin, CONTROLLER_SA);
-    const kubeconfigPath = join(work, "controller.kubeconfig");
-    writeFileSync(kubeconfigPath, tokenConfig(admin, CONTROLLER_SA.name, token).exportConfig());
-    controller = new Controller("dlrover", ["--namespace", ns], { kubeconfigPath });
+    ns = await namespace("dlrover");
+    controller = new Controller("dlrover", ["--namespace", ns]);
     await controller.ready();
     sampling = setInterval(async () => {
       try {

@@ -75,6 +75,7 @@ const RESOURCES = {
   "v1/Secret": "secrets",
   "v1/ConfigMap": "configmaps",
   "v1/Event": "events",
+  "v1/ResourceQuota": "resourcequotas",
   "elastic.iml.github.io/v1alpha1/ElasticJob": "elasticjobs",
   "elastic.iml.github.io/v1alpha1/ScalePlan": "scaleplans",
   "coordination.k8s.io/v1/Lease": "leases",

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Builds Kubeflow training-operator v1.9.2 (`go build ./cmd/training-operator.v1` from the Go module
+# proxy, v1.9.2 asked for exactly) into a scratch directory once, and prints two lines: the binary,
+# then the module's directory (its CRDs are under manifests/base/crds). For `make bench-controller`.
+set -eu
+VERSION=v1.9.2
+WORK=${KUBEFLOW_WORK:-${TMPDIR:-/tmp}/elasticjob-kubeflow}
+mkdir -p "$WORK"
+DIR=$(cd "$WORK" && GOFLAGS=-mod=mod go mod download -json "github.com/kubeflow/training-operator@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[ -n "$DIR" ] || { echo "operator.sh: go mod download gave no directory for training-operator@$VERSION" >&2; exit 1; }
+BIN="$WORK/training-operator-$VERSION"
+if [ ! -x "$BIN" ]; then
+  echo "building Kubeflow training-operator $VERSION (minutes of CPU, once)" >&2
+  (cd "$DIR" && CGO_ENABLED=0 go build -trimpath -o "$BIN.tmp" ./cmd/training-operator.v1) >&2
+  mv "$BIN.tmp" "$BIN"
+fi
+echo "$BIN"
+echo "$DIR"

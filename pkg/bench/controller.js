@@ -1,0 +1,368 @@
+// `make bench-controller` (part of `make bench`, never of `make test`): `elasticjob controller`
+// against the real API server of tests/cluster (run inside `cluster run`), as a child process with
+// the admin kubeconfig, each figure at the default client rate limit and with it off
+// (`--kube-api-qps 0`). Prints figures; asserts nothing. With BENCH_JSON=FILE the figures are also
+// written to FILE.
+// - 20 jobs x (1 PS + 10 workers): from the jobs written to every pod and service created, the
+//   bench playing the kubelet (each pod Running once created) and DLRover's master (the first plan
+//   once the job is Running), as the cluster tests do;
+// - the 1,000-worker job's first plan: from the plan written to every pod and service created
+//   (the controller's log lines), beside a bare client creating the same objects (the core's render)
+//   with 32 calls at once and no limit: the API server's own time, the floor;
+// - API calls per created pod (the controller's request counter over the 1,000-worker plan);
+// - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches;
+// - with KUBEFLOW_OPERATOR=BIN and KUBEFLOW_SRC=DIR (benches/kubeflow/operator.sh builds them, as
+//   `make bench-controller` does): Kubeflow training-operator v1.9.2 on the same API server, the same
+//   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`), from the TFJobs written
+//   to every pod and service created. It starts its TFJob controller once its cert rotator has filled
+//   the Secret kubeflow/training-operator-webhook-cert (then read from the system temp dir's
+//   k8s-webhook-server/serving-certs); the API server cannot reach its webhook, so no webhook
+//   configuration is made.
+// Usage (inside `cluster run`): node bench/controller.js
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import * as api from "elasticjob";
+import { parse } from "yaml";
+import { adminConfig, collection, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+
+const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
+const JOB_API = "elastic.iml.github.io/v1alpha1";
+const admin = adminConfig();
+const KUBECONFIG = process.env.KUBECONFIG;
+const cleanups = [];
+const t = { after: (f) => cleanups.push(f) };
+
+const TEMPLATE = {
+  spec: {
+    restartPolicy: "Never",
+    containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "train"], resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
+  },
+};
+
+function newJob(ns, name, workers) {
+  return {
+    apiVersion: JOB_API,
+    kind: "ElasticJob",
+    metadata: { name, namespace: ns },
+    spec: {
+      distributionStrategy: "ParameterServerStrategy",
+      replicaSpecs: {
+        ps: { replicas: 1, restartCount: 2, template: TEMPLATE },
+        worker: { replicas: workers, restartCount: 2, template: TEMPLATE },
+      },
+    },
+  };
+}
+
+const ok = async (answer, codes, what) => expectStatus(await answer, codes, what);
+const createJob = (job) => ok(request(admin, "POST", collection(JOB_API, "ElasticJob", job.metadata.namespace), { body: job }), [201], "job");
+const createPlan = (ns, job) => {
+  const plan = api.initialScalePlan(job);
+  plan.metadata = { name: `${job.metadata.name}-plan-1`, namespace: ns, labels: { "scale-type": "auto", "elasticjob-name": job.metadata.name } };
+  return ok(request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: plan }), [201], "plan");
+};
+const setRunning = (ns, name) =>
+  ok(request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${name}/status`, { body: { status: { phase: "Running" } }, contentType: "application/merge-patch+json" }), [200], "pod status");
+const list = async (apiVersion, kind, ns) => (await ok(request(admin, "GET", collection(apiVersion, kind, ns)), [200], "list")).items;
+
+/** `elasticjob controller` with its log lines and its metrics. */
+class Controller {
+  constructor(ns, args = []) {
+    this.lines = [];
+    this.child = spawn(process.execPath, [BIN, "controller", "--kubeconfig", KUBECONFIG, "--namespace", ns, "--metrics-port", "0", "--health-port", "0", ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    this.exited = new Promise((resolve) => this.child.on("exit", resolve));
+    createInterface({ input: this.child.stdout }).on("line", (text) => {
+      try {
+        this.lines.push(JSON.parse(text));
+      } catch {
+        // not a log line
+      }
+    });
+  }
+
+  async ready() {
+    for (;;) {
+      const serving = this.lines.find((l) => l.msg === "serving");
+      if (serving) {
+        this.ports = serving;
+        const answer = await fetch(`http://127.0.0.1:${serving.healthPort}/readyz`).catch(() => undefined);
+        if (answer?.status === 200) {
+          return;
+        }
+      }
+      await sleep(50);
+    }
+  }
+
+  async metric(name, labels = {}) {
+    const text = await (await fetch(`http://127.0.0.1:${this.ports.metricsPort}/metrics`)).text();
+    let sum = 0;
+    for (const line of text.split("\n")) {
+      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (m?.[1] === name && Object.entries(labels).every(([k, v]) => (m[2] ?? "").includes(`${k}="${v}"`))) {
+        sum += Number(m[3]);
+      }
+    }
+    return sum;
+  }
+
+  /** Peak resident memory of the process, in bytes (Linux's VmHWM). */
+  peakRss() {
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${this.child.pid}/status`, "utf8"))?.[1];
+    return Number(kb) * 1024;
+  }
+
+  /** The time (ms since the epoch) of the last created pod or service in the log. */
+  lastCreate() {
+    const created = this.lines.filter((l) => (l.action === "createPod" || l.action === "createOrUpdateService") && l.outcome !== undefined);
+    return Math.max(...created.map((l) => Date.parse(l.time)));
+  }
+
+  async stop() {
+    this.child.kill("SIGTERM");
+    await this.exited;
+  }
+}
+
+async function until(check, seconds = 600) {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) {
+      return value;
+    }
+    await sleep(100);
+  }
+  throw new Error(`not within ${seconds} s`);
+}
+
+/** 20 jobs of 1 PS + 10 workers: jobs written -> every pod and service created. */
+async function twentyJobs(args) {
+  const JOBS = 20;
+  const WORKERS = 10;
+  const ns = await freshNamespace(admin, t, "bench-20");
+  const controller = new Controller(ns, args);
+  await controller.ready();
+  const names = Array.from({ length: JOBS }, (_, i) => `job-${i}`);
+  const started = Date.now();
+  const jobs = new Map(await Promise.all(names.map(async (n) => [n, await createJob(newJob(ns, n, WORKERS))])));
+  const planned = new Set();
+  const running = new Set();
+  await until(async () => {
+    const pods = await list("v1", "Pod", ns);
+    await Promise.all(
+      pods.filter((p) => !running.has(p.metadata.name)).map((p) => (running.add(p.metadata.name), setRunning(ns, p.metadata.name))),
+    );
+    const all = await list(JOB_API, "ElasticJob", ns);
+    await Promise.all(all.filter((j) => j.status?.phase === "Running" && !planned.has(j.metadata.name)).map((j) => (planned.add(j.metadata.name), createPlan(ns, jobs.get(j.metadata.name)))));
+    const services = await list("v1", "Service", ns);
+    return pods.length === JOBS * (WORKERS + 2) && services.length === JOBS * (WORKERS + 2);
+  });
+  await sleep(300);
+  const seconds = (controller.lastCreate() - started) / 1000;
+  await controller.stop();
+  return { seconds, objects: JOBS * (WORKERS + 2) * 2 };
+}
+
+/** The 1,000-worker job's first plan: plan written -> every pod and service created; API calls a pod. */
+async function bigPlan(args) {
+  const WORKERS = 1000;
+  const ns = await freshNamespace(admin, t, "bench-1k");
+  const controller = new Controller(ns, args);
+  await controller.ready();
+  const job = await createJob(newJob(ns, "big", WORKERS));
+  const master = `elasticjob-big-dlrover-master`;
+  await until(async () => (await request(admin, "GET", `/api/v1/namespaces/${ns}/pods/${master}`)).status === 200);
+  await setRunning(ns, master);
+  await until(async () => (await ok(request(admin, "GET", `/apis/${JOB_API}/namespaces/${ns}/elasticjobs/big`), [200], "job")).status?.phase === "Running");
+  await sleep(500);
+  const callsBefore = await controller.metric("elasticjob_controller_api_requests_total");
+  const written = Date.now();
+  const plan = await createPlan(ns, job);
+  await until(async () => (await ok(request(admin, "GET", `/apis/${JOB_API}/namespaces/${ns}/scaleplans/${plan.metadata.name}`), [200], "plan")).status?.phase === "Succeeded");
+  await sleep(500);
+  const seconds = (controller.lastCreate() - written) / 1000;
+  const calls = (await controller.metric("elasticjob_controller_api_requests_total")) - callsBefore;
+  const pods = (await list("v1", "Pod", ns)).length - 1;
+  await controller.stop();
+  return { seconds, callsPerPod: calls / pods, calls, pods };
+}
+
+/** The same objects as the 1,000-worker plan, created by a bare client, 32 at once, no limit. */
+async function floor() {
+  const ns = await freshNamespace(admin, t, "bench-floor");
+  const job = newJob(ns, "big", 1000);
+  const stored = await createJob(job);
+  const items = api.render(stored, api.initialScalePlan(stored)).items.filter((o) => (o.kind === "Pod" || o.kind === "Service") && !o.metadata.name.includes("dlrover-master"));
+  const started = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < items.length) {
+        const obj = items[next++];
+        await ok(request(admin, "POST", collection("v1", obj.kind, ns), { body: obj }), [201], obj.metadata.name);
+      }
+    }),
+  );
+  return { seconds: (Date.now() - started) / 1000, objects: items.length };
+}
+
+/** A namespace with 10,000 pods of jobs (labelled as the controller's), made by a bare client. */
+async function tenThousandPods() {
+  const PODS = 10_000;
+  const ns = await freshNamespace(admin, t, "bench-rss");
+  const pods = Array.from({ length: PODS }, (_, i) => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `p-${i}`, namespace: ns, labels: { "elasticjob.dlrover/name": `absent-${i % 10}`, "elasticjob.dlrover/replica-type": "worker" } },
+    spec: TEMPLATE.spec,
+  }));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < pods.length) {
+        const pod = pods[next++];
+        await ok(request(admin, "POST", collection("v1", "Pod", ns), { body: pod }), [201], pod.metadata.name);
+      }
+    }),
+  );
+  return { ns, pods: PODS };
+}
+
+/** Peak RSS of the controller once its caches hold the namespace's pods. */
+async function rss(ns, args) {
+  const controller = new Controller(ns, args);
+  await controller.ready();
+  await sleep(2000);
+  const peak = controller.peakRss();
+  await controller.stop();
+  return peak / 1e6;
+}
+
+/** Where Kubeflow's operator v1.9.2 reads its webhook server's certificate (pkg/cert/cert.go's certDir). */
+const KUBEFLOW_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs";
+
+/** A free TCP port. */
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Kubeflow's operator on the same 20 jobs as TFJobs: TFJobs written -> every pod and service created. */
+async function kubeflowTwentyJobs(operator, src) {
+  const JOBS = 20;
+  const WORKERS = 10;
+  const crd = parse(readFileSync(join(src, "manifests/base/crds/kubeflow.org_tfjobs.yaml"), "utf8"));
+  const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
+  await ok(request(admin, "PATCH", crdPath, { body: crd, query: { fieldManager: "elasticjob-bench", force: "true" }, contentType: "application/apply-patch+yaml" }), [200, 201], "TFJob CRD");
+  await until(async () => (await ok(request(admin, "GET", crdPath), [200], "CRD")).status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
+  if ((await request(admin, "GET", "/api/v1/namespaces/kubeflow")).status === 404) {
+    await ok(request(admin, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "kubeflow" } } }), [201], "namespace kubeflow");
+  }
+  if ((await request(admin, "GET", "/api/v1/namespaces/kubeflow/secrets/training-operator-webhook-cert")).status === 404) {
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "training-operator-webhook-cert", namespace: "kubeflow" } };
+    await ok(request(admin, "POST", "/api/v1/namespaces/kubeflow/secrets", { body: secret }), [201], "webhook cert secret");
+  }
+  const ns = await freshNamespace(admin, t, "bench-kf");
+  const args = ["--enable-scheme=tfjob", "--metrics-bind-address=0", "--health-probe-bind-address=0", `--webhook-server-port=${await freePort()}`, "--controller-threads=4", "--kube-api-qps=1000", `--namespace=${ns}`];
+  const child = spawn(operator, args, { env: { ...process.env, KUBECONFIG }, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  try {
+    // The kubelet's part: the Secret, once the rotator filled it, as files in the folder the operator
+    // reads (its cert.go's fixed certDir), as a mounted secret volume would hold them.
+    const secret = await until(async () => {
+      const answer = await ok(request(admin, "GET", "/api/v1/namespaces/kubeflow/secrets/training-operator-webhook-cert"), [200], "secret");
+      return answer.data?.["tls.crt"] && answer.data?.["tls.key"] && answer;
+    }, 60);
+    mkdirSync(KUBEFLOW_CERT_DIR, { recursive: true });
+    for (const [key, value] of Object.entries(secret.data)) {
+      writeFileSync(join(KUBEFLOW_CERT_DIR, key), Buffer.from(value, "base64"));
+    }
+    await until(() => /Starting workers.*tfjob/i.test(log) || child.exitCode !== null, 60).catch((e) => {
+      throw new Error(`Kubeflow's operator did not start its TFJob controller: ${e.message}: ${log.slice(-3000)}`);
+    });
+    if (child.exitCode !== null) {
+      throw new Error(`Kubeflow's operator exited: ${log.slice(-3000)}`);
+    }
+    const tfjob = (name) => {
+      const replica = (replicas) => ({
+        replicas,
+        restartPolicy: "Never",
+        template: { spec: { containers: [{ name: "tensorflow", image: "tf:2", command: ["python", "-m", "train"], resources: TEMPLATE.spec.containers[0].resources }] } },
+      });
+      return { apiVersion: "kubeflow.org/v1", kind: "TFJob", metadata: { name, namespace: ns }, spec: { tfReplicaSpecs: { PS: replica(1), Worker: replica(WORKERS) } } };
+    };
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: JOBS }, (_, i) => ok(request(admin, "POST", `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, { body: tfjob(`job-${i}`) }), [201], "TFJob")),
+    );
+    await until(async () => (await list("v1", "Pod", ns)).length === JOBS * (WORKERS + 1) && (await list("v1", "Service", ns)).length === JOBS * (WORKERS + 1));
+    return { seconds: (Date.now() - started) / 1000, objects: JOBS * (WORKERS + 1) * 2 };
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+// BENCH_LIMITS=default runs only the default (for a controller without --kube-api-qps: the figures before it).
+const LIMITS = Object.fromEntries(
+  Object.entries({ default: [], off: ["--kube-api-qps", "0"] }).filter(([k]) => !process.env.BENCH_LIMITS || process.env.BENCH_LIMITS.split(",").includes(k)),
+);
+const figures = {};
+try {
+  if (process.env.BENCH_ONLY === "twenty") {
+    const extra = process.env.BENCH_ARGS ? process.env.BENCH_ARGS.split(" ") : [];
+    const twenty = await twentyJobs(extra);
+    console.log(`20 jobs x (1 PS + 10 workers) ${extra.join(" ")}: jobs written -> ${twenty.objects} pods and services created: ${twenty.seconds.toFixed(2)} s`);
+    process.exit(0);
+  }
+  if (process.env.BENCH_ONLY === "kubeflow") {
+    const kf = await kubeflowTwentyJobs(process.env.KUBEFLOW_OPERATOR, process.env.KUBEFLOW_SRC);
+    console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
+    process.exit(0);
+  }
+  const f = await floor();
+  figures.floor = f;
+  console.log(`bare client, the 1,000-worker plan's ${f.objects} pods and services, 32 at once: ${f.seconds.toFixed(2)} s (the floor)`);
+  for (const [limit, args] of Object.entries(LIMITS)) {
+    const twenty = await twentyJobs(args);
+    const big = await bigPlan(args);
+    figures[limit] = { twentyJobsSeconds: twenty.seconds, bigPlanSeconds: big.seconds, bigPlanToFloor: big.seconds / f.seconds, callsPerPod: big.callsPerPod };
+    console.log(`rate limit ${limit}: 20 jobs x (1 PS + 10 workers), jobs written -> ${twenty.objects} pods and services created: ${twenty.seconds.toFixed(2)} s`);
+    console.log(
+      `rate limit ${limit}: the 1,000-worker job's first plan, plan written -> its pods and services created: ${big.seconds.toFixed(2)} s, ${(big.seconds / f.seconds).toFixed(2)}x the floor; ${big.callsPerPod.toFixed(2)} API calls a created pod (${big.calls} for ${big.pods})`,
+    );
+  }
+  if (process.env.KUBEFLOW_OPERATOR) {
+    const kf = await kubeflowTwentyJobs(process.env.KUBEFLOW_OPERATOR, process.env.KUBEFLOW_SRC);
+    figures.kubeflowTwentyJobsSeconds = kf.seconds;
+    console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
+    for (const limit of Object.keys(LIMITS)) {
+      console.log(`  ours at rate limit ${limit}: ${(figures[limit].twentyJobsSeconds / kf.seconds).toFixed(2)}x Kubeflow's time`);
+    }
+  }
+  const cached = await tenThousandPods();
+  for (const [limit, args] of Object.entries(LIMITS)) {
+    figures[limit].peakRssMB = await rss(cached.ns, args);
+    console.log(`rate limit ${limit}: controller peak RSS with ${cached.pods} pods cached: ${figures[limit].peakRssMB.toFixed(0)} MB`);
+  }
+  if (process.env.BENCH_JSON) {
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify(figures, null, 2));
+  }
+} finally {
+  await Promise.all(cleanups.map((c) => c()));
+}

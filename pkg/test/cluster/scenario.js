@@ -1,0 +1,328 @@
+// What the scenarios of the controller against the real API server share (controller.test.js,
+// slowstart.test.js, leader.test.js): `elasticjob controller` as a child process (so SIGKILL and
+// leader election are real) with the ServiceAccount of deploy/rbac.yaml (a TokenRequest token),
+// so RBAC holds it to what it may do; and what the tests do as admin: users' jobs, DLRover's
+// master (the ScalePlans, `scale-type: auto`, the task pods come from, in the exact shape the real
+// one, 0.6.1, writes them: dlrover.test.js runs the real one), and the kubelet (pod status).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import * as api from "elasticjob";
+import { CONTROLLER_SA, adminConfig, applyManifests, collection, expectStatus, freshNamespace, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
+
+export const admin = adminConfig();
+export const BIN = fileURLToPath(new URL("../../bin/elasticjob.js", import.meta.url));
+export const MASTER_IMAGE = "registry.example.com/dlrover/master:test";
+export const JOB_API = "elastic.iml.github.io/v1alpha1";
+export const work = mkdtempSync(join(tmpdir(), "elasticjob-controller-"));
+/** The ServiceAccount's token, and a kubeconfig with it (set by the `before` of `useCluster`). */
+export let token;
+export let kubeconfig;
+/** Controller processes still running, and namespaces to delete, at the end. */
+export const processes = new Set();
+export const cleanups = [];
+
+/** The test file's `before` and `after`: the RBAC and token of the controller; every process and namespace gone at the end. */
+export function useCluster() {
+  before(async () => {
+    await applyManifests(admin, "deploy/rbac.yaml");
+    token = await serviceAccountToken(admin, CONTROLLER_SA);
+    kubeconfig = writeKubeconfig("controller", tokenConfig(admin, CONTROLLER_SA.name, token));
+  });
+
+  after(async () => {
+    for (const child of processes) {
+      child.kill("SIGKILL");
+    }
+    await Promise.all(cleanups.map((cleanup) => cleanup()));
+    rmSync(work, { recursive: true, force: true });
+  });
+}
+
+export function writeKubeconfig(name, kc) {
+  const path = join(work, `${name}.kubeconfig`);
+  writeFileSync(path, kc.exportConfig());
+  return path;
+}
+
+/** A fresh namespace, deleted at the end. */
+export function namespace(prefix) {
+  return freshNamespace(admin, { after: (cleanup) => cleanups.push(cleanup) }, prefix);
+}
+
+/** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
+export async function eventually(what, check, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) {
+        return value;
+      }
+      last = undefined;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${seconds} s${last ? `: ${last.message}` : ""}`);
+    }
+    await sleep(100);
+  }
+}
+
+/** `elasticjob controller` as a child process: its JSON log lines, its ports (free ones), its metrics. */
+export class Controller {
+  constructor(name, args, { kubeconfigPath = kubeconfig } = {}) {
+    this.name = name;
+    this.lines = [];
+    this.waiters = [];
+    this.stderr = "";
+    this.child = spawn(process.execPath, [BIN, "controller", "--kubeconfig", kubeconfigPath, ...args, "--metrics-port", "0", "--health-port", "0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    processes.add(this.child);
+    this.child.stderr.on("data", (d) => {
+      this.stderr += d;
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on("exit", (code, signal) => {
+        processes.delete(this.child);
+        for (const waiter of this.waiters.splice(0)) {
+          waiter.fail(`exited (${signal ?? code})`);
+        }
+        resolve({ code, signal });
+      });
+    });
+    createInterface({ input: this.child.stdout }).on("line", (text) => {
+      let line;
+      try {
+        line = JSON.parse(text);
+      } catch {
+        line = { msg: text, notJson: true };
+      }
+      this.lines.push(line);
+      for (const waiter of [...this.waiters]) {
+        if (waiter.match(line)) {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    });
+  }
+
+  /** The first log line that matches, seen or to come. */
+  line(what, match, seconds = 30) {
+    const seen = this.lines.find(match);
+    if (seen) {
+      return Promise.resolve(seen);
+    }
+    return new Promise((resolve, reject) => {
+      const fail = (why) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.name}: no log line ${what}: ${why}\nstderr: ${this.stderr}\nlast lines:\n${this.lines.slice(-8).map((l) => JSON.stringify(l)).join("\n")}`));
+      };
+      const timer = setTimeout(() => fail(`not within ${seconds} s`), seconds * 1000);
+      this.waiters.push({
+        match,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        fail,
+      });
+    });
+  }
+
+  /** Resolves once /readyz answers 200 (the caches are filled). */
+  async ready() {
+    this.ports = await this.line("serving", (l) => l.msg === "serving");
+    await eventually(`${this.name} ready`, async () => (await fetch(`http://127.0.0.1:${this.ports.healthPort}/readyz`)).status === 200);
+    return this;
+  }
+
+  /** The sum of a metric's samples whose labels include `labels`. */
+  async metric(name, labels = {}) {
+    const text = await (await fetch(`http://127.0.0.1:${this.ports.metricsPort}/metrics`)).text();
+    return sumOf(text, name, labels);
+  }
+
+  /** Log lines of actions carried out. */
+  actions(action) {
+    return this.lines.filter((l) => l.action !== undefined && (action === undefined || l.action === action));
+  }
+
+  identity() {
+    return this.lines.find((l) => l.msg === "starting")?.identity;
+  }
+
+  stop(signal = "SIGTERM") {
+    this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+/** The sum of the samples of `name` in a Prometheus text exposition whose labels include `labels`. */
+export function sumOf(text, name, labels) {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) {
+      continue;
+    }
+    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) {
+      sum += Number(m[3]);
+    }
+  }
+  return sum;
+}
+
+// What the test does as admin: users' jobs, DLRover's master (scale plans), the kubelet (pod status).
+
+export const get = async (path, query) => expectStatus(await request(admin, "GET", path, { query }), [200], `GET ${path}`);
+export const jobPath = (ns, name) => objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name, namespace: ns } });
+export const planPath = (ns, name) => objectPath({ apiVersion: JOB_API, kind: "ScalePlan", metadata: { name, namespace: ns } });
+export const getJob = (ns, name) => get(jobPath(ns, name));
+export const getPlan = (ns, name) => get(planPath(ns, name));
+
+export async function createJob(job) {
+  return expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", job.metadata.namespace), { body: job }), [201], `job ${job.metadata.name}`);
+}
+
+export async function patchJobSpec(ns, name, spec) {
+  return expectStatus(
+    await request(admin, "PATCH", jobPath(ns, name), { body: { spec }, contentType: "application/merge-patch+json" }),
+    [200],
+    `patch job ${name}`,
+  );
+}
+
+/** The index of each job's next plan, as DLRover's master counts them. */
+const planIndex = new Map();
+
+/**
+ * A ScalePlan exactly as DLRover's master (0.6.1, `ElasticJobScaler`) writes it: named
+ * `<job>-scaleplan-<i>`, its only label `scale-type: auto`, an owner reference of kind `elasticjob`
+ * (lower case, no `controller`), and every list of the spec present. `job` is the stored job.
+ */
+export async function createPlan(job, spec) {
+  const { name, namespace, uid } = job.metadata;
+  const key = `${namespace}/${name}`;
+  const index = planIndex.get(key) ?? 0;
+  planIndex.set(key, index + 1);
+  const plan = {
+    apiVersion: JOB_API,
+    kind: "ScalePlan",
+    metadata: {
+      name: `${name}-scaleplan-${index}`,
+      namespace,
+      labels: { "scale-type": "auto" },
+      ownerReferences: [{ apiVersion: JOB_API, blockOwnerDeletion: true, kind: "elasticjob", name, uid }],
+    },
+    spec: { ownerJob: name, replicaResourceSpecs: {}, createPods: [], removePods: [], psHosts: [], ...spec },
+  };
+  return expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", namespace), { body: plan }), [201], `scale plan ${plan.metadata.name}`);
+}
+
+/** A resource as the master writes it: cpu as a decimal (`str(float)`), memory in Mi. */
+export function masterResource({ cpu, memory }) {
+  const cores = cpu.endsWith("m") ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);
+  const mi = memory.endsWith("Gi") ? Number(memory.slice(0, -2)) * 1024 : Number(memory.slice(0, -2));
+  return { cpu: Number.isInteger(cores) ? cores.toFixed(1) : String(cores), memory: `${mi}Mi` };
+}
+
+/** The PS addresses as the master writes them: `<service>.<namespace>.svc:2222`. */
+export function masterPsHosts(job, count) {
+  return Array.from({ length: count }, (_, r) => `${job.metadata.name}-edljob-ps-${r}.${job.metadata.namespace}.svc:2222`);
+}
+
+/** The pods of a job, by the job-name label. */
+export async function podsOf(ns, jobName) {
+  return (await get(collection("v1", "Pod", ns), { labelSelector: `elasticjob.dlrover/name=${jobName}` })).items;
+}
+
+export async function servicesIn(ns) {
+  return (await get(collection("v1", "Service", ns))).items;
+}
+
+export const label = (pod, key) => pod.metadata.labels?.[`elasticjob.dlrover/${key}`];
+export const isLive = (pod) => ["Pending", "Running"].includes(pod.status?.phase) && !pod.metadata.deletionTimestamp;
+export const tfConfigOf = (pod) => pod.spec.containers[0].env?.find((e) => e.name === "TF_CONFIG")?.value;
+export const masterName = (jobName) => `elasticjob-${jobName}-dlrover-master`;
+
+/** The kubelet's part: the pod's status phase, and for a failed pod its container's exit code. */
+export async function setPodStatus(ns, name, phase, exitCode) {
+  const status = { phase };
+  if (exitCode !== undefined) {
+    status.containerStatuses = [
+      { name: "main", image: "tf:2", imageID: "", ready: false, restartCount: 0, state: { terminated: { exitCode, reason: "Error" } } },
+    ];
+  }
+  expectStatus(
+    await request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${name}/status`, { body: { status }, contentType: "application/merge-patch+json" }),
+    [200],
+    `pod ${name} ${phase}`,
+  );
+}
+
+/** Waits for the job's master pod, marks it Running, and waits until the job is Running. */
+export async function masterRunning(ns, jobName) {
+  await eventually(`${jobName}: master pod`, async () => (await podsOf(ns, jobName)).find((p) => p.metadata.name === masterName(jobName) && isLive(p)));
+  await setPodStatus(ns, masterName(jobName), "Running");
+  return eventually(`${jobName}: job Running`, async () => {
+    const job = await getJob(ns, jobName);
+    return job.status?.phase === "Running" && job;
+  });
+}
+
+/** Waits until the plan has been carried out. */
+export function planSucceeded(ns, planName, seconds = 30) {
+  return eventually(`scale plan ${planName} Succeeded`, async () => {
+    const plan = await getPlan(ns, planName);
+    return plan.status?.phase === "Succeeded" && plan;
+  }, seconds);
+}
+
+export const TEMPLATE = {
+  spec: {
+    restartPolicy: "Never",
+    containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "500m", memory: "1Gi" } } }],
+  },
+};
+
+export function newJob(ns, name, { ps = 1, workers = 2 } = {}) {
+  return {
+    apiVersion: JOB_API,
+    kind: "ElasticJob",
+    metadata: { name, namespace: ns },
+    spec: {
+      distributionStrategy: "ParameterServerStrategy",
+      replicaSpecs: {
+        ps: { replicas: ps, restartCount: 2, template: TEMPLATE },
+        worker: { replicas: workers, restartCount: 2, restartPolicy: "ExitCode", template: TEMPLATE },
+      },
+    },
+  };
+}
+
+/**
+ * The first plan of a job as DLRover's master writes it (`_create_initial_scale_plan` after
+ * `adjust_worker_for_estimator`): every type with its replicas and its template's requests, and in
+ * a PS job without a chief one worker made the chief.
+ */
+export function firstPlanSpec(job) {
+  const specs = job.spec.replicaSpecs;
+  const resource = (type) => masterResource(specs[type].template.spec.containers[0].resources.requests);
+  const replicaResourceSpecs = Object.fromEntries(Object.entries(specs).map(([type, s]) => [type, { replicas: s.replicas ?? 1, resource: resource(type) }]));
+  if (!specs.chief && replicaResourceSpecs.worker?.replicas > 0) {
+    replicaResourceSpecs.chief = { replicas: 1, resource: resource("worker") };
+    replicaResourceSpecs.worker.replicas -= 1;
+  }
+  return { replicaResourceSpecs, psHosts: masterPsHosts(job, specs.ps?.replicas ?? 0) };
+}

@@ -1,0 +1,114 @@
+// Leader election (controller/leader.js) against a Lease store of the test's own that behaves as the
+// API server's (a write must carry the resourceVersion stored, else 409 Conflict), with a switch
+// that makes its requests hang, as a stalled connection does: a renewal is cut at the renew
+// deadline, and the leader stops leading then, before any candidate may take over.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ApiError } from "../controller/adapter.js";
+import { leaseTimingsProblem } from "../controller/defaults.js";
+import { LeaderElector } from "../controller/leader.js";
+import { Logger } from "../controller/log.js";
+
+const quiet = new Logger({ write: () => true }, { level: "error" });
+
+/** A Lease store; `hang` makes every request wait until its signal aborts (then it rejects). */
+function leaseStore() {
+  const store = { lease: undefined, version: 0, hang: false, aborted: 0, writes: [] };
+  const answer = async (signal, fn) => {
+    if (store.hang) {
+      await new Promise((_, reject) => {
+        signal?.addEventListener("abort", () => {
+          store.aborted += 1;
+          reject(signal.reason);
+        });
+      });
+    }
+    return structuredClone(fn());
+  };
+  const write = (lease) => {
+    store.version += 1;
+    store.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(store.version) } };
+    store.writes.push({ at: Date.now(), holder: lease.spec.holderIdentity });
+    return store.lease;
+  };
+  store.adapter = {
+    get: (kind, ns, name, { signal } = {}) =>
+      answer(signal, () => {
+        if (!store.lease) {
+          throw new ApiError("get", 404, { reason: "NotFound" });
+        }
+        return store.lease;
+      }),
+    create: (kind, lease, { signal } = {}) =>
+      answer(signal, () => {
+        if (store.lease) {
+          throw new ApiError("create", 409, { reason: "AlreadyExists" });
+        }
+        return write(lease);
+      }),
+    replace: (kind, lease, { signal } = {}) =>
+      answer(signal, () => {
+        if (lease.metadata.resourceVersion !== store.lease?.metadata.resourceVersion) {
+          throw new ApiError("update", 409, { reason: "Conflict" });
+        }
+        return write(lease);
+      }),
+  };
+  return store;
+}
+
+const TIMINGS = { leaseDurationSeconds: 1.5, renewDeadlineSeconds: 1, retryPeriodSeconds: 0.2 };
+const elector = (store, identity) => new LeaderElector({ adapter: store.adapter, namespace: "ns", name: "lease", identity, ...TIMINGS, log: quiet });
+
+test("a renewal that hangs is cut at the renew deadline; the leader stops leading then, before the candidate can take the lease", async () => {
+  const store = leaseStore();
+  const a = elector(store, "a");
+  assert.equal(await a.acquire(), true);
+  const renewing = a.keepRenewing();
+  await sleep(500);
+  assert.ok(store.writes.length >= 2, "renewed every retry period");
+  store.hang = true;
+  const { lost } = await renewing;
+  const lostAt = Date.now();
+  const lastRenewal = store.writes.at(-1).at;
+  assert.equal(lost, true);
+  assert.equal(a.leading, false);
+  assert.ok(store.aborted >= 1, "the hung renewal was cut, not left to return later");
+  // The candidate measures the lease from when it saw the last renewal, which is after it was written.
+  assert.ok(lostAt < lastRenewal + TIMINGS.leaseDurationSeconds * 1000, `stopped ${lostAt - lastRenewal} ms after the last renewal, within the lease duration`);
+
+  store.hang = false;
+  const b = elector(store, "b");
+  assert.equal(await b.acquire(), true, "the candidate takes the lease once it expired");
+  assert.equal(store.lease.spec.holderIdentity, "b");
+  assert.equal(store.lease.spec.leaseTransitions, 1);
+  await a.stop();
+  await b.stop();
+  assert.equal(store.lease.spec.holderIdentity, undefined, "b released it on stop; a (no longer leading) wrote nothing");
+});
+
+test("two candidates at once: one leads, the other waits; stopped, the leader releases the lease and the other takes it at its next try", async () => {
+  const store = leaseStore();
+  const [a, b] = [elector(store, "a"), elector(store, "b")];
+  const first = await Promise.race([a.acquire().then(() => a), b.acquire().then(() => b)]);
+  const second = first === a ? b : a;
+  const renewing = first.keepRenewing();
+  await sleep(300);
+  assert.equal(store.lease.spec.holderIdentity, first.identity);
+  assert.equal(second.leading, false);
+  const since = Date.now();
+  await first.stop();
+  assert.deepEqual(await renewing, { lost: false });
+  await sleep(TIMINGS.retryPeriodSeconds * 1000 * 1.2 + 100);
+  assert.equal(store.lease.spec.holderIdentity, second.identity, `taken over ${Date.now() - since} ms after the release`);
+  await second.stop();
+});
+
+test("lease duration > renew deadline > retry period > 0, checked in one place", () => {
+  assert.equal(leaseTimingsProblem(15, 10, 2), undefined);
+  assert.match(leaseTimingsProblem(10, 15, 2), /lease duration \(10 s\) must exceed the renew deadline \(15 s\)/);
+  assert.match(leaseTimingsProblem(15, 2, 2), /which must exceed the retry period \(2 s\)/);
+  assert.match(leaseTimingsProblem(15, 10, 0), /retry period \(0 s\) must be above 0/);
+  assert.throws(() => new LeaderElector({ adapter: {}, namespace: "ns", name: "l", identity: "a", leaseDurationSeconds: 5, renewDeadlineSeconds: 10, retryPeriodSeconds: 2, log: quiet }), RangeError);
+});
