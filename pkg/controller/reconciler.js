@@ -100,7 +100,7 @@ export class Reconciler {
         throw e;
       }
       this.refusals.delete(key);
-      if (plan.actions.length === 0) {
+      if (plan.phases.length === 0) {
         if (!state.job) {
           this.forget(key);
         }
