@@ -32,10 +32,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch, create, delete]
-# One service per task rank and one for the master.
+# One service per task rank and one for the master: created, updated, deleted with a rank a scale-down removes.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, create, update, patch]
+  verbs: [get, list, watch, create, update, patch, delete]
 {{- end -}}
 
 {{/* Leader election (--leader-elect) on a Lease. */}}

@@ -144,6 +144,7 @@ test("as the ServiceAccount: everything the controller does", async (t) => {
   const storedService = await ok("get a service", "GET", servicePath);
   await ok("update a service", "PUT", servicePath, { body: { ...storedService, metadata: { ...storedService.metadata, labels: { ...storedService.metadata.labels, updated: "yes" } } } });
   await ok("apply a service", "PATCH", servicePath, { body: service, query: { fieldManager: "elasticjob-controller", force: "true" }, contentType: "application/apply-patch+yaml" });
+  await ok("delete a service (the rank a scale-down removed)", "DELETE", servicePath);
 
   // Leader election on a Lease in its namespace.
   const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: `elasticjob-controller-${ns}`, namespace: SA_NAMESPACE }, spec: { holderIdentity: "test", leaseDurationSeconds: 15 } };
@@ -196,7 +197,6 @@ test("as the ServiceAccount: anything else is forbidden", async (t) => {
     ["create a ScalePlan", "POST", collection("elastic.iml.github.io/v1alpha1", "ScalePlan", space), { body: api.initialScalePlan(job) }],
     ["patch a pod (the kubelet's business)", "PATCH", at(pod), { body: { metadata: { labels: { x: "y" } } }, contentType: "application/merge-patch+json" }],
     ["write a pod's status", "PATCH", `${at(pod)}/status`, { body: { status: { phase: "Running" } }, contentType: "application/merge-patch+json" }],
-    ["delete a Service", "DELETE", at(service)],
     ["create a Namespace", "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "mine" } } }],
     ["delete a Lease", "DELETE", `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-apiserver`],
     ["bind itself to cluster-admin", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "mine" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" }, subjects: [{ kind: "ServiceAccount", name: SA_NAME, namespace: SA_NAMESPACE }] } }],
