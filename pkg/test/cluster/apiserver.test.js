@@ -107,7 +107,10 @@ cases.forEach((c, index) => {
     // another uid, and a garbage collector would take them for orphans.
     const plans = [c.input.scalePlan, ...(c.input.scalePlans ?? [])]
       .filter(Boolean)
-      .map((p) => inNamespace({ ...p, metadata: { ...p.metadata, ownerReferences: undefined } }, ns));
+      .map((p) => {
+        const { ownerReferences, ...metadata } = p.metadata;
+        return inNamespace({ ...p, metadata }, ns);
+      });
     // The custom resources the case reads, created for real: their status is written below.
     for (const cr of [job, ...plans].filter(Boolean)) {
       await create(cr, `${cr.kind} ${cr.metadata.name}`);
