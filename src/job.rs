@@ -85,6 +85,17 @@ pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
     }
 }
 
+/// Whether a scale plan is the job's: it names the job ([`naming::plan_job`]: its `spec.ownerJob`,
+/// else upstream's `elasticjob-name` label) or has an owner reference with the job's uid, and it is
+/// in the job's namespace when both name one.
+pub fn is_plan_of(job: &ElasticJob, plan: &ScalePlan) -> bool {
+    let plan_namespace = plan.metadata.namespace.as_deref().filter(|n| !n.is_empty());
+    let same_namespace = plan_namespace.is_none() || namespace(job).is_none() || plan_namespace == namespace(job);
+    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
+    let owned = uid.is_some_and(|uid| plan.metadata.owner_references.iter().flatten().any(|r| r.uid == uid));
+    same_namespace && (naming::plan_job(plan) == Some(job.name()) || owned)
+}
+
 /// The given plan, or the job's first plan ([`initial_scale_plan`]).
 pub fn plan_or_initial<'p>(job: &ElasticJob, scale_plan: Option<&'p ScalePlan>) -> Cow<'p, ScalePlan> {
     scale_plan.map_or_else(|| Cow::Owned(initial_scale_plan(job)), Cow::Borrowed)

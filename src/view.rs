@@ -98,7 +98,7 @@ pub fn job_view(job: &ElasticJob, scale_plans: &[ScalePlan], pods: &[Pod]) -> Re
     // job has tens of plans; an ordered insert keeps a sort's code out of the wasm).
     let order = |p: &ScalePlan| (created(p).cloned(), p.metadata.name.clone());
     let mut plans: Vec<&ScalePlan> = Vec::new();
-    for plan in scale_plans.iter().filter(|p| is_plan_of(job, p)) {
+    for plan in scale_plans.iter().filter(|p| job::is_plan_of(job, p)) {
         let at = plans.iter().position(|q| order(q) > order(plan)).unwrap_or(plans.len());
         plans.insert(at, plan);
     }
@@ -149,15 +149,6 @@ pub fn job_view(job: &ElasticJob, scale_plans: &[ScalePlan], pods: &[Pod]) -> Re
         replicas,
         scale_plans: views,
     })
-}
-
-/// Whether the plan is the job's: its `spec.ownerJob` names the job, or an owner reference carries
-/// the job's uid; and it is in the job's namespace.
-fn is_plan_of(job: &ElasticJob, plan: &ScalePlan) -> bool {
-    let same_namespace = plan.metadata.namespace.as_deref().filter(|n| !n.is_empty()) == job::namespace(job);
-    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
-    let owned = plan.metadata.owner_references.iter().flatten().any(|r| Some(r.uid.as_str()) == uid);
-    same_namespace && (plan.spec.owner_job.as_deref() == Some(job.name()) || owned)
 }
 
 fn created(plan: &ScalePlan) -> Option<&Time> {

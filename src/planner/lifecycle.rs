@@ -247,7 +247,7 @@ fn takes_part(plan: &ScalePlan, job: Option<&ElasticJob>) -> bool {
     let labels = plan.metadata.labels.as_ref();
     labels.and_then(|l| l.get(naming::LABEL_SCALE_TYPE)).map(String::as_str) == Some(naming::SCALE_TYPE_AUTO)
         && plan.metadata.deletion_timestamp.is_none()
-        && job.is_none_or(|j| naming::plan_job(plan) == Some(j.name()))
+        && job.is_none_or(|j| job::is_plan_of(j, plan))
 }
 
 /// Whether a plan has not been taken up by its job yet.

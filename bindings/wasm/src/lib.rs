@@ -435,30 +435,14 @@ impl Validation {
 #[wasm_bindgen(js_name = jobView, unchecked_return_type = "JobView")]
 pub fn job_view(
     #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlan[] | { items: ScalePlan[] }")]
-    scale_plans: JsValue,
+    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlans")] scale_plans: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
 ) -> Result<JsValue, JsValue> {
     // The readers the other functions use (`parse::strict`: shapes and unknown fields, not the
     // rules), so no second copy of the job's and the plan's readers is built into the wasm.
     let read_all = || {
         let job = parse::strict::<ElasticJob>(value(&job, "")?)?;
-        let items = match value(&scale_plans, "scalePlans")? {
-            Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
-            other => other,
-        };
-        let Value::Array(items) = items else {
-            return Err(Error::Parse(Problem::new(
-                "scalePlans",
-                Code::InvalidType,
-                "an array of ScalePlans, or a List of them, is expected",
-            )));
-        };
-        let plans = items
-            .into_iter()
-            .enumerate()
-            .map(|(i, plan)| parse::strict::<ScalePlan>(plan).map_err(|e| e.prefixed(&format!("scalePlans[{i}]"))))
-            .collect::<Result<Vec<_>>>()?;
+        let plans = parse::scale_plans(value(&scale_plans, "scalePlans")?)?;
         elasticjob::view::job_view(&job, &plans, &read_pods(&pods)?)
     };
     output(read_all())
