@@ -364,7 +364,8 @@ pub fn constants() -> Constants {
 }
 
 /// The job an object belongs to, as `namespace/name` (the namespace empty when it names none): an
-/// ElasticJob's own, a ScalePlan's [`plan_job`], a pod's or service's job-name label. `None` for an
+/// ElasticJob's own, a ScalePlan's job (its `spec.ownerJob`, else its `elasticjob-name` label), a
+/// pod's or service's job-name label. `None` for an
 /// object of no job. `object` is the object as JSON (a host's cache entry), read by its `kind`.
 pub fn job_key(object: &serde_json::Value) -> Option<String> {
     let metadata = object.get("metadata")?;
