@@ -119,16 +119,24 @@ pub struct Plan {
 impl Plan {
     /// A plan of these actions, each in its phase; the order of the actions of one phase is kept.
     pub fn from_actions(actions: impl IntoIterator<Item = Action>) -> Plan {
-        let mut phases: Vec<Phase> = Vec::new();
+        let (mut services, mut create_pods, mut deletions, mut status) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for action in actions {
-            let kind = action.phase();
-            match phases.iter_mut().find(|p| p.phase == kind) {
-                Some(phase) => phase.actions.push(action),
-                None => phases.push(Phase { phase: kind, actions: vec![action] }),
+            match action.phase() {
+                PhaseKind::Services => services.push(action),
+                PhaseKind::CreatePods => create_pods.push(action),
+                PhaseKind::Deletions => deletions.push(action),
+                PhaseKind::Status => status.push(action),
             }
         }
-        phases.sort_by_key(|p| p.phase);
-        Plan { phases }
+        let phases = [
+            (PhaseKind::Services, services),
+            (PhaseKind::CreatePods, create_pods),
+            (PhaseKind::Deletions, deletions),
+            (PhaseKind::Status, status),
+        ];
+        let phases = phases.into_iter().filter(|(_, actions)| !actions.is_empty());
+        Plan { phases: phases.map(|(phase, actions)| Phase { phase, actions }).collect() }
     }
 
     /// Whether the plan does nothing.

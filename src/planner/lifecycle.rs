@@ -202,8 +202,13 @@ pub(crate) fn controller_pass(
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
-    let mut waiting: Vec<&ScalePlan> = plans.iter().filter(|p| takes_part(p, job)).collect();
-    waiting.sort_by(|a, b| plan_order(a).cmp(&plan_order(b)));
+    // Oldest first: each plan goes after the ones not later than it (a job has tens of plans; an
+    // ordered insert keeps a sort's code out of the wasm).
+    let mut waiting: Vec<&ScalePlan> = Vec::new();
+    for plan in plans.iter().filter(|p| takes_part(p, job)) {
+        let at = waiting.iter().position(|q| plan_order(q) > plan_order(plan)).unwrap_or(waiting.len());
+        waiting.insert(at, plan);
+    }
     let Some(job) = job else {
         // Plans whose job does not exist (yet) are only marked Created.
         let created = waiting.iter().filter(|p| p.status.as_ref().is_none_or(|s| s.phase.is_none()));
