@@ -11,15 +11,19 @@ def golden_outputs(root):
 
 
 def kube_objects(doc):
-    """Pods and services in a rendered List or in a plan's actions."""
+    """Pods and services in a rendered List or in the actions of a plan's phases."""
     if not isinstance(doc, dict):
         return
+    if "actions" in doc:
+        # A plan keeps its actions in `phases`; a flat list is a shape this walker would miss.
+        raise ValueError("a plan with a flat `actions` list: the walker reads `phases`")
     if doc.get("kind") == "List":
         yield from doc.get("items", [])
-    for action in doc.get("actions", []):
-        for key in ("pod", "service"):
-            if key in action:
-                yield action[key]
+    for phase in doc.get("phases", []):
+        for action in phase["actions"]:
+            for key in ("pod", "service"):
+                if key in action:
+                    yield action[key]
 
 
 def env_value(container, name):
