@@ -114,7 +114,8 @@ pub enum DistributionStrategy {
     AllreduceStrategy,
 }
 
-/// How a failed replica is relaunched.
+/// How a failed replica is relaunched, as the job declares it: DLRover's master reads it (with
+/// `restartCount`, its relaunch budget) and decides each relaunch; the core does not relaunch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum RestartPolicy {

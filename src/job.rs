@@ -92,8 +92,13 @@ pub fn is_plan_of(job: &ElasticJob, plan: &ScalePlan) -> bool {
     let plan_namespace = plan.metadata.namespace.as_deref().filter(|n| !n.is_empty());
     let same_namespace = plan_namespace.is_none() || namespace(job).is_none() || plan_namespace == namespace(job);
     let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
-    let owned = uid.is_some_and(|uid| plan.metadata.owner_references.iter().flatten().any(|r| r.uid == uid));
-    same_namespace && (naming::plan_job(plan) == Some(job.name()) || owned)
+    let owners = || plan.metadata.owner_references.iter().flatten();
+    let owned = uid.is_some_and(|uid| owners().any(|r| r.uid == uid));
+    // A plan an earlier job of the same name owned (its uid another) is that job's, not this one's.
+    let an_earlier_jobs = uid.is_some_and(|uid| {
+        owners().any(|r| r.kind.eq_ignore_ascii_case(api::KIND_ELASTIC_JOB) && r.name == job.name() && r.uid != uid)
+    });
+    same_namespace && !an_earlier_jobs && (naming::plan_job(plan) == Some(job.name()) || owned)
 }
 
 /// The given plan, or the job's first plan ([`initial_scale_plan`]).

@@ -14,14 +14,16 @@
 //! `removePods`) and the ranks its `createPods` entries fill. Scaling up creates ranks from the lowest free one with ids from the
 //! highest id seen + 1 (on a first launch id = rank, as upstream); scaling down deletes the
 //! Running and Pending pods of the highest ranks (upstream deletes the highest ids, which after a
-//! relaunch would leave a hole in the ranks every worker lists). Then each `createPods` entry is
-//! created unless a pod of that name exists or a live pod holds its rank, and each `removePods`
+//! relaunch would leave a hole in the ranks every worker lists). A rank whose newest pod failed
+//! counts as held: its relaunch is DLRover's master's, so a scale-up does not fill it. Then each
+//! `createPods` entry is created as written (its name, id, rank and service) unless a pod of that
+//! name exists, even beside a live pod at its rank (a PS migration), and each `removePods`
 //! entry is deleted. Each `migratePods` entry whose pod does not yet have its new resource gets a
 //! replacement with a new id, the same rank and the new resource (the entry's values over the old
 //! pod's, so a migration to more memory keeps the cpu); the old pod is deleted once the
 //! replacement runs. A pod the plan both creates and migrates is created with the new resource,
-//! and so is a scale-up pod whose new id gives it a name `migratePods` lists. A replacement (of a
-//! migrated or a failed pod) never takes such a name, or the next pass would migrate it again.
+//! and so is a scale-up pod whose new id gives it a name `migratePods` lists. A migration's
+//! replacement never takes such a name, or the next pass would migrate it again.
 //!
 //! New pods count their rank's relaunches in two labels: `relaunch-count` (which DLRover's master
 //! reads from every pod and counts its relaunches from) and upstream's `restart-count` (the
@@ -173,7 +175,9 @@ pub fn reconcile(
 ///   `spec.ownerJob` or the `elasticjob-name` label) are taken up one at a time, oldest first (by
 ///   creation time, then by the index in DLRover's `<job>-scaleplan-<i>` names, then by name),
 ///   none skipped: a new one only once the plan the job carries out (`status.scalePlan`) has
-///   finished. Taking one up is [`reconcile_scale_plan`]'s pass, and the job's own pass waits for
+///   finished, and only while the job runs (Running, Restarting or Scaling, not suspended: a job
+///   being created gets its master first, a finished one takes none up). Taking one up is
+///   [`reconcile_scale_plan`]'s pass, and the job's own pass waits for
 ///   the next call (both write the job's status). A plan that asks for nothing (DLRover's master
 ///   writes one every 60 s) is done at once, whatever its place. Without a job, waiting plans are
 ///   only marked `Created`; a job being deleted gets an empty plan.
@@ -205,7 +209,9 @@ pub fn controller_pass(
                 plan.status.as_ref().and_then(|s| s.phase),
                 Some(JobConditionType::Succeeded | JobConditionType::Failed)
             );
-            if finished && plan.metadata.name.as_deref() != current {
+            // A plan the pass leaves alone (not `scale-type: auto`, being deleted, another job's) or
+            // one long carried out is not checked: it cannot stop the job's pass.
+            if !planner::takes_part(plan, job) || (finished && plan.metadata.name.as_deref() != current) {
                 continue;
             }
             let checked = match job {

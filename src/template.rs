@@ -265,10 +265,12 @@ impl<'a> PodFactory<'a> {
             .filter(|p| pod::is_alive(p))
             .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
             .find(|ip| !ip.is_empty());
+        // A chief pod of the job that is not going away: alive, or failed and waiting for its
+        // relaunch (the cluster still has a chief rank).
         let live_chief = pods.iter().any(|p| {
             pod::label(p, naming::LABEL_JOB_NAME) == Some(job.name())
                 && pod::pod_type(p) == Some(ReplicaType::Chief)
-                && pod::is_alive(p)
+                && !pod::is_terminating(p)
         });
         let layout = ClusterLayout::with_live_chief(job, plan, live_chief);
         PodFactory { job, layout, rdzv_ip, tf_config_values: true }

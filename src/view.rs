@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{ElasticJob, JobCondition, JobConditionType, ReplicaType, ResourceList, ScalePlan};
 use crate::error::Result;
 use crate::job;
-use crate::planner::Planner;
+use crate::planner::{self, Planner};
 use crate::template::Options;
 
 /// What `kubectl elasticjob status` shows of one job.
@@ -96,10 +96,9 @@ pub fn job_view(job: &ElasticJob, scale_plans: &[ScalePlan], pods: &[Pod]) -> Re
     let status = job.status.clone().unwrap_or_default();
     // Oldest first, by name at the same time: each plan goes after the ones not later than it (a
     // job has tens of plans; an ordered insert keeps a sort's code out of the wasm).
-    let order = |p: &ScalePlan| (created(p).cloned(), p.metadata.name.clone());
     let mut plans: Vec<&ScalePlan> = Vec::new();
     for plan in scale_plans.iter().filter(|p| job::is_plan_of(job, p)) {
-        let at = plans.iter().position(|q| order(q) > order(plan)).unwrap_or(plans.len());
+        let at = plans.iter().position(|q| planner::plan_order(q) > planner::plan_order(plan)).unwrap_or(plans.len());
         plans.insert(at, plan);
     }
     let current =

@@ -2,7 +2,7 @@
 // cluster. It carries out the core's plans against the API server:
 //
 //   caches (list + watch: ElasticJobs, ScalePlans, the jobs' pods) --change--> work queue keyed by
-//   job --one pass per job at a time--> reconciler (core: reconcileScalePlan, reconcile) --plan-->
+//   job --one pass per job at a time--> reconciler (core: controllerPass) --plan-->
 //   adapter (create, apply, delete, status with the resourceVersion read)
 //
 // adapter.js holds every call to the API server, informer.js the caches, queue.js the work queue

@@ -220,10 +220,18 @@ pub(crate) fn controller_pass(
         return Ok(Plan::default());
     }
     let status = job.status.clone().unwrap_or_default();
-    let current =
-        status.scale_plan.as_deref().and_then(|name| plans.iter().find(|p| p.metadata.name.as_deref() == Some(name)));
+    let current = status
+        .scale_plan
+        .as_deref()
+        .and_then(|name| waiting.iter().copied().find(|p| p.metadata.name.as_deref() == Some(name)));
+    // Plans are taken up by a job that runs: a job still being created gets its master first (its
+    // master writes its plans), and a finished or suspended job takes none up.
+    let runs = matches!(
+        status.phase,
+        Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling)
+    ) && job.spec.suspend != Some(true);
     let mut actions = Vec::new();
-    if !current.is_some_and(|p| is_active(p, &status)) {
+    if runs && !current.is_some_and(|p| is_active(p, &status)) {
         // Oldest first, one at a time, none skipped; a plan that asks for nothing is done at once.
         let mut taken = false;
         for plan in waiting.into_iter().filter(|p| is_waiting(p)) {
@@ -248,7 +256,7 @@ pub(crate) fn controller_pass(
 
 /// Whether a plan takes part in its job's pass: labelled `scale-type: auto`, not being deleted, and
 /// (with a job) the job's.
-fn takes_part(plan: &ScalePlan, job: Option<&ElasticJob>) -> bool {
+pub(crate) fn takes_part(plan: &ScalePlan, job: Option<&ElasticJob>) -> bool {
     let labels = plan.metadata.labels.as_ref();
     labels.and_then(|l| l.get(naming::LABEL_SCALE_TYPE)).map(String::as_str) == Some(naming::SCALE_TYPE_AUTO)
         && plan.metadata.deletion_timestamp.is_none()
@@ -266,7 +274,7 @@ fn is_waiting(plan: &ScalePlan) -> bool {
 /// The order plans are taken up in: by creation time, then by the index DLRover's master numbers
 /// them with (`<job>-scaleplan-<i>`: several can be made within one second, and `-10` sorts before
 /// `-9` by name), then by name.
-fn plan_order(plan: &ScalePlan) -> (Option<jiff::Timestamp>, Option<u64>, &str) {
+pub(crate) fn plan_order(plan: &ScalePlan) -> (Option<jiff::Timestamp>, Option<u64>, &str) {
     let name = plan.metadata.name.as_deref().unwrap_or_default();
     let index = name.rsplit_once("-scaleplan-").and_then(|(_, i)| i.parse().ok());
     (plan.metadata.creation_timestamp.as_ref().map(|t| t.0), index, name)

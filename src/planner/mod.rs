@@ -18,14 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
 
-pub(crate) use lifecycle::{STOP_REASON, controller_pass, scale_plan_pass};
+pub(crate) use lifecycle::{STOP_REASON, controller_pass, plan_order, scale_plan_pass, takes_part};
 
 use crate::api::{
     DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
 };
 use crate::error::{Code, Error, Result};
 use crate::plan::{Action, Plan};
-use crate::quantity::Amount;
 use crate::template::{self, Options, PodFactory, TaskMeta};
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
@@ -36,8 +35,7 @@ pub(crate) enum NewId {
     /// A pod that fills a free rank. It may take a name the plan migrates: that pod does not
     /// exist, and the new one gets the resource the plan gives it.
     ScaleUp,
-    /// The replacement of a migrated or failed pod, which keeps the old pod's resource or gets the
-    /// migration's. Under a name the plan migrates it would be migrated again on the next pass.
+    /// The replacement of a migrated pod, which gets the migration's resource over the old pod's. Under a name the plan migrates it would be migrated again on the next pass.
     Replacement,
 }
 
@@ -61,7 +59,6 @@ pub(crate) struct Planner<'a> {
     /// Pods created by this plan: (type, rank) and name.
     created: BTreeSet<(ReplicaType, i32)>,
     created_names: BTreeSet<String>,
-    created_memory: Amount,
     services: BTreeSet<String>,
     next_ids: BTreeMap<ReplicaType, i64>,
     /// Addresses listed by the TF_CONFIGs of the pods created so far.
@@ -117,7 +114,6 @@ impl<'a> Planner<'a> {
             deleted: BTreeSet::new(),
             created: BTreeSet::new(),
             created_names: BTreeSet::new(),
-            created_memory: Amount::ZERO,
             services: BTreeSet::new(),
             next_ids,
             tf_hosts: 0,
@@ -209,6 +205,26 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The ranks of the type whose newest pod (by id) has failed, but for pods `removed` by the plan.
+    fn failed_ranks<'r>(
+        &'r self,
+        replica_type: ReplicaType,
+        removed: &'r BTreeSet<String>,
+    ) -> impl Iterator<Item = i32> + 'r {
+        let mut newest: BTreeMap<i32, &Pod> = BTreeMap::new();
+        for p in self.of_type(replica_type) {
+            let Some(rank) = pod::pod_rank(p) else { continue };
+            let entry = newest.entry(rank).or_insert(p);
+            if pod::pod_id(p) > pod::pod_id(entry) {
+                *entry = p;
+            }
+        }
+        newest.into_iter().filter_map(move |(rank, p)| {
+            let failed = pod::pod_phase(p) == Some("Failed") && !pod::is_terminating(p);
+            (failed && !removed.contains(pod::name(p))).then_some(rank)
+        })
+    }
+
     /// Creates a task pod and its service, unless the pods of this plan already list as many
     /// `TF_CONFIG` addresses as one plan may: then it and every later pod wait for the next pass.
     fn create_task(
@@ -225,9 +241,6 @@ impl<'a> Planner<'a> {
         }
         self.tf_hosts = hosts;
         let new_pod = self.factory.task_pod(replica_type, &meta, tf_config)?;
-        if let Some(memory) = meta.resource.get("memory").and_then(|q| Amount::parse(&q.0).ok()) {
-            self.created_memory = self.created_memory.checked_add(memory).unwrap_or(self.created_memory);
-        }
         self.created.insert((replica_type, meta.rank));
         self.created_names.insert(pod::name(&new_pod).to_owned());
         self.actions.push(Action::CreatePod { pod: Box::new(new_pod), reason });

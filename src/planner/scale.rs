@@ -36,10 +36,14 @@ impl<'a> Planner<'a> {
             }
         }
         if let Some(target) = target {
-            // `replicas` is the total once the plan is carried out: the live ranks it keeps and
-            // the ranks its createPods entries fill.
-            let total: BTreeSet<i32> = ranks.keys().copied().chain(create_ranks.iter().copied()).collect();
+            // `replicas` is the total once the plan is carried out: the live ranks it keeps, the
+            // ranks its createPods entries fill, and the ranks below it whose pod failed: their
+            // relaunch is DLRover's master's (a relaunch plan), so a scale-up does not fill them.
             let want = usize::try_from(target.replicas).unwrap_or(0);
+            let failed =
+                self.failed_ranks(replica_type, &removed).filter(|r| usize::try_from(*r).is_ok_and(|r| r < want));
+            let total: BTreeSet<i32> =
+                ranks.keys().copied().chain(create_ranks.iter().copied()).chain(failed).collect();
             if want < total.len() {
                 // Scale down from the highest ranks, never one the plan itself creates.
                 let mut excess = total.len() - want;
