@@ -42,7 +42,7 @@ cluster: $(CLUSTER_BIN) ## build the test cluster (etcd, kube-apiserver, schedul
 
 # One static binary: etcd and the Kubernetes components share their dependencies, so they compile
 # once. The first build on a fresh machine takes minutes; later ones come from Go's build cache.
-$(CLUSTER_BIN): $(CLUSTER_SRC)/go.mod $(CLUSTER_SRC)/go.sum $(wildcard $(CLUSTER_SRC)/*.go)
+$(CLUSTER_BIN): $(CLUSTER_SRC)/go.mod $(CLUSTER_SRC)/go.sum $(wildcard $(CLUSTER_SRC)/*.go) $(CLUSTER_SRC)/stages.yaml
 	@mkdir -p $(@D)
 	@echo "building the test cluster (etcd, Kubernetes $(CLUSTER_K8S_VERSION), KWOK); the first build takes minutes"
 	cd $(CLUSTER_SRC) && CGO_ENABLED=0 go build -trimpath -ldflags '$(CLUSTER_LDFLAGS)' -o $@ .

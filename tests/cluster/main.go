@@ -5,6 +5,7 @@
 // a test annotates them, by the stages of stages.yaml. No containers run.
 //
 //	cluster up   [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N]
+//	             [--node-storage Q]
 //	                                      start it in the background (idempotent), wait for
 //	                                      /readyz, install the CRDs, create the nodes and wait
 //	                                      until they are Ready, write D/kubeconfig and print
@@ -41,6 +42,7 @@ func main() {
 	flags.StringVar(&shape.cpu, "node-cpu", "32", "each node's CPU capacity (up, run)")
 	flags.StringVar(&shape.memory, "node-memory", "256Gi", "each node's memory capacity (up, run)")
 	flags.StringVar(&shape.pods, "node-pods", "250", "how many pods each node holds (up, run)")
+	flags.StringVar(&shape.storage, "node-storage", "4Ti", "each node's ephemeral-storage capacity (up, run)")
 	if err := flags.Parse(args); err != nil {
 		fatal(err)
 	}
@@ -77,7 +79,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

@@ -21,6 +21,8 @@ type nodeShape struct {
 	cpu    string
 	memory string
 	pods   string
+	// storage is ephemeral-storage: the controller's master pods request it.
+	storage string
 }
 
 // The nodes' addresses: node i has InternalIP nodeBase+i (kwok reports it as the hostIP of the node's
@@ -38,7 +40,7 @@ func (s nodeShape) validate() error {
 	if s.count < 1 || s.count > 10000 {
 		return fmt.Errorf("--nodes: %d; give 1 to 10000", s.count)
 	}
-	for flag, v := range map[string]string{"--node-cpu": s.cpu, "--node-memory": s.memory, "--node-pods": s.pods} {
+	for flag, v := range map[string]string{"--node-cpu": s.cpu, "--node-memory": s.memory, "--node-pods": s.pods, "--node-storage": s.storage} {
 		q, err := resource.ParseQuantity(v)
 		if err != nil || q.Sign() <= 0 {
 			return fmt.Errorf("%s: %q is not a positive quantity (e.g. 32, 128Gi, 250)", flag, v)
@@ -55,9 +57,10 @@ func (s nodeShape) node(i int) (*corev1.Node, error) {
 	}
 	name := fmt.Sprintf("%s%d", nodePrefix, i)
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse(s.cpu),
-		corev1.ResourceMemory: resource.MustParse(s.memory),
-		corev1.ResourcePods:   resource.MustParse(s.pods),
+		corev1.ResourceCPU:              resource.MustParse(s.cpu),
+		corev1.ResourceMemory:           resource.MustParse(s.memory),
+		corev1.ResourcePods:             resource.MustParse(s.pods),
+		corev1.ResourceEphemeralStorage: resource.MustParse(s.storage),
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{

@@ -36,11 +36,15 @@ export function running(kc, ns, name, seconds = 30) {
   }, seconds);
 }
 
-/** Waits until every pod `labelSelector` selects in `ns` (at least `count`) is Running; resolves to them. */
+/**
+ * Waits until the live pods `labelSelector` selects in `ns` (neither ended nor being deleted; at
+ * least `count`) are all Running; resolves to them.
+ */
 export function allRunning(kc, ns, labelSelector, count, seconds = 60) {
   return eventually(`${count} pods (${labelSelector}) Running`, async () => {
     const answer = await request(kc, "GET", `/api/v1/namespaces/${ns}/pods`, { query: { labelSelector } });
-    const pods = expectStatus(answer, [200], `pods ${labelSelector}`).items.filter((p) => !p.metadata.deletionTimestamp);
+    const ended = (p) => ["Succeeded", "Failed"].includes(p.status?.phase) || p.metadata.deletionTimestamp;
+    const pods = expectStatus(answer, [200], `pods ${labelSelector}`).items.filter((p) => !ended(p));
     return pods.length >= count && pods.every(isRunning) && pods;
   }, seconds);
 }
