@@ -70,7 +70,7 @@ async function pool(items, n, work) {
 
 /** The controller as a child process, with the admin kubeconfig; its ports from its "serving" line. */
 async function startController(ns) {
-  const child = spawn(process.execPath, [BIN, "controller", "--kubeconfig", process.env.KUBECONFIG, "--namespace", ns, "--metrics-port", "0", "--health-port", "0", "--log-level", "warn"], {
+  const child = spawn(process.execPath, [BIN, "controller", "--kubeconfig", process.env.KUBECONFIG, "--namespace", ns, "--metrics-port", "0", "--health-port", "0"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const ports = await new Promise((resolve, reject) => {
@@ -137,7 +137,9 @@ async function watchPods(ns) {
 async function run(jobs) {
   const ns = await freshNamespace(admin, { after: () => {} }, `scale-${jobs}`);
   const controller = await startController(ns);
+  process.stderr.write("  controller ready\n");
   const pods = await watchPods(ns);
+  process.stderr.write("  watching pods\n");
   const names = Array.from({ length: jobs }, (_, i) => `scale-${String(i).padStart(3, "0")}`);
   const expected = jobs * (WORKERS + 2);
   const stored = new Map();
@@ -178,20 +180,22 @@ async function run(jobs) {
   pods.stop();
   controller.child.kill("SIGTERM");
   await controller.exited;
+  const result = { jobs, pods: expected, seconds, peakRssMB: peakRss / 1e6, cpuSeconds, apiCalls: calls, apiCallsPerPod: calls / expected };
+  console.log(
+    `${jobs} jobs, ${expected} pods: all Running ${seconds.toFixed(1)} s after the first job was written; controller peak RSS ${result.peakRssMB.toFixed(0)} MB, ${cpuSeconds.toFixed(1)} s of CPU; ${calls} API calls, ${result.apiCallsPerPod.toFixed(2)} a pod`,
+  );
   // Empty the namespace before the next size (the namespace controller deletes every pod).
   expectStatus(await request(admin, "DELETE", `/api/v1/namespaces/${ns}`), [200], `delete ${ns}`);
+  const deleting = Date.now();
   await eventually(`namespace ${ns} gone`, async () => (await request(admin, "GET", `/api/v1/namespaces/${ns}`)).status === 404, 900);
-  return { jobs, pods: expected, seconds, peakRssMB: peakRss / 1e6, cpuSeconds, apiCalls: calls, apiCallsPerPod: calls / expected };
+  process.stderr.write(`  namespace ${ns} deleted in ${((Date.now() - deleting) / 1000).toFixed(1)} s\n`);
+  return result;
 }
 
 const results = [];
 for (const jobs of SIZES) {
   process.stderr.write(`scale run: ${jobs} jobs x (1 PS + ${WORKERS} workers) and their masters\n`);
-  const r = await run(jobs);
-  results.push(r);
-  console.log(
-    `${r.jobs} jobs, ${r.pods} pods: all Running ${r.seconds.toFixed(1)} s after the first job was written; controller peak RSS ${r.peakRssMB.toFixed(0)} MB, ${r.cpuSeconds.toFixed(1)} s of CPU; ${r.apiCalls} API calls, ${r.apiCallsPerPod.toFixed(2)} a pod`,
-  );
+  results.push(await run(jobs));
 }
 if (results.length === 2) {
   const [a, b] = results;
