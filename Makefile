@@ -63,7 +63,6 @@ bench: npm policy www npm-chromium ## every benchmark (core and its curves, reso
 	BENCH_JSON=$(abspath $(BENCH_DIR))/npm.json $(MAKE) --no-print-directory bench-npm
 	BENCH_JSON=$(abspath $(BENCH_DIR))/policy.json $(MAKE) --no-print-directory bench-policy
 	BENCH_JSON=$(abspath $(BENCH_DIR))/www.json $(MAKE) --no-print-directory bench-www
-	BENCH_JSON=$(abspath $(BENCH_DIR))/cluster.json $(MAKE) --no-print-directory bench-cluster
 	node benches/report.mjs table $(BENCH_DIR) > $(BENCH_DIR).md
 	@cat $(BENCH_DIR).md
 	@echo "make bench: the table is in $(BENCH_DIR).md (README.md's Speed section holds a copy)"
