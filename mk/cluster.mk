@@ -1,15 +1,17 @@
-# The test cluster (tests/cluster/): a real etcd and a real kube-apiserver in one process on
-# 127.0.0.1, built from the Kubernetes Go modules, as controller-runtime's envtest runs them. No
-# kubelet, no scheduler, no controller-manager. The CRDs in deploy/crds/ are generated from the Rust
-# types. Included by the top Makefile.
+# The test cluster (tests/cluster/, docs/test-cluster.md): a real etcd, kube-apiserver,
+# kube-scheduler and kube-controller-manager, and KWOK's fake nodes, in one process on 127.0.0.1,
+# built from the Kubernetes and KWOK Go modules. The CRDs in deploy/crds/ are generated from the
+# Rust types. Included by the top Makefile.
 #
-#   make cluster-up     build the control plane once (.tools/cluster/cluster), start it, install the
-#                       CRDs, write .tools/cluster/kubeconfig and print `export KUBECONFIG=...`
+#   make cluster-up     build the cluster once (.tools/cluster/cluster), start it, install the CRDs,
+#                       create CLUSTER_NODES fake nodes and wait until they are Ready, write
+#                       .tools/cluster/kubeconfig and print `export KUBECONFIG=...`
 #   make cluster-down   stop it and remove its data
 #   make crds           regenerate deploy/crds/ from the Rust types
 #   make test-cluster   CRDs up to date; every golden case's objects, every example, DLRover's
-#                       manifests and the RBAC of deploy/rbac.yaml against the API server (brought up
-#                       for the tests and down afterwards, also when a test fails)
+#                       manifests, the RBAC of deploy/rbac.yaml and the controller against the cluster
+#                       (brought up for the tests and down afterwards, also when a test fails)
+#   make bench-cluster  the scale run (pkg/bench/cluster.js) on a cluster of its own with 50 nodes
 
 TEST_TARGETS += test-cluster
 
@@ -17,6 +19,13 @@ CLUSTER_SRC := tests/cluster
 CLUSTER_DIR := $(TOOLS)/cluster
 CLUSTER_BIN := $(CLUSTER_DIR)/cluster
 CLUSTER_CRDS := deploy/crds
+# The fake nodes of `cluster-up` and `test-cluster` (`cluster up --help`): enough for every test's
+# pods at once; a worker asking for more than one node holds stays Pending.
+CLUSTER_NODES ?= --nodes 4 --node-cpu 64 --node-memory 512Gi --node-pods 250
+# The scale run's: 50 nodes for 100 jobs of 1 PS and 100 workers (1 CPU and 1 GiB each) and their
+# masters, in a folder of its own (a cluster-up cluster may run beside it).
+CLUSTER_SCALE_DIR := $(TOOLS)/cluster-scale
+CLUSTER_SCALE_NODES := --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300
 # A fresh generation, compared with the checked-in CRDs.
 CLUSTER_CRDS_FRESH := $(or $(CARGO_TARGET_DIR),target)/crds
 # The Kubernetes version the binary reports (/version), from the module it is built from.
@@ -27,19 +36,19 @@ CLUSTER_LDFLAGS = -s -w -X $(CLUSTER_VERSION_PKG).gitVersion=$(CLUSTER_K8S_VERSI
   -X $(CLUSTER_VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(CLUSTER_K8S_VERSION))) \
   -X $(CLUSTER_VERSION_PKG).gitTreeState=clean -X $(CLUSTER_VERSION_PKG).gitCommit=
 
-.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster bench-controller bench-kubeflow-tfconfig
+.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster bench-controller bench-kubeflow-tfconfig bench-cluster
 
-cluster: $(CLUSTER_BIN) ## build the test control plane (etcd + kube-apiserver, one binary) into .tools/cluster/
+cluster: $(CLUSTER_BIN) ## build the test cluster (etcd, kube-apiserver, scheduler, controller manager, KWOK: one binary) into .tools/cluster/
 
-# One static binary: etcd and kube-apiserver share their dependencies, so they compile once. The first
-# build on a fresh machine takes minutes; later ones come from Go's build cache.
-$(CLUSTER_BIN): $(CLUSTER_SRC)/go.mod $(CLUSTER_SRC)/go.sum $(wildcard $(CLUSTER_SRC)/*.go)
+# One static binary: etcd and the Kubernetes components share their dependencies, so they compile
+# once. The first build on a fresh machine takes minutes; later ones come from Go's build cache.
+$(CLUSTER_BIN): $(CLUSTER_SRC)/go.mod $(CLUSTER_SRC)/go.sum $(wildcard $(CLUSTER_SRC)/*.go) $(CLUSTER_SRC)/stages.yaml
 	@mkdir -p $(@D)
-	@echo "building the test control plane (etcd + kube-apiserver $(CLUSTER_K8S_VERSION)); the first build takes minutes"
+	@echo "building the test cluster (etcd, Kubernetes $(CLUSTER_K8S_VERSION), KWOK); the first build takes minutes"
 	cd $(CLUSTER_SRC) && CGO_ENABLED=0 go build -trimpath -ldflags '$(CLUSTER_LDFLAGS)' -o $@ .
 
 cluster-up: $(CLUSTER_BIN) ## start the test cluster (idempotent), install the CRDs, print `export KUBECONFIG=...`
-	@$(CLUSTER_BIN) up --dir $(CLUSTER_DIR) --crds $(CLUSTER_CRDS)
+	@$(CLUSTER_BIN) up --dir $(CLUSTER_DIR) --crds $(CLUSTER_CRDS) $(CLUSTER_NODES)
 
 cluster-down: ## stop the test cluster and remove its data
 	@if [ -x $(CLUSTER_BIN) ]; then $(CLUSTER_BIN) down --dir $(CLUSTER_DIR); else rm -rf $(CLUSTER_DIR)/data $(CLUSTER_DIR)/kubeconfig; fi
@@ -75,8 +84,12 @@ bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 2
 bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render
 	sh benches/kubeflow/tfconfig.sh
 
-test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the real API server: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC
+test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the test cluster: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC; the controller on KWOK's nodes, beside DLRover's real master
 	@test -z "$$(gofmt -l $(CLUSTER_SRC))" || { echo "gofmt: run \`gofmt -w $(CLUSTER_SRC)\`:"; gofmt -l $(CLUSTER_SRC); exit 1; }
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
-	cd $(NPM_PKG) && DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- \
+	cd $(NPM_PKG) && DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
 	  $(NPM_NODE_TEST) test/cluster/*.test.js
+
+bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 100 workers on 50 fake nodes (figures printed)
+	cd $(NPM_PKG) && $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- \
+	  node bench/cluster.js

@@ -28,7 +28,7 @@ const (
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
 // given) and waits until they are established. It reports whether it started the server.
-func (c cluster) up(crds string) (started bool, err error) {
+func (c cluster) up(crds string, shape nodeShape) (started bool, err error) {
 	pid, running := c.running()
 	if !running {
 		if err := c.removeData(); err != nil {
@@ -57,6 +57,12 @@ func (c cluster) up(crds string) (started bool, err error) {
 			return false, err
 		}
 	}
+	if err := c.ensureNodes(shape); err != nil {
+		if started {
+			c.stop(pid)
+		}
+		return false, err
+	}
 	return started, nil
 }
 
@@ -71,14 +77,14 @@ func (c cluster) down() error {
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
-func (c cluster) run(crds string, argv []string) (int, error) {
+func (c cluster) run(crds string, shape nodeShape, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("run: no command after --")
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	started, err := c.up(crds)
+	started, err := c.up(crds, shape)
 	if err != nil {
 		return 0, err
 	}

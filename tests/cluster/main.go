@@ -1,13 +1,17 @@
-// Command cluster runs a test control plane for elasticjob: a real etcd (go.etcd.io/etcd/server's
-// embed package) and a real kube-apiserver (k8s.io/kubernetes/cmd/kube-apiserver/app) in one
-// process on 127.0.0.1, the way controller-runtime's envtest does. No kubelet, no scheduler, no
-// controller-manager: nothing runs pods, and tests write pod status themselves.
+// Command cluster runs a test cluster for elasticjob in one process on 127.0.0.1: a real etcd
+// (go.etcd.io/etcd/server's embed package), a real kube-apiserver, kube-scheduler and
+// kube-controller-manager (k8s.io/kubernetes/cmd/*/app), and KWOK (sigs.k8s.io/kwok) playing the
+// kubelet of fake nodes: pods are scheduled, get addresses, become Running, and fail or succeed when
+// a test annotates them, by the stages of stages.yaml. No containers run.
 //
-//	cluster up   [--dir D] [--crds DIR]   start it in the background (idempotent), wait for
-//	                                      /readyz, install the CRDs, write D/kubeconfig and print
+//	cluster up   [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N]
+//	             [--node-storage Q]
+//	                                      start it in the background (idempotent), wait for
+//	                                      /readyz, install the CRDs, create the nodes and wait
+//	                                      until they are Ready, write D/kubeconfig and print
 //	                                      `export KUBECONFIG=...`
 //	cluster down [--dir D]                stop it and remove its data
-//	cluster run  [--dir D] [--crds DIR] -- CMD ARGS...
+//	cluster run  [the flags of up] -- CMD ARGS...
 //	                                      bring it up unless it runs, run CMD with KUBECONFIG set,
 //	                                      then stop what it started, also when CMD fails or the run
 //	                                      is interrupted
@@ -33,7 +37,16 @@ func main() {
 	flags := flag.NewFlagSet("cluster "+cmd, flag.ExitOnError)
 	dir := flags.String("dir", ".tools/cluster", "the folder of the kubeconfig and of the cluster's data")
 	crds := flags.String("crds", "", "a folder of CustomResourceDefinition YAML files to install (up, run)")
+	var shape nodeShape
+	flags.IntVar(&shape.count, "nodes", 4, "how many fake nodes kwok runs (up, run)")
+	flags.StringVar(&shape.cpu, "node-cpu", "32", "each node's CPU capacity (up, run)")
+	flags.StringVar(&shape.memory, "node-memory", "256Gi", "each node's memory capacity (up, run)")
+	flags.StringVar(&shape.pods, "node-pods", "250", "how many pods each node holds (up, run)")
+	flags.StringVar(&shape.storage, "node-storage", "4Ti", "each node's ephemeral-storage capacity (up, run)")
 	if err := flags.Parse(args); err != nil {
+		fatal(err)
+	}
+	if err := shape.validate(); err != nil {
 		fatal(err)
 	}
 	root, err := filepath.Abs(*dir)
@@ -45,7 +58,7 @@ func main() {
 	case "serve":
 		err = c.serve()
 	case "up":
-		_, err = c.up(*crds)
+		_, err = c.up(*crds, shape)
 		if err == nil {
 			fmt.Printf("export KUBECONFIG=%s\n", c.kubeconfig())
 		}
@@ -53,7 +66,7 @@ func main() {
 		err = c.down()
 	case "run":
 		var code int
-		code, err = c.run(*crds, flags.Args())
+		code, err = c.run(*crds, shape, flags.Args())
 		if err == nil {
 			os.Exit(code)
 		}
@@ -66,7 +79,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR]\n       cluster run [--dir D] [--crds DIR] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -47,6 +51,27 @@ func (c cluster) serve() error {
 	if err := c.writeKubeconfig(apiPort); err != nil {
 		return err
 	}
+	// The scheduler, the controller manager and kwok start once the API server is ready, and stop
+	// on SIGTERM or SIGINT before it drains (else it waits for their watches).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	var running sync.WaitGroup
+	go func() {
+		select {
+		case <-signals:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	running.Go(func() { c.startComponents(ctx) })
+	defer func() {
+		cancel()
+		running.Wait()
+	}()
+
 	cmd := app.NewAPIServerCommand()
 	cmd.SetArgs(c.apiServerArgs(apiPort, etcdClient))
 	// The command stops on SIGTERM or SIGINT (it installs the handler itself) after draining.
@@ -54,6 +79,34 @@ func (c cluster) serve() error {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}
 	return nil
+}
+
+// startComponents waits for the API server's /readyz, then runs every component until ctx ends
+// and waits for them to return. One that fails is logged; the others go on (a test then sees what
+// is missing).
+func (c cluster) startComponents(ctx context.Context) {
+	for {
+		client, server, err := c.adminClient()
+		if err == nil {
+			if _, err = readyz(client, server); err == nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	var running sync.WaitGroup
+	for _, comp := range c.components() {
+		running.Go(func() {
+			if err := comp.run(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "cluster: %s stopped: %v\n", comp.name, err)
+			}
+		})
+	}
+	running.Wait()
 }
 
 // apiServerArgs are the flags of kube-apiserver: loopback only, client certificates and

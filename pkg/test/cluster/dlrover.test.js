@@ -1,8 +1,8 @@
 // DLRover's real job master (the `dlrover` package, 0.6.1, from PyPI) drives `elasticjob controller`
 // on the real API server of the test cluster. The controller makes the job's master pod; the test
 // runs that pod's own command line as a local process (the master reaches the API server through a
-// kubeconfig when KUBERNETES_SERVICE_* are unset), and plays only the kubelet: it binds each pod to
-// a node and writes its status (podIP, hostIP, container state) as a kubelet would. Everything the
+// kubeconfig when KUBERNETES_SERVICE_* are unset). The cluster's scheduler and KWOK's nodes run
+// the pods (nodeName, hostIP, podIP, container state); the test only says how a container ends. Everything the
 // master writes (its ScalePlans, its service) and reads (the pods' labels and requests) is the real
 // thing. Needs DLROVER_PYTHON: the python of a venv with `dlrover[k8s]==0.6.1` (`make test-cluster`
 // installs it).
@@ -17,6 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
 import { collection, expectStatus, objectPath, request } from "./kube.js";
+import * as kubelet from "./kubelet.js";
 import { Controller, admin, eventually, namespace, useCluster } from "./scenario.js";
 
 const PYTHON = process.env.DLROVER_PYTHON;
@@ -51,46 +52,6 @@ function freePort() {
     });
   });
 }
-
-/** The kubelet's part, as the real one writes it: the pod bound to a node, then its status. */
-const kubelet = {
-  nodes: new Map(),
-  async bind(ns, pod) {
-    if (pod.spec.nodeName) {
-      return;
-    }
-    const node = `node-${this.nodes.size % 2}`;
-    this.nodes.set(pod.metadata.name, node);
-    const binding = { apiVersion: "v1", kind: "Binding", metadata: { name: pod.metadata.name }, target: { apiVersion: "v1", kind: "Node", name: node } };
-    expectStatus(await request(admin, "POST", `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/binding`, { body: binding }), [201], `bind ${pod.metadata.name}`);
-  },
-  async status(ns, pod, phase, state) {
-    await this.bind(ns, pod);
-    const index = [...this.nodes.keys()].indexOf(pod.metadata.name) + 10;
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-    const container = pod.spec.containers[0];
-    const status = {
-      phase,
-      hostIP: `172.18.0.${this.nodes.get(pod.metadata.name) === "node-0" ? 2 : 3}`,
-      podIP: `10.244.0.${index}`,
-      podIPs: [{ ip: `10.244.0.${index}` }],
-      startTime: pod.status?.startTime ?? now,
-      containerStatuses: [{ name: container.name, image: container.image, imageID: "", ready: phase === "Running", started: phase === "Running", restartCount: 0, state }],
-    };
-    expectStatus(
-      await request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, { body: { status }, contentType: "application/merge-patch+json" }),
-      [200],
-      `pod ${pod.metadata.name} ${phase}`,
-    );
-  },
-  running(ns, pod) {
-    return this.status(ns, pod, "Running", { running: { startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") } });
-  },
-  exited(ns, pod, exitCode, reason) {
-    const at = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-    return this.status(ns, pod, exitCode === 0 ? "Succeeded" : "Failed", { terminated: { exitCode, reason, startedAt: at, finishedAt: at } });
-  },
-};
 
 /** DLRover's master as a local process: its log lines, and the lines to come. */
 class Master {
@@ -181,7 +142,7 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     delete env.KUBERNETES_SERVICE_HOST;
     delete env.KUBERNETES_SERVICE_PORT;
     master = new Master(argv, env);
-    await kubelet.running(ns, pod);
+    await kubelet.running(admin, ns, pod.metadata.name);
     step(t, `the master runs as pid ${master.child.pid} on port ${masterPort}; its pod is Running`);
   });
 
@@ -227,9 +188,9 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     }
   });
 
-  it("the pods Running: the master sees each go Pending to Running, and the job is Running", async (t) => {
+  it("the pods Running (on KWOK's nodes): the master sees each go Pending to Running, and the job is Running", async (t) => {
     for (const pod of tasks(await podsOf())) {
-      await kubelet.running(ns, pod);
+      await kubelet.running(admin, ns, pod.metadata.name);
     }
     for (const pod of tasks(await podsOf())) {
       await eventually(`the master's log: ${pod.metadata.name} Pending to Running`, () => master.has(new RegExp(`${pod.metadata.name} status change: Pending to Running`)), 30).catch((e) =>
@@ -244,7 +205,7 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
   it("worker 1 killed with exit code 137: one relaunch plan from the master, one live replacement at its rank", async (t) => {
     const before = (await plans()).length;
     const worker1 = (await podsOf()).find((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1" && isLive(p));
-    await kubelet.exited(ns, worker1, 137, "Error");
+    await kubelet.fail(admin, ns, worker1.metadata.name, { exitCode: 137, reason: "Error" });
     step(t, `${worker1.metadata.name} failed with exit code 137`);
     const relaunch = await eventually("the master's relaunch plan", async () => (await plans()).slice(before).find((p) => (p.spec.createPods ?? []).length > 0), 60).catch((e) =>
       assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`),
@@ -261,7 +222,7 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     assert.equal(label(replacement, "replica-index"), String(entry.id));
     assert.equal(Number(label(replacement, "relaunch-count")), Number(label(worker1, "relaunch-count")) + 1, "one relaunch more");
     assert.equal(tfConfigOf(replacement), tfConfigOf(worker1), "the same rank, the same cluster");
-    await kubelet.running(ns, replacement);
+    await kubelet.running(admin, ns, replacement.metadata.name);
     await eventually(`the master's log: ${replacement.metadata.name} Pending to Running`, () => master.has(new RegExp(`${replacement.metadata.name} status change: Pending to Running`)));
     // A few more seconds: no second pod at the rank, from the master or the core.
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -286,7 +247,7 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     master.child.kill("SIGTERM");
     const { code, signal } = await master.exited;
     step(t, `the master (pid ${master.child.pid}) stopped: ${signal ?? code}`);
-    await kubelet.exited(ns, (await podsOf()).find((p) => p.metadata.name === masterName), 0, "Completed");
+    await kubelet.succeed(admin, ns, masterName);
     const done = await eventually("the job Succeeded", async () => {
       const j = await getJob();
       return j.status?.phase === "Succeeded" && j;

@@ -1,10 +1,11 @@
 // What the tests against the real API server share: the kubeconfig `make cluster-up` writes, a raw
 // request helper that returns the server's JSON as it is (the typed client would turn timestamps
 // into Dates and drop fields its models lack, and these tests compare what the server stored with
-// what was sent), throw-away namespaces, the repository's manifests and ServiceAccount tokens.
+// what was sent), polling, throw-away namespaces, the repository's manifests and ServiceAccount tokens.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import https from "node:https";
+import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
 
@@ -124,17 +125,37 @@ function shorten(message) {
 }
 
 /**
- * A fresh namespace with its `default` ServiceAccount (the ServiceAccount admission plugin refuses
- * pods without one, and the test cluster runs no controller-manager to make it). The namespace is
- * deleted when `t` ends; without the namespace controller it stays Terminating until `cluster-down`.
+ * A fresh namespace, once the controller manager has made its `default` ServiceAccount (the
+ * ServiceAccount admission plugin refuses pods without one). The namespace is deleted when `t`
+ * ends (the namespace controller empties it).
  */
 export async function freshNamespace(kc, t, prefix) {
   const name = `${prefix}-${randomBytes(3).toString("hex")}`;
   expectStatus(await request(kc, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name } } }), [201], `namespace ${name}`);
-  const sa = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: name } };
-  expectStatus(await request(kc, "POST", collection("v1", "ServiceAccount", name), { body: sa }), [201], `serviceaccount ${name}/default`);
   t.after(() => request(kc, "DELETE", `/api/v1/namespaces/${name}`));
+  await eventually(`serviceaccount ${name}/default`, async () => (await request(kc, "GET", `${collection("v1", "ServiceAccount", name)}/default`)).status === 200);
   return name;
+}
+
+/** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
+export async function eventually(what, check, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) {
+        return value;
+      }
+      last = undefined;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${seconds} s${last ? `: ${last.message}` : ""}`);
+    }
+    await sleep(100);
+  }
 }
 
 /**

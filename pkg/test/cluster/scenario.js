@@ -13,7 +13,8 @@ import { after, before } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
-import { CONTROLLER_SA, adminConfig, applyManifests, collection, expectStatus, freshNamespace, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
+import * as kubelet from "./kubelet.js";
+import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
 
 export const admin = adminConfig();
 export const BIN = fileURLToPath(new URL("../../bin/elasticjob.js", import.meta.url));
@@ -55,26 +56,8 @@ export function namespace(prefix) {
   return freshNamespace(admin, { after: (cleanup) => cleanups.push(cleanup) }, prefix);
 }
 
-/** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
-export async function eventually(what, check, seconds = 30) {
-  const deadline = Date.now() + seconds * 1000;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) {
-        return value;
-      }
-      last = undefined;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${seconds} s${last ? `: ${last.message}` : ""}`);
-    }
-    await sleep(100);
-  }
-}
+/** Polls until a check holds (kube.js's). */
+export { eventually };
 
 /** `elasticjob controller` as a child process: its JSON log lines, its ports (free ones), its metrics. */
 export class Controller {
@@ -256,25 +239,10 @@ export const isLive = (pod) => ["Pending", "Running"].includes(pod.status?.phase
 export const tfConfigOf = (pod) => pod.spec.containers[0].env?.find((e) => e.name === "TF_CONFIG")?.value;
 export const masterName = (jobName) => `elasticjob-${jobName}-dlrover-master`;
 
-/** The kubelet's part: the pod's status phase, and for a failed pod its container's exit code. */
-export async function setPodStatus(ns, name, phase, exitCode) {
-  const status = { phase };
-  if (exitCode !== undefined) {
-    status.containerStatuses = [
-      { name: "main", image: "tf:2", imageID: "", ready: false, restartCount: 0, state: { terminated: { exitCode, reason: "Error" } } },
-    ];
-  }
-  expectStatus(
-    await request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${name}/status`, { body: { status }, contentType: "application/merge-patch+json" }),
-    [200],
-    `pod ${name} ${phase}`,
-  );
-}
-
-/** Waits for the job's master pod, marks it Running, and waits until the job is Running. */
+/** Waits for the job's master pod and until the cluster runs it, then until the job is Running. */
 export async function masterRunning(ns, jobName) {
   await eventually(`${jobName}: master pod`, async () => (await podsOf(ns, jobName)).find((p) => p.metadata.name === masterName(jobName) && isLive(p)));
-  await setPodStatus(ns, masterName(jobName), "Running");
+  await kubelet.running(admin, ns, masterName(jobName));
   return eventually(`${jobName}: job Running`, async () => {
     const job = await getJob(ns, jobName);
     return job.status?.phase === "Running" && job;
