@@ -5,8 +5,8 @@
 // create -> running -> a relaunch -> succeeded, against a golden text. Helm and kubectl are the
 // binaries of tests/tools ($HELM, $KUBECTL); the plugin is installed with the README's command.
 //
-// The test cluster has no kubelet: the test writes pod status itself (setPodStatus, the one place
-// to swap for a fake kubelet). It plays DLRover's master (0.6.1) too, writing its scale plans in
+// The test cluster runs here with no fake node (`--nodes 0`): the job's story must change only when
+// the test says, so the test writes pod status itself (setPodStatus). It plays DLRover's master (0.6.1) too, writing its scale plans in
 // the master's exact shape: its first plan, and the relaunch plan of a failed worker.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
