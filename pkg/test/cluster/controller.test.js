@@ -198,10 +198,21 @@ describe("one job's life under the controller", () => {
       psHosts: masterPsHosts(job, 2),
     });
     await planSucceeded(ns, plan.metadata.name);
-    const live = (await podsOf(ns, JOB)).filter(isLive);
-    assert.deepEqual(live.filter((p) => p.metadata.name === masterName(JOB)).length, 1, "the master");
-    const tasks = live.filter((p) => p.metadata.name !== masterName(JOB));
-    assert.deepEqual(tasks.map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`).sort(), ["chief-0", "ps-0", "ps-1", "worker-0", "worker-1", "worker-2"]);
+    const ranksOfLive = async () => {
+      const live = (await podsOf(ns, JOB)).filter(isLive);
+      assert.deepEqual(live.filter((p) => p.metadata.name === masterName(JOB)).length, 1, "the master");
+      return live.filter((p) => p.metadata.name !== masterName(JOB)).map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`).sort();
+    };
+    // Worker rank 1's newest pod is the one that failed before the suspension (the suspension deleted
+    // its replacement): its relaunch is the new master's, which reads the failed pod when it starts.
+    assert.deepEqual(await ranksOfLive(), ["chief-0", "ps-0", "ps-1", "worker-0", "worker-2"]);
+    const id = 1 + Math.max(...(await podsOf(ns, JOB)).filter((p) => label(p, "replica-type") === "worker").map((p) => Number(label(p, "replica-index"))));
+    const relaunch = await createPlan(job, {
+      createPods: [{ name: `mnist-edljob-worker-${id}`, type: "worker", id, rankIndex: 1, service: `mnist-edljob-worker-1.${ns}.svc:3333`, resource }],
+      psHosts: masterPsHosts(job, 2),
+    });
+    await planSucceeded(ns, relaunch.metadata.name);
+    assert.deepEqual(await ranksOfLive(), ["chief-0", "ps-0", "ps-1", "worker-0", "worker-1", "worker-2"]);
   });
 
   it("a job the core refuses: nothing created, a Warning event naming the field; corrected, it starts", async () => {

@@ -192,8 +192,10 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     for (const pod of tasks(await podsOf())) {
       await kubelet.running(admin, ns, pod.metadata.name);
     }
+    // The master takes each pod's phase from its pod watch, and from a list every 60 s: an update
+    // its watch misses (seen once here for a pod that ran within milliseconds) comes with that list.
     for (const pod of tasks(await podsOf())) {
-      await eventually(`the master's log: ${pod.metadata.name} Pending to Running`, () => master.has(new RegExp(`${pod.metadata.name} status change: Pending to Running`)), 30).catch((e) =>
+      await eventually(`the master's log: ${pod.metadata.name} Pending to Running`, () => master.has(new RegExp(`${pod.metadata.name} status change: Pending to Running`)), 90).catch((e) =>
         assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`),
       );
     }
