@@ -48,6 +48,7 @@ test("npm pack ships the package and nothing else", (t) => {
       "cli/input.js",
       "cli/output.js",
       "cli/plan.js",
+      "cli/process.js",
       "cli/render.js",
       "cli/status.js",
       "cli/tf-config.js",

@@ -21,6 +21,7 @@ import { parseAllDocuments } from "yaml";
 import {
   adminConfig,
   collection,
+  eventually,
   expectStatus,
   freshNamespace,
   manifests,
@@ -84,26 +85,6 @@ const objects = (text) => parseAllDocuments(text).map((d) => d.toJS()).filter((o
 const find = (list, kind, name) => list.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
 const get = async (path, query) => expectStatus(await request(admin, "GET", path, { query }), [200], `GET ${path}`);
 const exists = async (path) => (await request(admin, "GET", path)).status === 200;
-
-/** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
-async function eventually(what, check, seconds = 30) {
-  const deadline = Date.now() + seconds * 1000;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) {
-        return value;
-      }
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${seconds} s${last ? `: ${last.message}` : ""}`);
-    }
-    await sleep(100);
-  }
-}
 
 describe("the Helm chart", () => {
   it("renders what deploy/rbac.yaml and deploy/controller.yaml run, and the server accepts it (server-side dry run)", async (t) => {
