@@ -37,8 +37,8 @@ const (
 )
 
 func (s nodeShape) validate() error {
-	if s.count < 1 || s.count > 10000 {
-		return fmt.Errorf("--nodes: %d; give 1 to 10000", s.count)
+	if s.count < 0 || s.count > 10000 {
+		return fmt.Errorf("--nodes: %d; give 0 (no node: no pod is scheduled) to 10000", s.count)
 	}
 	for flag, v := range map[string]string{"--node-cpu": s.cpu, "--node-memory": s.memory, "--node-pods": s.pods, "--node-storage": s.storage} {
 		q, err := resource.ParseQuantity(v)
