@@ -226,7 +226,7 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     assert.equal(Number(label(replacement, "relaunch-count")), Number(label(worker1, "relaunch-count")) + 1, "one relaunch more");
     assert.equal(tfConfigOf(replacement), tfConfigOf(worker1), "the same rank, the same cluster");
     await kubelet.running(admin, ns, replacement.metadata.name);
-    await eventually(`the master's log: ${replacement.metadata.name} Pending to Running`, () => master.has(new RegExp(`${replacement.metadata.name} status change: Pending to Running`)));
+    await eventually(`the master's log: ${replacement.metadata.name} to Running`, () => master.has(new RegExp(`${replacement.metadata.name} status change: (Pending|Initial) to Running`)), 90);
     // A few more seconds: no second pod at the rank, from the master or the core.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const rank1 = (await podsOf()).filter((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === "1" && isLive(p));
