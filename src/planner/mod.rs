@@ -46,6 +46,8 @@ pub(crate) struct Planner<'a> {
     factory: PodFactory<'a>,
     /// The job's pods by type (by the job-name label), in input order.
     pods: BTreeMap<ReplicaType, Vec<&'a Pod>>,
+    /// The job's newest pod (by id) at each type and rank: what a new pod there follows.
+    newest: BTreeMap<(ReplicaType, i32), &'a Pod>,
     /// Every observed pod name, the job's or not: a new pod must not take one.
     names: BTreeSet<&'a str>,
     /// Names the scale plan lists to create or remove: a new id must not take one, or the next
@@ -85,6 +87,7 @@ impl<'a> Planner<'a> {
         let name = job.name();
         let mut by_type: BTreeMap<ReplicaType, Vec<&Pod>> = BTreeMap::new();
         let mut next_ids: BTreeMap<ReplicaType, i64> = BTreeMap::new();
+        let mut newest: BTreeMap<(ReplicaType, i32), &Pod> = BTreeMap::new();
         for p in pods {
             if pod::label(p, naming::LABEL_JOB_NAME) != Some(name) {
                 continue;
@@ -93,6 +96,12 @@ impl<'a> Planner<'a> {
                 .or_else(|| (pod::name(p) == naming::master_name(name)).then_some(ReplicaType::DlroverMaster));
             let Some(replica_type) = replica_type else { continue };
             by_type.entry(replica_type).or_default().push(p);
+            if let Some(rank) = pod::pod_rank(p) {
+                let at = newest.entry((replica_type, rank)).or_insert(p);
+                if pod::pod_id(p) > pod::pod_id(at) {
+                    *at = p;
+                }
+            }
             if let Some(id) = pod::pod_id(p) {
                 let next = next_ids.entry(replica_type).or_default();
                 *next = (*next).max(i64::from(id) + 1);
@@ -103,6 +112,7 @@ impl<'a> Planner<'a> {
             options,
             factory: PodFactory::new(job, layout_plan, pods),
             pods: by_type,
+            newest,
             names: pods.iter().map(pod::name).collect(),
             reserved: [&layout_plan.spec.create_pods, &layout_plan.spec.remove_pods]
                 .into_iter()
@@ -190,12 +200,9 @@ impl<'a> Planner<'a> {
     /// alive (a migration, a PS a plan runs anew beside the old one), the same counts; with none, a
     /// first launch: the replica's `restartCount` left and no relaunch yet.
     fn succession(&self, replica_type: ReplicaType, rank: i32) -> (i32, i32) {
-        let newest = self
-            .of_type(replica_type)
-            .iter()
-            .filter(|p| pod::pod_rank(p) == Some(rank))
-            .max_by_key(|p| pod::pod_id(p).unwrap_or(-1));
-        let Some(newest) = newest else { return (job::restart_count(self.job, replica_type), 0) };
+        let Some(newest) = self.newest.get(&(replica_type, rank)).copied() else {
+            return (job::restart_count(self.job, replica_type), 0);
+        };
         let left = pod::restarts_left(newest).unwrap_or_else(|| job::restart_count(self.job, replica_type));
         let relaunches = pod::relaunch_count(newest).unwrap_or(0);
         if pod::is_alive(newest) {
@@ -211,15 +218,8 @@ impl<'a> Planner<'a> {
         replica_type: ReplicaType,
         removed: &'r BTreeSet<String>,
     ) -> impl Iterator<Item = i32> + 'r {
-        let mut newest: BTreeMap<i32, &Pod> = BTreeMap::new();
-        for p in self.of_type(replica_type) {
-            let Some(rank) = pod::pod_rank(p) else { continue };
-            let entry = newest.entry(rank).or_insert(p);
-            if pod::pod_id(p) > pod::pod_id(entry) {
-                *entry = p;
-            }
-        }
-        newest.into_iter().filter_map(move |(rank, p)| {
+        let of_type = self.newest.range((replica_type, i32::MIN)..=(replica_type, i32::MAX));
+        of_type.filter_map(move |(&(_, rank), p)| {
             let failed = pod::pod_phase(p) == Some("Failed") && !pod::is_terminating(p);
             (failed && !removed.contains(pod::name(p))).then_some(rank)
         })
