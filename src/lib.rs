@@ -46,11 +46,11 @@
 //! |---|---|---|
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
 //! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
-//! | 7 | `planner` | the planner: scaling, the job's lifecycle, the controller's pass |
+//! | 7 | `planner` | the planner: scaling, the job's lifecycle, the job's services, the controller's pass |
 //! | 6 | [`parse`] | reading inputs with field paths, then validating them |
 //! | 5 | [`validate`], `template` | every check and every bound; the pods and services the operator makes ([`Options`]) |
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
-//! | 3 | `pod`, [`tfconfig`] | what a pod says about itself; the TensorFlow cluster spec |
+//! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
 //! | 1 | [`api`], `reader` | the resources' types; the one path-tracking reader |
 //! | 0 | [`error`], `quantity` | the error type; Kubernetes quantities |
@@ -76,6 +76,7 @@ mod quantity;
 mod reader;
 pub mod reconcile;
 mod render;
+mod service;
 mod status;
 mod template;
 pub mod tfconfig;

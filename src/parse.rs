@@ -6,10 +6,10 @@
 //! together: a wrong type, an unknown enum value or an unknown replica type in one field does not
 //! hide the problems of the others (the reader notes it, reads on with a stand-in value, and the
 //! rules run on the rest). [`from_value`] stops at the first shape problem.
-//! Observed pods ([`pods`]) come from the cluster, which may be newer than this crate's Kubernetes
-//! types, so their unknown fields are ignored.
+//! Observed pods ([`pods`]) and services ([`services`]) come from the cluster, which may be newer
+//! than this crate's Kubernetes types, so their unknown fields are ignored.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -111,15 +111,31 @@ pub fn scale_plan(value: Value) -> Result<ScalePlan> {
 /// [`Error::Parse`] with the path (`pods[3].status.phase`) of the first shape problem, or
 /// [`Error::Invalid`] when more than [`validate::MAX_OBSERVED_PODS`] are given.
 pub fn pods(value: Value) -> Result<Vec<Pod>> {
+    observed(value, "pods", validate::check_observed_pods)
+}
+
+/// Reads observed services: a JSON array of services, or a `v1` `List` / `ServiceList` with
+/// `items`. Like pods they come from the cluster, so their unknown fields are ignored.
+///
+/// # Errors
+/// [`Error::Parse`] with the path (`services[1].spec.ports[0].port`) of the first shape problem,
+/// or [`Error::Invalid`] when more than [`validate::MAX_OBSERVED_SERVICES`] are given.
+pub fn services(value: Value) -> Result<Vec<Service>> {
+    observed(value, "services", validate::check_observed_services)
+}
+
+/// Reads objects observed in the cluster, an array or a `List` of them, with `root` in front of
+/// every path; `bound` checks how many there are before any is read.
+fn observed<T: DeserializeOwned>(value: Value, root: &str, bound: fn(usize) -> Result<()>) -> Result<Vec<T>> {
     let items = match value {
         Value::Object(mut list) => list.remove("items").unwrap_or(Value::Array(Vec::new())),
         other => other,
     };
     if let Value::Array(a) = &items {
-        validate::check_observed_pods(a.len())?;
+        bound(a.len())?;
     }
-    let (pods, _unknown): (Vec<Pod>, _) = from_value(items).map_err(|e| e.prefixed("pods"))?;
-    Ok(pods)
+    let (objects, _unknown): (Vec<T>, _) = from_value(items).map_err(|e| e.prefixed(root))?;
+    Ok(objects)
 }
 
 /// Reads a job's scale plans: a JSON array, or a `List` with `items`. Each is read as

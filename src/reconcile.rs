@@ -53,7 +53,7 @@
 //! type's pods by phase into `replicaStatuses`, keeping `initial`; for the master it also moves
 //! the job to Succeeded, Failed (with the pod's reason), Pending (first master pending) or Running.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use crate::api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
@@ -168,8 +168,8 @@ pub fn reconcile(
 
 /// One pass of the controller over one job: every decision `elasticjob controller` makes, so the
 /// controller, `elasticjob plan` and the browser preview give one answer. `plans` are the job's
-/// ScalePlans and `pods` the pods with the job's name label, as the cluster has them; `job` is
-/// `None` when the job does not exist (yet).
+/// ScalePlans, `pods` the pods and `services` the services with the job's name label (in its
+/// namespace), as the cluster has them; `job` is `None` when the job does not exist (yet).
 ///
 /// - **Which plan.** Plans labelled `scale-type: auto` (not being deleted, of this job by
 ///   `spec.ownerJob` or the `elasticjob-name` label) are taken up one at a time, oldest first (by
@@ -186,15 +186,36 @@ pub fn reconcile(
 ///   the job's, as upstream selected pods by label alone: it is counted, scaled and stopped like the
 ///   pods the operator made.
 /// - **The job's pass** is [`reconcile`] with the job's current plan.
+/// - **The job's services**, kept level-triggered from `services` in the same pass, while the job
+///   runs (Running, Restarting or Scaling, not suspended, its master not finished) and takes no
+///   plan up in this pass:
+///   - every Running or Pending task pod of the job (not being deleted, nor deleted by this plan)
+///     whose service is not among `services` gets it made again, named and built as when its pod
+///     was made: the rank's own `<job>-edljob-<type>-<rank>`, or, for a pod a plan's `createPods`
+///     entry gave an address, the service named after it; so does the running master, whose
+///     service is `elasticjob-<job>-dlrover-master`. A service of that name the job does not own
+///     counts as there: it is never overwritten.
+///   - a task service the job owns (its controller owner reference is the job, by uid; for a job
+///     without a uid, as in a preview, one no object controls; with the labels the operator puts
+///     on the service of a rank) is deleted when its rank has no pod (none that is not being
+///     deleted, and none this plan makes) and is at or above its type's target count (the
+///     current plan's `replicas`, else the spec's; a type with neither keeps its services). A
+///     scale-down deletes the services of the ranks it removes in its own pass, as before; each
+///     service is deleted once.
+///
+///   Services another object owns, and the master's, are never deleted. Given no services, a
+///   running job has the service of each of its running pods made again.
 ///
 /// # Errors
 /// [`crate::Error::Invalid`] when the job, a plan the pass would act on (the current one and every
-/// waiting one, at `scalePlans[i]`, `i` its place in `plans`) or the pods are invalid; no plan is
+/// waiting one, at `scalePlans[i]`, `i` its place in `plans`) or the pods are invalid, or more
+/// than [`validate::MAX_OBSERVED_SERVICES`] services are given (at `services`); no plan is
 /// returned then.
 pub fn controller_pass(
     job: Option<&ElasticJob>,
     plans: &[ScalePlan],
     pods: &[Pod],
+    services: &[Service],
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
@@ -223,7 +244,7 @@ pub fn controller_pass(
         }
     }
     into_result(problems)?;
-    planner::controller_pass(job, plans, pods, now, options)
+    planner::controller_pass(job, plans, pods, services, now, options)
 }
 
 /// One pass of the scale-plan controller: a plan labelled `scale-type: auto` moves its owner job to

@@ -120,20 +120,32 @@ pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta:
     Ok(pod)
 }
 
-/// The service of a task rank: ClusterIP, one port, selecting the pod of that type and rank, so a
-/// relaunched pod (new id, same rank) keeps the address `<job>-edljob-<type>-<rank>:<port>`.
-pub fn task_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32) -> Service {
-    let name = naming::task_service_name(job.name(), replica_type, i64::from(rank));
-    rank_service(job, replica_type, rank, name, naming::service_port(replica_type))
+/// The service of a task pod ([`task_service_at`] with the address its `createPods` entry gave it).
+pub fn task_pod_service(job: &ElasticJob, replica_type: ReplicaType, meta: &TaskMeta) -> Service {
+    task_service_at(job, replica_type, meta.rank, meta.service.as_deref())
 }
 
-/// The service of a task pod: the rank's own ([`task_service`]), or for a pod whose `createPods`
-/// entry gave it an address, a service named after that address's host on its port (as upstream
-/// names it), selecting the pod's type and rank all the same.
-pub fn task_pod_service(job: &ElasticJob, replica_type: ReplicaType, meta: &TaskMeta) -> Service {
-    match meta.service.as_deref().and_then(naming::service_of_address) {
-        Some((host, port)) => rank_service(job, replica_type, meta.rank, host.to_owned(), i32::from(port)),
-        None => task_service(job, replica_type, meta.rank),
+/// The service of the task at `rank`: ClusterIP, one port, selecting the pod of that type and rank,
+/// so a relaunched pod (new id, same rank) keeps its address. It is the rank's own,
+/// `<job>-edljob-<type>-<rank>:<port>`, or for a pod whose `createPods` entry gave it an `address`,
+/// a service named after that address's host on its port (as upstream names it).
+pub fn task_service_at(job: &ElasticJob, replica_type: ReplicaType, rank: i32, address: Option<&str>) -> Service {
+    let (name, port) = task_endpoint(job, replica_type, rank, address);
+    rank_service(job, replica_type, rank, name, port)
+}
+
+/// The name of the service [`task_service_at`] makes, without making it.
+pub fn task_service_name_at(job: &ElasticJob, replica_type: ReplicaType, rank: i32, address: Option<&str>) -> String {
+    task_endpoint(job, replica_type, rank, address).0
+}
+
+/// The name and port of a task's service: after the host and port of `address`, else the rank's.
+fn task_endpoint(job: &ElasticJob, replica_type: ReplicaType, rank: i32, address: Option<&str>) -> (String, i32) {
+    match address.and_then(naming::service_of_address) {
+        Some((host, port)) => (host.to_owned(), i32::from(port)),
+        None => {
+            (naming::task_service_name(job.name(), replica_type, i64::from(rank)), naming::service_port(replica_type))
+        }
     }
 }
 

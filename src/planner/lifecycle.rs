@@ -2,16 +2,16 @@
 //! controller, stopping pods, and counting pods into the job status (see [`crate::reconcile`]
 //! for the rules).
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::{Planner, plan_status_action};
+use super::{ObservedServices, Planner, plan_status_action};
 use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::Result;
 use crate::plan::{Action, Plan};
 use crate::status::{self, update_status};
 use crate::template::Options;
-use crate::{job, naming, pod};
+use crate::{job, naming, pod, validate};
 
 /// Why a finished job's pods are deleted.
 pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
@@ -59,6 +59,7 @@ impl<'a> Planner<'a> {
                         // Failed task pods wait for the master's relaunch plan (see `handle_faults`).
                         self.ensure_master()?;
                     }
+                    self.keep_services();
                 }
                 self.sync_all(&mut status, now);
             }
@@ -199,9 +200,11 @@ pub(crate) fn controller_pass(
     job: Option<&ElasticJob>,
     plans: &[ScalePlan],
     pods: &[Pod],
+    services: &[Service],
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
+    validate::check_observed_services(services.len())?;
     // Oldest first: each plan goes after the ones not later than it (a job has tens of plans; an
     // ordered insert keeps a sort's code out of the wasm).
     let mut waiting: Vec<&ScalePlan> = Vec::new();
@@ -234,7 +237,7 @@ pub(crate) fn controller_pass(
     if runs && !current.is_some_and(|p| is_active(p, &status)) {
         // Oldest first, one at a time, none skipped; a plan that asks for nothing is done at once.
         let mut taken = false;
-        for plan in waiting.into_iter().filter(|p| is_waiting(p)) {
+        for plan in waiting.iter().copied().filter(|p| is_waiting(p)) {
             if plan.spec.is_empty() || !taken {
                 let pass = scale_plan_pass(plan, Some(job), now);
                 taken |= !plan.spec.is_empty() && !pass.is_empty();
@@ -249,6 +252,7 @@ pub(crate) fn controller_pass(
     let jobs_pods: Vec<Pod> = pods.iter().filter(|p| is_jobs_pod(p, job)).cloned().collect();
     let layout_plan = job::plan_or_initial(job, current);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
+    planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.pass(current, now)?;
     actions.extend(planner.finish().phases.into_iter().flat_map(|p| p.actions));
     Ok(Plan::from_actions(actions))
@@ -489,7 +493,7 @@ mod tests {
             named_plan("j-scaleplan-11", "2026-01-01T00:00:00Z", Some(4)),
         ];
         let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &now, &options) else {
+        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &[], &now, &options) else {
             panic!("refused")
         };
         assert_eq!(
@@ -520,13 +524,15 @@ mod tests {
         }]);
         let options = Options::default();
         let now = at("2026-01-01T00:00:00Z");
-        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &now, &options) else { panic!("refused") };
+        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &[], &now, &options) else { panic!("refused") };
         // The old job's master is not this job's: it gets its own.
         assert_eq!(
             plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
             [naming::master_name("j")]
         );
-        let Ok(owned) = controller_pass(Some(&j), &[], &[master("Running")], &now, &options) else { panic!("refused") };
+        let Ok(owned) = controller_pass(Some(&j), &[], &[master("Running")], &[], &now, &options) else {
+            panic!("refused")
+        };
         assert!(owned.created_pods().next().is_none(), "an unowned master is the job's: {owned:?}");
     }
 }

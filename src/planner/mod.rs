@@ -6,19 +6,23 @@
 //! - [`scale`]: a type's pods against a scale plan (`replicaResourceSpecs`, `createPods`,
 //!   `removePods`, `migratePods`), and carrying a whole plan out;
 //! - [`lifecycle`]: the job state machine and the scale-plan controller, recreating a missing
-//!   master, stopping pods, and counting pods into the job status.
+//!   master, stopping pods, and counting pods into the job status;
+//! - [`services`]: the job's services against those observed: the missing ones made again, those
+//!   of ranks that are gone deleted.
 //!
 //! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
 //! their input, make a planner, ask it for one decision and return its plan.
 
 mod lifecycle;
 mod scale;
+mod services;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
 
 pub(crate) use lifecycle::{STOP_REASON, controller_pass, plan_order, scale_plan_pass, takes_part};
+pub(crate) use services::ObservedServices;
 
 use crate::api::{
     DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
@@ -61,7 +65,12 @@ pub(crate) struct Planner<'a> {
     /// Pods created by this plan: (type, rank) and name.
     created: BTreeSet<(ReplicaType, i32)>,
     created_names: BTreeSet<String>,
+    /// Services this plan creates or updates, by name.
     services: BTreeSet<String>,
+    /// Services this plan deletes, by name.
+    deleted_services: BTreeSet<String>,
+    /// The services observed, when the pass keeps them ([`Planner::observe_services`]).
+    observed_services: Option<ObservedServices<'a>>,
     next_ids: BTreeMap<ReplicaType, i64>,
     /// Addresses listed by the TF_CONFIGs of the pods created so far.
     tf_hosts: u64,
@@ -125,6 +134,8 @@ impl<'a> Planner<'a> {
             created: BTreeSet::new(),
             created_names: BTreeSet::new(),
             services: BTreeSet::new(),
+            deleted_services: BTreeSet::new(),
+            observed_services: None,
             next_ids,
             tf_hosts: 0,
             deferred: false,
@@ -267,8 +278,10 @@ impl<'a> Planner<'a> {
     /// is deleted.
     fn delete_service(&mut self, replica_type: ReplicaType, rank: i32, reason: String) {
         let name = naming::task_service_name(self.job.name(), replica_type, i64::from(rank));
-        let namespace = job::namespace(self.job).map(str::to_owned);
-        self.actions.push(Action::DeleteService { namespace, name, reason });
+        if self.deleted_services.insert(name.clone()) {
+            let namespace = job::namespace(self.job).map(str::to_owned);
+            self.actions.push(Action::DeleteService { namespace, name, reason });
+        }
     }
 
     /// Whether a new pod of the type at `rank` can be given a `TF_CONFIG` under this pass's plan
@@ -288,6 +301,7 @@ impl<'a> Planner<'a> {
             return Ok(());
         }
         let master = template::master_pod(self.job, self.options)?;
+        self.services.insert(name.clone());
         self.created_names.insert(name);
         self.actions.push(Action::CreatePod { pod: Box::new(master), reason: "the job has no master pod".to_owned() });
         self.actions.push(Action::CreateOrUpdateService {

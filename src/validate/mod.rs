@@ -40,16 +40,31 @@ pub const MAX_LIST_LEN: usize = 4 * MAX_REPLICAS_PER_TYPE as usize;
 /// The most pods a host may pass in as observed.
 pub const MAX_OBSERVED_PODS: usize = 100_000;
 
+/// The most services a host may pass in as observed: one a pod, and as many again.
+pub const MAX_OBSERVED_SERVICES: usize = MAX_OBSERVED_PODS;
+
 /// Checks how many pods a host passes in as observed.
 ///
 /// # Errors
 /// [`Code::TooLarge`] at `pods` when there are more than [`MAX_OBSERVED_PODS`].
 pub fn check_observed_pods(count: usize) -> Result<()> {
-    if count > MAX_OBSERVED_PODS {
+    check_observed("pods", count, MAX_OBSERVED_PODS)
+}
+
+/// Checks how many services a host passes in as observed.
+///
+/// # Errors
+/// [`Code::TooLarge`] at `services` when there are more than [`MAX_OBSERVED_SERVICES`].
+pub fn check_observed_services(count: usize) -> Result<()> {
+    check_observed("services", count, MAX_OBSERVED_SERVICES)
+}
+
+fn check_observed(what: &str, count: usize, max: usize) -> Result<()> {
+    if count > max {
         return Err(Error::invalid(
-            "pods",
+            what,
             Code::TooLarge,
-            format!("{count} pods were passed in; the core plans with at most {MAX_OBSERVED_PODS}"),
+            format!("{count} {what} were passed in; the core plans with at most {max}"),
         ));
     }
     Ok(())

@@ -83,7 +83,8 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
         "controllerPass" => {
             let job = field("job").map(parse::job).transpose()?;
             let plans = parse::scale_plans(field("scalePlans").unwrap_or(json!([])))?;
-            value(&elasticjob::controller_pass(job.as_ref(), &plans, &pods()?, &now()?, &options)?)
+            let services = parse::services(field("services").unwrap_or(json!([])))?;
+            value(&elasticjob::controller_pass(job.as_ref(), &plans, &pods()?, &services, &now()?, &options)?)
         }
         "reconcileScalePlan" => {
             let job = field("job").map(parse::job).transpose()?;

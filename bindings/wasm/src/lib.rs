@@ -50,11 +50,14 @@ extern "C" {
 const TYPES: &str = r#"
 import type {
   Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, Problem, ReplicaType,
-  ScalePlan, SparseClusterSpec, SummaryRow, Validation,
+  ScalePlan, Service, SparseClusterSpec, SummaryRow, Validation,
 } from "./types.js";
 
 /** Observed pods: an array, or a `List` / `PodList` holding them in `items`. */
 export type Pods = Pod[] | { items: Pod[] };
+
+/** Observed services: an array, or a `List` / `ServiceList` holding them in `items`. */
+export type Services = Service[] | { items: Service[] };
 
 /** A job's scale plans: an array, or a `List` holding them in `items`. */
 export type ScalePlans = ScalePlan[] | { items: ScalePlan[] };
@@ -253,9 +256,10 @@ pub fn sync_job_state(
 }
 
 /// One pass of the controller over one job at time `now` (the core's `controller_pass`): which of
-/// the job's ScalePlans it takes up, which pods are the job's, and the job's own pass, as a plan in
-/// phases. `job` is `null` when the job does not exist; `scalePlans` are the job's plans, `pods`
-/// the pods with its name label.
+/// the job's ScalePlans it takes up, which pods are the job's, the job's own pass and its
+/// services, as a plan in phases. `job` is `null` when the job does not exist; `scalePlans` are
+/// the job's plans, `pods` the pods with its name label, `services` the services with its name
+/// label (in its namespace).
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
@@ -264,6 +268,7 @@ pub fn controller_pass(
     #[wasm_bindgen(unchecked_param_type = "ElasticJob | null | undefined")] job: JsValue,
     #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlans")] scale_plans: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Services")] services: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
@@ -274,6 +279,7 @@ pub fn controller_pass(
             job.as_ref(),
             &plans,
             &read_pods(&pods)?,
+            &parse::services(value(&services, "services")?)?,
             &read_time(&now)?,
             &read_options(&options)?,
         )
