@@ -23,5 +23,5 @@ export {
   validate,
   validateScalePlan,
 } from "./dist/elasticjob_wasm.js";
-export type { Pods, ScalePlans } from "./dist/elasticjob_wasm.js";
+export type { Pods, ScalePlans, Services } from "./dist/elasticjob_wasm.js";
 export type * from "./dist/types.js";

@@ -25,9 +25,10 @@ export class Inputs {
     this.jobFile = undefined;
     this.scalePlanFile = undefined;
     this.podsFile = undefined;
-    /** The file of each ScalePlan and pod given to `controllerPass`, by its index. */
+    /** The file of each ScalePlan, pod and service given to `controllerPass`, by its index. */
     this.planFiles = [];
     this.podFiles = [];
+    this.serviceFiles = [];
   }
 
   /** The documents of a file that are not empty, as plain values. */
@@ -90,13 +91,14 @@ export class Inputs {
 
   /**
    * The objects of `files` for one controller pass, each with its file: exactly one ElasticJob, and
-   * the ScalePlans and pods, as documents of their own or as the `items` of Lists.
+   * the ScalePlans, pods and services, as documents of their own or as the `items` of Lists.
    */
   async objects(files) {
     const jobs = [];
     const plans = [];
     const pods = [];
-    const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods };
+    const services = [];
+    const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods, Service: services };
     const unknown = [];
     for (const file of files) {
       for (const document of await this.documents(file)) {
@@ -104,7 +106,7 @@ export class Inputs {
         for (const value of items) {
           const list = byKind[value?.kind];
           if (list === undefined) {
-            unknown.push(`${file}: a ${value?.kind ?? "document without a kind"} is not an ElasticJob, a ScalePlan or a Pod`);
+            unknown.push(`${file}: a ${value?.kind ?? "document without a kind"} is not an ElasticJob, a ScalePlan, a Pod or a Service`);
           } else {
             list.push({ file, value });
           }
@@ -120,7 +122,8 @@ export class Inputs {
     this.jobFile = jobs[0].file;
     this.planFiles = plans.map((p) => p.file);
     this.podFiles = pods.map((p) => p.file);
-    return { job: jobs[0], plans, pods };
+    this.serviceFiles = services.map((s) => s.file);
+    return { job: jobs[0], plans, pods, services };
   }
 
   /** Runs a core function; its problems become lines naming the file each argument came from. */
@@ -140,8 +143,9 @@ export class Inputs {
   }
 
   fileOf(path) {
-    const listed = /^(scalePlans|pods)\[(\d+)\]/.exec(path);
-    const file = listed && (listed[1] === "pods" ? this.podFiles : this.planFiles)[Number(listed[2])];
+    const listed = /^(scalePlans|pods|services)\[(\d+)\]/.exec(path);
+    const files = { scalePlans: this.planFiles, pods: this.podFiles, services: this.serviceFiles };
+    const file = listed && files[listed[1]][Number(listed[2])];
     if (file !== undefined && file !== null) {
       return file;
     }

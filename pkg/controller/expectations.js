@@ -5,12 +5,17 @@
 // An expectation is made before its write (the watch event may come before the write's answer),
 // given up when the write fails, and met by the informer's event for the object, or by the cache
 // already showing it (a create that found the pod, a delete that found it gone). Unmet, it is given
-// up after a timeout: the pass plans anyway.
+// up after a timeout: the pass plans anyway. Pods and services are expected present or gone (the
+// core makes a service again when it sees it missing, so a pass must not plan from a cache that has
+// not shown a service just made); job and plan statuses at a newer resourceVersion.
+
+/** The cache of each kind, by the name the caches are given under. */
+const CACHES = { Pod: "pods", Service: "services", ElasticJob: "jobs", ScalePlan: "plans" };
 
 export class Expectations {
   /**
    * @param {object} options
-   * @param {{pods: {get(namespace: string, name: string): object | undefined}, jobs: {get: Function}, plans: {get: Function}}} options.caches
+   * @param {{pods: {get(namespace: string, name: string): object | undefined}, services: {get: Function}, jobs: {get: Function}, plans: {get: Function}}} options.caches
    * @param {number} [options.timeoutMs]
    */
   constructor({ caches, timeoutMs = 30_000 }) {
@@ -20,9 +25,9 @@ export class Expectations {
     this.byJob = new Map();
   }
 
-  /** Expects the pod to show up (`present`) or go; `uid`, when known, names the very pod. */
-  pod(key, name, present, uid) {
-    return this.add(key, { kind: "Pod", name, present, uid });
+  /** Expects the object (Pod, Service) to show up (`present`) or go; `uid`, when known, names the very object. */
+  presence(key, kind, name, present, uid) {
+    return this.add(key, { kind, name, present, uid });
   }
 
   /** Expects the object (ElasticJob, ScalePlan) at a resourceVersion other than those in `stale`. */
@@ -64,7 +69,7 @@ export class Expectations {
 
   /** Whether the object (undefined: absent) meets the entry; `event` when it comes from a watch event. */
   meets(entry, obj, event) {
-    if (entry.kind !== "Pod") {
+    if (entry.stale !== undefined) {
       return obj !== undefined && !entry.stale.has(obj.metadata.resourceVersion);
     }
     const same = obj !== undefined && (entry.uid === undefined || obj.metadata.uid === entry.uid);
@@ -86,8 +91,7 @@ export class Expectations {
     }
     const namespace = key.slice(0, key.indexOf("/"));
     for (const [id, entry] of job.entries) {
-      const cache = entry.kind === "Pod" ? this.caches.pods : entry.kind === "ElasticJob" ? this.caches.jobs : this.caches.plans;
-      if (this.meets(entry, cache.get(namespace, entry.name))) {
+      if (this.meets(entry, this.caches[CACHES[entry.kind]].get(namespace, entry.name))) {
         job.entries.delete(id);
       }
     }

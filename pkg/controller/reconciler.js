@@ -1,6 +1,7 @@
 // One reconcile pass of one job: read the observed state from the caches, let the core decide the
 // pass (`controllerPass`: which ScalePlan is taken up, which pods are the job's, what to create,
-// delete and write), carry the plan out phase by phase. Nothing here decides what a job needs; it
+// delete and write, which of its services to make again or delete), carry the plan out phase by
+// phase. Nothing here decides what a job needs; it
 // decides only how to talk to the cluster safely:
 // - a create that finds the object exists, and a delete that finds it gone, are successes;
 // - the plan's phases run in order (services, pod creations, deletions, status writes): creations
@@ -53,7 +54,7 @@ export class Reconciler {
   /**
    * @param {object} options
    * @param {import("./adapter.js").KubeAdapter} options.adapter
-   * @param {{jobs: import("./informer.js").Informer, plans: import("./informer.js").Informer, pods: import("./informer.js").Informer}} options.caches
+   * @param {{jobs: import("./informer.js").Informer, plans: import("./informer.js").Informer, pods: import("./informer.js").Informer, services: import("./informer.js").Informer}} options.caches
    * @param {string} [options.masterImage]
    * @param {import("./log.js").Logger} options.log
    * @param {import("./metrics.js").Metrics} options.metrics
@@ -86,7 +87,7 @@ export class Reconciler {
     }
     // Objects read again after a conflict, and what this pass did, over the caches.
     const fresh = { job: undefined, plans: new Map() };
-    const done = { created: new Map(), deleted: new Set() };
+    const done = { created: new Map(), deleted: new Set(), services: new Map(), deletedServices: new Set() };
     for (let attempt = 1; ; attempt += 1) {
       const state = this.observe(key, fresh, done);
       let plan;
@@ -143,7 +144,7 @@ export class Reconciler {
     }
   }
 
-  /** The job, its scale plans and its pods, from the caches with `fresh` and `done` laid over. */
+  /** The job, its scale plans, its pods and its services, from the caches with `fresh` and `done` laid over. */
   observe(key, fresh, done) {
     const slash = key.indexOf("/");
     const namespace = key.slice(0, slash);
@@ -155,18 +156,14 @@ export class Reconciler {
         plans.push(plan);
       }
     }
-    const pods = this.caches.pods.ofJob(key).filter((p) => !done.deleted.has(p.metadata.name));
-    for (const [podName, pod] of done.created) {
-      if (!pods.some((p) => p.metadata.name === podName)) {
-        pods.push(pod);
-      }
-    }
-    return { key, namespace, name, job, plans, pods, now: rfc3339(this.clock()) };
+    const pods = overlay(this.caches.pods.ofJob(key), done.created, done.deleted);
+    const services = overlay(this.caches.services.ofJob(key), done.services, done.deletedServices);
+    return { key, namespace, name, job, plans, pods, services, now: rfc3339(this.clock()) };
   }
 
-  /** The plan of this pass: the core's one pass over the job, its plans and its pods. */
+  /** The plan of this pass: the core's one pass over the job, its plans, its pods and its services. */
   decide(state) {
-    return controllerPass(state.job ?? null, state.plans, state.pods, state.now, this.options);
+    return controllerPass(state.job ?? null, state.plans, state.pods, state.services, state.now, this.options);
   }
 
   /** An event of a cache: the object of a job was added, changed or deleted. */
@@ -262,10 +259,16 @@ export class Reconciler {
   expect(state, action) {
     switch (action.action) {
       case "createPod":
-        return this.expectations.pod(state.key, action.pod.metadata.name, true);
+        return this.expectations.presence(state.key, "Pod", action.pod.metadata.name, true);
+      case "createOrUpdateService":
+        return this.expectations.presence(state.key, "Service", action.service.metadata.name, true);
       case "deletePod": {
         const uid = state.pods.find((p) => p.metadata.name === action.name)?.metadata?.uid;
-        return this.expectations.pod(state.key, action.name, false, uid);
+        return this.expectations.presence(state.key, "Pod", action.name, false, uid);
+      }
+      case "deleteService": {
+        const uid = state.services.find((s) => s.metadata.name === action.name)?.metadata?.uid;
+        return this.expectations.presence(state.key, "Service", action.name, false, uid);
       }
       case "setJobStatus":
         return this.expectNewer(state, "ElasticJob", state.job);
@@ -307,9 +310,13 @@ export class Reconciler {
           return "exists";
         }
       }
-      case "createOrUpdateService":
-        await this.adapter.apply("Service", action.service);
+      case "createOrUpdateService": {
+        const applied = await this.adapter.apply("Service", action.service);
+        expected.uid = applied?.metadata?.uid;
+        done.services.set(action.service.metadata.name, applied?.metadata ? applied : action.service);
+        done.deletedServices.delete(action.service.metadata.name);
         return "done";
+      }
       case "deletePod": {
         const namespace = action.namespace ?? state.namespace;
         let outcome = "done";
@@ -327,15 +334,18 @@ export class Reconciler {
         return outcome;
       }
       case "deleteService": {
+        let outcome = "done";
         try {
           await this.adapter.delete("Service", action.namespace ?? state.namespace, action.name, {});
-          return "done";
         } catch (e) {
           if (!isNotFound(e)) {
             throw e;
           }
-          return "gone";
+          outcome = "gone";
         }
+        done.deletedServices.add(action.name);
+        done.services.delete(action.name);
+        return outcome;
       }
       case "setJobStatus":
         return this.writeStatus("ElasticJob", state.job, action.status, fresh);
@@ -402,6 +412,18 @@ const MODES = {
   status: PHASE_MODES.parallel,
 };
 
+
+/** The cached objects of a job without those this pass deleted, and those it made that the cache lacks (by name). */
+function overlay(cached, made, deleted) {
+  const objects = cached.filter((o) => !deleted.has(o.metadata.name));
+  const names = new Set(objects.map((o) => o.metadata.name));
+  for (const [name, obj] of made) {
+    if (!names.has(name)) {
+      objects.push(obj);
+    }
+  }
+  return objects;
+}
 
 /** Whether the service's selector picks the pod. */
 function selects(service, pod) {

@@ -163,10 +163,15 @@ test("controllerPass, constants and jobKey: the one pass, and the names and keys
   assert.equal(api.jobKey({ kind: "Pod", metadata: { namespace: "ml", labels: { [labels.jobName]: "mnist" } } }), "ml/mnist");
   assert.equal(api.jobKey({ kind: "ConfigMap", metadata: { name: "x" } }), undefined);
   const running = { ...job(), status: { phase: "Running" } };
-  const pass = api.controllerPass(running, [plan], [], "2026-01-02T03:04:05Z");
+  const pass = api.controllerPass(running, [plan], [], [], "2026-01-02T03:04:05Z");
   assert.deepEqual(actionsOf(pass).map((a) => a.action), ["setScalePlanStatus", "setJobStatus"], "the plan is taken up");
-  assert.deepEqual(actionsOf(api.controllerPass(null, { items: [plan] }, [], "2026-01-02T03:04:05Z")).map((a) => a.status.phase), ["Created"]);
-  assert.throws(() => api.controllerPass(running, [{ ...plan, spec: { psHosts: [5] } }], [], "2026-01-02T03:04:05Z"), (e) => e.errors[0].path === "scalePlans[0].spec.psHosts[0]");
+  assert.deepEqual(actionsOf(api.controllerPass(null, { items: [plan] }, [], { items: [] }, "2026-01-02T03:04:05Z")).map((a) => a.status.phase), ["Created"]);
+  assert.throws(() => api.controllerPass(running, [{ ...plan, spec: { psHosts: [5] } }], [], [], "2026-01-02T03:04:05Z"), (e) => e.errors[0].path === "scalePlans[0].spec.psHosts[0]");
+  // Observed services are read as pods are: a shape problem has its path.
+  assert.throws(
+    () => api.controllerPass(running, [], [], [{ metadata: { name: "s" }, spec: { ports: [{ port: "http" }] } }], "2026-01-02T03:04:05Z"),
+    (e) => e.code === "parse_error" && e.errors[0].path === "services[0].spec.ports[0].port",
+  );
 });
 
 test("reconcileScalePlan: an auto plan moves its job to Scaling", () => {

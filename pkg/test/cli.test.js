@@ -122,15 +122,29 @@ test("tf-config prints exactly the TF_CONFIG the golden cases expect", async () 
   }
 });
 
+/**
+ * The services the controller made for these pods, as `kubectl get services -o yaml` lists them
+ * (their names are the spec's: `<job>-edljob-<type>-<rank>`, the master's named as its pod).
+ */
+function servicesOf(pods) {
+  const { labels } = api.constants();
+  const items = pods.map(({ metadata: { name, namespace, labels: l } }) => {
+    const master = l[labels.replicaType] === "dlrover-master";
+    return { apiVersion: "v1", kind: "Service", metadata: { name: master ? name : `${l[labels.jobName]}-edljob-${l[labels.replicaType]}-${l[labels.rankIndex]}`, namespace } };
+  });
+  return { apiVersion: "v1", kind: "List", items };
+}
+
 test("plan prints the plan of every golden reconcile case", async () => {
   const names = ["job-created-starts-master", "job-pending-to-running", "job-scaling-runs-pending-plan", "master-failed-fails-job", "master-succeeded-finishes-job"];
   for (const name of names) {
     const { input, output } = golden(name);
     assert.equal(input.op, "reconcile");
     const job = file(`${name}-job.yaml`, stringify(input.job));
-    // The observed pods as `kubectl get pods -o yaml` prints them: a List.
+    // The observed pods as `kubectl get pods -o yaml` prints them: a List; and their services.
     const pods = file(`${name}-pods.yaml`, stringify({ apiVersion: "v1", kind: "List", items: input.pods ?? [] }));
-    const args = ["plan", job, "--pods", pods, "--now", input.now];
+    const services = file(`${name}-services.yaml`, stringify(servicesOf(input.pods ?? [])));
+    const args = ["plan", job, "--pods", pods, "--services", services, "--now", input.now];
     if (input.scalePlan !== undefined) {
       args.push("--scale-plan", file(`${name}-plan.yaml`, stringify(input.scalePlan)));
     }
@@ -157,10 +171,27 @@ test("plan takes the job, its ScalePlans and its pods from any number of files (
   assert.match(refused.stderr, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: scalePlans\\[0\\]\\.spec\\.psHosts\\[0\\]: `, "m"));
 });
 
-test("plan reads one pod per document too", async () => {
+test("plan takes the job's services too: a missing one is made again, one of a rank scaled away deleted", async () => {
+  const { input, output } = golden("controller-pass-keeps-the-jobs-services");
+  assert.equal(input.op, "controllerPass");
+  const all = file("keep-all.yaml", [input.job, ...input.scalePlans, ...input.pods].map((o) => stringify(o)).join("---\n"));
+  const services = file("keep-services.yaml", stringify({ apiVersion: "v1", kind: "List", items: input.services }));
+  const r = await run(["plan", all, services, "--now", input.now]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, output);
+  const actions = JSON.parse(r.stdout).phases.flatMap((p) => p.actions).map((a) => `${a.action} ${a.service?.metadata.name ?? a.name}`);
+  assert.deepEqual(actions, ["createOrUpdateService mnist-edljob-worker-0", "deleteService mnist-edljob-worker-2"]);
+  // A problem in a service names its file.
+  const bad = file("keep-bad-services.yaml", stringify({ ...input.services[0], spec: { ports: [{ port: "grpc" }] } }));
+  const refused = await run(["plan", all, "--services", bad, "--now", input.now]);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: services\\[0\\]\\.spec\\.ports\\[0\\]\\.port: `, "m"));
+});
+
+test("plan reads one pod (and one service) per document too", async () => {
   const { input, output } = golden("job-scaling-runs-pending-plan");
   const both = file("scaling.yaml", `${stringify(input.job)}---\n${stringify(input.scalePlan)}`);
-  const pods = file("pods-docs.yaml", input.pods.map((p) => stringify(p)).join("---\n"));
+  const pods = file("pods-docs.yaml", [...input.pods, ...servicesOf(input.pods).items].map((o) => stringify(o)).join("---\n"));
   const r = await run(["plan", both, "--pods", pods, "--now", input.now]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, output);

@@ -1,13 +1,14 @@
 // The controller's parts without a cluster: the work queue (dedup, one pass per job at a time,
 // per-job exponential backoff), a cache kept by the adapter's list and watch against a scripted API
 // server (410 Gone lists again; a reset connection watches again from the last resourceVersion), a
-// reconcile pass whose status write conflicts (read again, plan again, nothing done twice), and the
-// command line. Everything against a real API server is in test/cluster/controller.test.js.
+// reconcile pass whose status write conflicts (read again, plan again, nothing done twice), a
+// deleted service made again once, and the command line. Everything against a real API server is in test/cluster/controller.test.js.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
+import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
 import { ApiError, KubeAdapter } from "../controller/adapter.js";
@@ -211,7 +212,7 @@ test("a status write that conflicts is read again and planned again, and what th
   };
   const reconciler = new Reconciler({
     adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]) },
+    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
     log: quiet,
     metrics: new Metrics(),
     isStopping: () => false,
@@ -229,6 +230,51 @@ test("a status write that conflicts is read again and planned again, and what th
   const next = await reconciler.reconcile("training/mnist");
   assert.equal(next.result, "deferred");
   assert.ok(next.requeueAfterMs > 0);
+});
+
+test("a service deleted from a running job is made again once: the next pass waits for the cache to show it", async () => {
+  const key = "training/mnist";
+  const counts = { "dlrover-master": { active: 1 }, ps: { active: 1 }, worker: { active: 2 } };
+  const job = { ...fixtureJob(), status: { phase: "Running", status: { replicaStatuses: counts } } };
+  // The job's objects as the controller made them; its pods run.
+  const { items } = render(job);
+  const pods = items.filter((o) => o.kind === "Pod").map((p) => ({ ...p, metadata: { ...p.metadata, uid: `uid-${p.metadata.name}` }, status: { phase: "Running" } }));
+  const services = items.filter((o) => o.kind === "Service");
+  assert.equal(services.length, 4);
+  const gone = services.find((s) => s.metadata.name === "mnist-edljob-worker-1");
+  const cached = services.filter((s) => s !== gone);
+  // A service of the job's labels that no object controls is someone else's: left alone.
+  cached.push({ ...gone, metadata: { ...gone.metadata, name: "mnist-edljob-worker-7", ownerReferences: undefined, labels: { ...gone.metadata.labels, "elasticjob.dlrover/rank-index": "7" } } });
+  const calls = [];
+  const adapter = {
+    apply: async (kind, obj) => {
+      calls.push(`apply ${kind} ${obj.metadata.name}`);
+      return { ...obj, metadata: { ...obj.metadata, uid: "uid-new" } };
+    },
+    create: async (kind, obj) => assert.fail(`create ${kind} ${obj.metadata.name}`),
+    delete: async (kind, ns, name) => assert.fail(`delete ${kind} ${name}`),
+    replaceStatus: async (kind, obj) => assert.fail(`status ${kind} ${obj.metadata.name}`),
+  };
+  const reconciler = new Reconciler({
+    adapter,
+    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache(pods), services: fixedCache(cached) },
+    log: quiet,
+    metrics: new Metrics(),
+    isStopping: () => false,
+    clock: () => new Date("2026-03-01T10:00:00Z"),
+  });
+  assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
+  assert.deepEqual(calls, ["apply Service mnist-edljob-worker-1"]);
+  // The cache has not shown the new service yet: the next pass waits rather than make it again.
+  const next = await reconciler.reconcile(key);
+  assert.equal(next.result, "deferred");
+  assert.ok(next.requeueAfterMs > 0);
+  // The watch brings it: the pass has nothing left to do.
+  const made = { ...gone, metadata: { ...gone.metadata, uid: "uid-new" } };
+  cached.push(made);
+  reconciler.observed(key, "Service", "add", made);
+  assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
+  assert.deepEqual(calls, ["apply Service mnist-edljob-worker-1"], "one call in all");
 });
 
 test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach exits 1 with the reason", async () => {

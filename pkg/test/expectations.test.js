@@ -1,5 +1,5 @@
 // What the caches must show before a job is planned again (controller/expectations.js): a created
-// pod (that very pod, by uid), a deleted one gone or terminating, a status at a newer version; met by
+// pod or service (that very one, by uid), a deleted one gone or terminating, a status at a newer version; met by
 // a watch event or by the cache itself, given up when the write failed, and after a timeout.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -10,18 +10,18 @@ const KEY = "ns/mnist";
 
 /** Caches the test fills by hand. */
 function caches() {
-  const store = { Pod: new Map(), ElasticJob: new Map(), ScalePlan: new Map() };
+  const store = { Pod: new Map(), Service: new Map(), ElasticJob: new Map(), ScalePlan: new Map() };
   const cache = (kind) => ({ get: (ns, name) => store[kind].get(`${ns}/${name}`) });
-  return { store, caches: { pods: cache("Pod"), jobs: cache("ElasticJob"), plans: cache("ScalePlan") } };
+  return { store, caches: { pods: cache("Pod"), services: cache("Service"), jobs: cache("ElasticJob"), plans: cache("ScalePlan") } };
 }
 const pod = (name, uid, extra = {}) => ({ metadata: { name, namespace: "ns", uid, ...extra } });
 
 test("a created pod is expected until a watch event shows that very pod (its uid), or the cache does", () => {
   const { store, caches: c } = caches();
   const e = new Expectations({ caches: c });
-  const a = e.pod(KEY, "a", true);
+  const a = e.presence(KEY, "Pod", "a", true);
   a.uid = "uid-a";
-  e.pod(KEY, "b", true);
+  e.presence(KEY, "Pod", "b", true);
   assert.ok(e.pending(KEY) > 0, "nothing seen yet");
   // An older pod of the same name (not yet collected) is not the one created.
   e.observed(KEY, "Pod", "update", pod("a", "uid-old"));
@@ -37,12 +37,25 @@ test("a deleted pod is expected gone: met by its delete event, a pod of another 
   const e = new Expectations({ caches: c });
   for (const name of ["x", "y", "z"]) {
     store.Pod.set(`ns/${name}`, pod(name, `uid-${name}`));
-    e.pod(KEY, name, false, `uid-${name}`);
+    e.presence(KEY, "Pod", name, false, `uid-${name}`);
   }
   assert.ok(e.pending(KEY) > 0);
   e.observed(KEY, "Pod", "delete", pod("x", "uid-x"));
   store.Pod.set("ns/y", pod("y", "uid-y2"));
   store.Pod.set("ns/z", pod("z", "uid-z", { deletionTimestamp: "2026-03-01T10:00:00Z" }));
+  assert.equal(e.pending(KEY), 0);
+});
+
+test("a service made is expected until the cache shows it, a service deleted until it is gone", () => {
+  const { store, caches: c } = caches();
+  const e = new Expectations({ caches: c });
+  const made = e.presence(KEY, "Service", "mnist-edljob-worker-1", true);
+  made.uid = "uid-s1";
+  store.Service.set("ns/mnist-edljob-worker-2", pod("mnist-edljob-worker-2", "uid-s2"));
+  e.presence(KEY, "Service", "mnist-edljob-worker-2", false, "uid-s2");
+  assert.ok(e.pending(KEY) > 0, "neither shown yet");
+  e.observed(KEY, "Service", "add", pod("mnist-edljob-worker-1", "uid-s1"));
+  store.Service.delete("ns/mnist-edljob-worker-2");
   assert.equal(e.pending(KEY), 0);
 });
 
@@ -65,14 +78,14 @@ test("a status write is expected at a version other than those read; a failed wr
 test("unmet, an expectation is given up after its timeout (reported), and a forgotten job waits for nothing", async () => {
   const { caches: c } = caches();
   const e = new Expectations({ caches: c, timeoutMs: 50 });
-  e.pod(KEY, "a", true);
+  e.presence(KEY, "Pod", "a", true);
   const wait = e.pending(KEY);
   assert.ok(wait > 0 && wait <= 50);
   await sleep(60);
   let unseen;
   assert.equal(e.pending(KEY, (u) => (unseen = u)), 0);
   assert.deepEqual(unseen, ["Pod/a"]);
-  e.pod(KEY, "b", true);
+  e.presence(KEY, "Pod", "b", true);
   e.forget(KEY);
   assert.equal(e.pending(KEY), 0);
 });

@@ -45,7 +45,7 @@ function dispatch(api, input) {
     case "reconcileScalePlan":
       return api.reconcileScalePlan(input.scalePlan, input.job, now);
     case "controllerPass":
-      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, now, input.options);
+      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, input.services ?? [], now, input.options);
     default:
       throw new Error(`unknown op ${input.op}`);
   }

@@ -102,7 +102,7 @@ function analyse({ text }) {
   }
   const initial = core.initialScalePlan(job);
   const base = plan ?? initial;
-  current = { text, job, plan, base, observed: null, services: null };
+  current = { text, job, plan, base, observed: null, observedServices: null, services: null };
   return finish(
     {
       problems,
@@ -143,7 +143,7 @@ function jobOf(text) {
     const { jobDoc, planDoc } = split(parseAllDocuments(text, { uniqueKeys: true }));
     const job = jobDoc.toJS({ maxAliasCount: 100 });
     const plan = planDoc ? planDoc.toJS({ maxAliasCount: 100 }) : null;
-    current = { text, job, plan, base: plan ?? core.initialScalePlan(job), observed: null, services: null };
+    current = { text, job, plan, base: plan ?? core.initialScalePlan(job), observed: null, observedServices: null, services: null };
   }
   return current;
 }
@@ -211,7 +211,7 @@ function detail({ index }) {
 /**
  * What the controller would do to the objects of the job in `text` to reach a target scale plan:
  * the core's one pass (`controllerPass`) over the job as it runs, its pods (as rendered) taken as
- * Running, with the target plan taken up as its current plan.
+ * Running and its services as rendered, with the target plan taken up as its current plan.
  * `target` is `{values: {type: {replicas, cpu, memory}}}` (applied to the job's plan) or
  * `{text}` (a ScalePlan written in YAML or JSON).
  */
@@ -247,7 +247,8 @@ function simulate({ text, target, withPass = false }) {
   if (!state.observed) {
     const { items } = core.render(state.job, state.plan);
     state.observed = items.filter((o) => o.kind === "Pod").map((pod) => ({ ...pod, status: { phase: "Running" } }));
-    state.services = new Set(items.filter((o) => o.kind === "Service").map((o) => o.metadata.name));
+    state.observedServices = items.filter((o) => o.kind === "Service");
+    state.services = new Set(state.observedServices.map((o) => o.metadata.name));
   }
   // The job runs and carries the target plan out: the pass the controller would make.
   const { labels, scaleTypeAuto } = core.constants();
@@ -259,10 +260,10 @@ function simulate({ text, target, withPass = false }) {
     status: { phase: "Pending" },
   };
   const running = { ...state.job, status: { phase: "Running", scalePlan: name } };
-  const input = { job: running, scalePlans: [taken], pods: state.observed, now: "1970-01-01T00:00:00Z" };
+  const input = { job: running, scalePlans: [taken], pods: state.observed, services: state.observedServices, now: "1970-01-01T00:00:00Z" };
   let pass;
   try {
-    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.now);
+    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.services, input.now);
   } catch (e) {
     if (!(e instanceof core.ElasticJobError)) {
       throw e;

@@ -310,16 +310,17 @@ test("one pass, three hosts: the simulator in the browser, the controller and `e
         }),
       [sample, { values }],
     );
-    const { job, scalePlans, pods, now } = pass.input;
+    const { job, scalePlans, pods, services, now } = pass.input;
     // The controller's pass over the same objects, as its reconciler decides it.
     const controller = new Reconciler({ adapter: undefined, caches: {}, log: undefined, metrics: undefined, isStopping: () => false });
-    const decided = controller.decide({ job, plans: scalePlans, pods, now });
+    const decided = controller.decide({ job, plans: scalePlans, pods, services, now });
     // `elasticjob plan` over the same objects in files, as kubectl would print them.
     const dir = mkdtempSync(join(tmpdir(), "elasticjob-pass-"));
     const files = [
       ["job.yaml", job],
       ["plans.yaml", { apiVersion: "v1", kind: "List", items: scalePlans }],
       ["pods.yaml", { apiVersion: "v1", kind: "List", items: pods }],
+      ["services.yaml", { apiVersion: "v1", kind: "List", items: services }],
     ].map(([name, value]) => {
       writeFileSync(join(dir, name), stringify(value));
       return join(dir, name);

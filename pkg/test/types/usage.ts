@@ -17,6 +17,7 @@ import {
   type Plan,
   type Problem,
   type ScalePlan,
+  type Services,
   type SummaryRow,
   type Validation,
 } from "elasticjob";
@@ -75,7 +76,8 @@ for (const phase of next.phases) {
     }
   }
 }
-const pass: Plan = elasticjob.controllerPass(null, [plan], { items: [] }, new Date());
+const services: Services = [{ metadata: { name: "mnist-edljob-worker-0" }, spec: { ports: [{ port: 3333 }] } }];
+const pass: Plan = elasticjob.controllerPass(null, [plan], { items: [] }, services, new Date());
 const labels: string = elasticjob.constants().labels.jobName;
 const planKey: string | undefined = elasticjob.jobKey(plan);
 void [pass, labels, planKey];
@@ -101,6 +103,8 @@ tfConfig(job, "workers", 0);
 render({ metadata: { nmae: "mnist" } });
 // @ts-expect-error the time is a string
 reconcile(job, null, [], 1767225600);
+// @ts-expect-error the observed services come before the time
+elasticjob.controllerPass(null, [], [], new Date());
 
 // The CLI as a function: in-memory outputs, standard input as text or a stream of chunks.
 const written: string[] = [];
