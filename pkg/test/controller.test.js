@@ -219,7 +219,7 @@ test("a status write that conflicts is read again and planned again, and what th
   });
   assert.deepEqual(await reconciler.reconcile("training/mnist"), { result: "success" });
   assert.deepEqual(calls, [
-    "apply Service elasticjob-mnist-dlrover-master", // services first
+    "create Service elasticjob-mnist-dlrover-master", // services first
     "create Pod elasticjob-mnist-dlrover-master",
     "status ElasticJob mnist at 7",
     "get ElasticJob mnist", // read again: the new version, planned again with the master created
