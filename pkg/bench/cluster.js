@@ -18,7 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import { adminConfig, collection, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
-import { container, firstPlan, psJob } from "./jobs.js";
+import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
 import { kubeflowApiCalls, kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
 const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));

@@ -18,6 +18,7 @@
 //   the Secret kubeflow/training-operator-webhook-cert (then read from the system temp dir's
 //   k8s-webhook-server/serving-certs); the API server cannot reach its webhook, so no webhook
 //   configuration is made.
+// BENCH_ONLY=twenty|kubeflow runs one part; BENCH_LOG=FILE keeps the 20-job run's controller log.
 // Usage (inside `cluster run`): node bench/controller.js
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -25,8 +26,8 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
-import { adminConfig, collection, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
-import { container, firstPlan, psJob } from "./jobs.js";
+import { adminConfig, collection, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
 import { kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
 const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
@@ -107,17 +108,7 @@ class Controller {
   }
 }
 
-async function until(check, seconds = 600) {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value) {
-      return value;
-    }
-    await sleep(100);
-  }
-  throw new Error(`not within ${seconds} s`);
-}
+const until = (check, seconds = 600) => eventually("the benchmark's wait", check, seconds);
 
 /** 20 jobs of 1 PS + 10 workers: jobs written -> every pod and service created. */
 async function twentyJobs(args) {
@@ -146,11 +137,7 @@ async function twentyJobs(args) {
   });
   await sleep(300);
   if (process.env.BENCH_LOG) {
-    const stat = readFileSync(`/proc/${controller.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-    console.log("controller cpu s", (Number(stat[11]) + Number(stat[12])) / 100);
-    console.log(await (await fetch(`http://127.0.0.1:${controller.ports.metricsPort}/metrics`)).text());
     writeFileSync(process.env.BENCH_LOG, controller.lines.map((l) => JSON.stringify(l)).join("\n"));
-    console.log("started", new Date(started).toISOString());
   }
   const seconds = (controller.lastCreate() - started) / 1000;
   const plannedSeconds = (controller.lastCreate() - planWritten) / 1000;

@@ -12,9 +12,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "yaml";
-import { adminConfig, expectStatus, request } from "../test/cluster/kube.js";
+import { adminConfig, eventually, expectStatus, request } from "../test/cluster/kube.js";
 
 const admin = adminConfig();
 /** Where the operator reads its webhook server's certificate (pkg/cert/cert.go's certDir). */
@@ -37,17 +36,6 @@ export function freePort() {
   });
 }
 
-async function until(what, check, seconds) {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value) {
-      return value;
-    }
-    await sleep(100);
-  }
-  throw new Error(`${what}: not within ${seconds} s`);
-}
 
 /** The TFJob CRD from the module, established; the kubeflow namespace and the webhook's Secret. */
 async function install(src) {
@@ -55,7 +43,7 @@ async function install(src) {
   const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
   const apply = { body: crd, query: { fieldManager: "elasticjob-bench", force: "true" }, contentType: "application/apply-patch+yaml" };
   expectStatus(await request(admin, "PATCH", crdPath, apply), [200, 201], "TFJob CRD");
-  await until("the TFJob CRD established", async () => {
+  await eventually("the TFJob CRD established", async () => {
     const stored = expectStatus(await request(admin, "GET", crdPath), [200], "CRD");
     return stored.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
   }, 60);
@@ -96,7 +84,7 @@ export async function startKubeflow({ operator, src }, ns) {
     await exited;
   };
   try {
-    const secret = await until("the operator's cert rotator filling its Secret", async () => {
+    const secret = await eventually("the operator's cert rotator filling its Secret", async () => {
       const answer = expectStatus(await request(admin, "GET", SECRET), [200], "secret");
       return answer.data?.["tls.crt"] && answer.data?.["tls.key"] && answer;
     }, 60);
@@ -104,7 +92,7 @@ export async function startKubeflow({ operator, src }, ns) {
     for (const [key, value] of Object.entries(secret.data)) {
       writeFileSync(join(CERT_DIR, key), Buffer.from(value, "base64"));
     }
-    await until("the operator starting its TFJob controller", () => /Starting workers.*tfjob/i.test(log) || child.exitCode !== null, 60);
+    await eventually("the operator starting its TFJob controller", () => /Starting workers.*tfjob/i.test(log) || child.exitCode !== null, 60);
     if (child.exitCode !== null) {
       throw new Error(`exited ${child.exitCode}`);
     }
