@@ -1,6 +1,8 @@
 // `make bench` writes its figures here: `node benches/report.mjs machine OUT.json` notes the machine
 // and its load before the benchmarks run; `node benches/report.mjs table DIR` reads what each
-// benchmark wrote into DIR (core.json, bounds.json, npm.json, policy.json, www.json, machine.json)
+// benchmark wrote into DIR (core.json, bounds.json, npm.json, policy.json, www.json, controller.json, kubeflow-tfconfig.json,
+// cluster.json, machine.json; benches/controller-before.json gives the controller's figures before
+// issue 19)
 // and prints one Markdown table, the machine it ran on at the top; `node benches/report.mjs page
 // DIR PAGE` writes that table into PAGE (docs/benchmarks.md) between its two markers, replacing
 // what the last run wrote there and leaving the page's own text as it is.
@@ -72,6 +74,9 @@ function table(dir) {
   const www = read("www");
   const controller = read("controller");
   const kubeflowTfConfig = read("kubeflow-tfconfig");
+  const cluster = read("cluster");
+  // The controller's figures before issue 19, measured once by the same benchmark (checked in).
+  const before = JSON.parse(readFileSync(new URL("./controller-before.json", import.meta.url), "utf8"));
   const ms = (x, digits = 1) => (x == null ? "n/a" : `${x.toFixed(digits)} ms`);
   const us = (x) => (x == null ? "n/a" : `${x.toFixed(1)} µs`);
   const n = (x) => x.toLocaleString("en-US");
@@ -141,16 +146,47 @@ function table(dir) {
   section("Controller on the real API server of tests/cluster (one run each)");
   if (controller) {
     const s = (x) => (x == null ? "n/a" : `${x.toFixed(2)} s`);
+    const was = before ? ` (before, ${before.commit}: ` : "";
+    const then = (text) => (before ? `${was}${text})` : "");
     for (const [limit, f] of Object.entries(controller).filter(([k]) => k === "default" || k === "off")) {
       const label = limit === "default" ? "default rate limit (200/s, burst 400)" : "rate limit off";
       const kf = controller.kubeflowTwentyJobsSeconds;
-      row(`20 jobs x (1 PS + 10 workers), jobs written -> every pod and service, ${label}`, s(f.twentyJobsSeconds), kf ? `${(f.twentyJobsSeconds / kf).toFixed(2)}x Kubeflow's ${s(kf)}; goal: at most 0.8x and 4 s` : "");
-      row(`the 1,000-worker job's first plan, plan written -> every pod and service, ${label}`, s(f.bigPlanSeconds), `${f.bigPlanToFloor.toFixed(2)}x a bare client's ${s(controller.floor.seconds)}; goal: at most 15 s and 1.5x`);
-      row(`API calls per created pod, ${label}`, f.callsPerPod.toFixed(2), "goal: at most 2.5");
-      row(`peak RSS with 10,000 pods cached, ${label}`, `${f.peakRssMB.toFixed(0)} MB`, "goal: at most 250 MB");
+      row(
+        `20 jobs x (1 PS + 10 workers), jobs written -> every pod and service, ${label}`,
+        s(f.twentyJobsSeconds),
+        `${kf ? `${(f.twentyJobsSeconds / kf).toFixed(2)}x Kubeflow's ${s(kf)}; ` : ""}goal: at most 0.8x and 4 s${then(s(before?.twentyJobsSeconds))}`,
+      );
+      if (f.twentyJobsPlannedSeconds != null) {
+        row(`the same 20 jobs, their plans written -> every pod and service, ${label}`, s(f.twentyJobsPlannedSeconds), "the part after DLRover's master has written its plans");
+      }
+      row(
+        `the 1,000-worker job's first plan, plan written -> every pod and service, ${label}`,
+        s(f.bigPlanSeconds),
+        `${f.bigPlanToFloor.toFixed(2)}x a bare client's ${s(controller.floor.seconds)}; goal: at most 15 s and 1.5x${then(`${s(before?.bigPlanSeconds)}, ${before?.bigPlanToFloor.toFixed(2)}x`)}`,
+      );
+      row(`API calls per created pod, ${label}`, f.callsPerPod.toFixed(2), `goal: at most 2.5${then(before?.callsPerPod.toFixed(2))}`);
+      row(`peak RSS with 10,000 pods cached, ${label}`, `${f.peakRssMB.toFixed(0)} MB`, `goal: at most 250 MB${then(`${before?.peakRssMB} MB`)}`);
     }
   } else {
     row("controller benchmark", "not run");
+  }
+  section("Scale run on the KWOK cluster of tests/cluster (50 fake nodes; jobs of 1 PS + 100 workers; one run each)");
+  if (cluster) {
+    const peerOf = (r) => cluster.kubeflow?.find((k) => k.jobs === r.jobs);
+    for (const r of cluster.runs) {
+      const kf = peerOf(r);
+      const versus = kf ? `Kubeflow's operator, the same jobs as TFJobs (${n(kf.pods)} pods, no master): ${kf.seconds.toFixed(1)} s; ours ${(r.seconds / kf.seconds).toFixed(2)}x` : "";
+      row(`${n(r.jobs)} jobs, ${n(r.pods)} pods with their masters: first job written -> every pod Running`, `${r.seconds.toFixed(1)} s`, versus);
+      row(`${n(r.jobs)} jobs: controller peak RSS / CPU`, `${r.peakRssMB.toFixed(0)} MB / ${r.cpuSeconds.toFixed(1)} s`, kf ? `Kubeflow's operator: ${kf.peakRssMB.toFixed(0)} MB / ${kf.cpuSeconds.toFixed(1)} s` : "");
+      row(`${n(r.jobs)} jobs: API calls a pod`, r.apiCallsPerPod.toFixed(2), kf ? `${n(r.apiCalls)} calls; Kubeflow's operator: ${kf.apiCallsPerPod.toFixed(2)} (${n(kf.apiCalls)})` : `${n(r.apiCalls)} calls`);
+    }
+    if (cluster.runs.length === 2) {
+      const [a, b] = cluster.runs;
+      const x = (k) => `${(b[k] / a[k]).toFixed(1)}x`;
+      row(`growth from ${n(a.pods)} to ${n(b.pods)} pods (${(b.pods / a.pods).toFixed(1)}x)`, `time ${x("seconds")}`, `peak RSS ${x("peakRssMB")}, CPU ${x("cpuSeconds")}, API calls a pod ${x("apiCallsPerPod")}`);
+    }
+  } else {
+    row("scale run", "not run");
   }
   if (kubeflowTfConfig) {
     for (const [n, f] of Object.entries(kubeflowTfConfig)) {

@@ -177,9 +177,12 @@ pub fn reconcile(
 ///   none skipped: a new one only once the plan the job carries out (`status.scalePlan`) has
 ///   finished, and only while the job runs (Running, Restarting or Scaling, not suspended: a job
 ///   being created gets its master first, a finished one takes none up). Taking one up is
-///   [`reconcile_scale_plan`]'s pass, and the job's own pass waits for
-///   the next call (both write the job's status). A plan that asks for nothing (DLRover's master
-///   writes one every 60 s) is done at once, whatever its place. Without a job, waiting plans are
+///   [`reconcile_scale_plan`]'s pass, and the plan taken up is carried out in the same call: the
+///   job's own pass runs from the statuses that taking it up gives the job and the plan, and its
+///   status writes replace those: one write for the job and one for the plan, not a pass that only
+///   marks the plan taken up and a second, once that write has come back, that makes its pods. A
+///   plan that asks for nothing (DLRover's master writes one every 60 s) is done at once, whatever
+///   its place. Without a job, waiting plans are
 ///   only marked `Created`; a job being deleted gets an empty plan.
 /// - **Which pods.** A pod is the job's unless another object is its controller (an earlier job of
 ///   the same name whose pods the garbage collector has not removed yet). A pod no one controls is

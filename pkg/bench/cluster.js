@@ -2,19 +2,24 @@
 // cluster (tests/cluster/: the real scheduler and controller manager, KWOK's fake nodes) with
 // jobs of 1 PS and 100 workers, first 10 of them (about 1,000 pods), then 100 (about 10,000 pods
 // and services), this script playing DLRover's master (each job's first ScalePlan once the job is
-// Running). For each size it prints, and writes to $BENCH_JSON: the time from the first job
-// written to every pod Running, the controller's peak RSS and CPU seconds, and its API calls a
-// pod. Figures only; nothing is asserted.
+// Running, bench/jobs.js). With KUBEFLOW_OPERATOR and KUBEFLOW_SRC (benches/kubeflow/operator.sh,
+// as `make bench-cluster` gives them), Kubeflow's training-operator v1.9.2 then runs the same jobs
+// as TFJobs on the same cluster (bench/kubeflow.js). For each size and each controller it prints,
+// and writes to $BENCH_JSON: the time from the first job written to every pod Running, the
+// controller's peak RSS and CPU seconds, and its API calls a pod; then how each grows from 1,000
+// to 10,000 pods. Figures only; nothing is asserted. SCALE_JOBS (default 10,100) and
+// SCALE_WORKERS (100) change the sizes; SCALE_LOG=FILE keeps our controller's log lines.
 //
 //   cluster run --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300 -- node bench/cluster.js
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
-import * as api from "elasticjob";
 import { adminConfig, collection, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
+import { kubeflowApiCalls, kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
 const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
 const JOB_API = "elastic.iml.github.io/v1alpha1";
@@ -24,39 +29,7 @@ const SIZES = (process.env.SCALE_JOBS ?? "10,100").split(",").map(Number);
 const WRITERS = 20;
 const admin = adminConfig();
 
-const TEMPLATE = {
-  spec: {
-    restartPolicy: "Never",
-    containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "1", memory: "1Gi" } } }],
-  },
-};
-
-function newJob(ns, name) {
-  return {
-    apiVersion: JOB_API,
-    kind: "ElasticJob",
-    metadata: { name, namespace: ns },
-    spec: {
-      distributionStrategy: "ParameterServerStrategy",
-      replicaSpecs: { ps: { replicas: 1, restartCount: 2, template: TEMPLATE }, worker: { replicas: WORKERS, restartCount: 2, template: TEMPLATE } },
-    },
-  };
-}
-
-/** The master's first plan, in DLRover 0.6.1's shape. */
-function firstPlan(ns, job) {
-  return {
-    apiVersion: JOB_API,
-    kind: "ScalePlan",
-    metadata: {
-      name: `${job.metadata.name}-scaleplan-0`,
-      namespace: ns,
-      labels: { "scale-type": "auto" },
-      ownerReferences: [{ apiVersion: JOB_API, kind: "elasticjob", name: job.metadata.name, uid: job.metadata.uid, blockOwnerDeletion: true }],
-    },
-    spec: { ownerJob: job.metadata.name, replicaResourceSpecs: api.initialScalePlan(job).spec.replicaResourceSpecs, createPods: [], removePods: [], psHosts: [`${job.metadata.name}-edljob-ps-0.${ns}.svc:2222`] },
-  };
-}
+const TASK = container({ cpu: "1", memory: "1Gi" });
 
 /** Runs `work` over `items`, `n` at a time. */
 async function pool(items, n, work) {
@@ -75,7 +48,9 @@ async function startController(ns) {
   });
   const ports = await new Promise((resolve, reject) => {
     child.on("exit", (code) => reject(new Error(`the controller exited (${code})`)));
+    const log = process.env.SCALE_LOG ? createWriteStream(process.env.SCALE_LOG) : undefined;
     createInterface({ input: child.stdout }).on("line", (text) => {
+      log?.write(`${text}\n`);
       try {
         const line = JSON.parse(text);
         if (line.msg === "serving") {
@@ -112,96 +87,183 @@ function usage(pid) {
   return { peakRss: hwm, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
 }
 
-/** Counts the namespace's pods by phase from a watch. */
+/**
+ * Counts the namespace's pods by phase: a list, then a watch from its resourceVersion, listed and
+ * watched again whenever the watch ends (the API server ends watches after a while, and a client
+ * that falls behind is cut off).
+ */
 async function watchPods(ns) {
   const phases = new Map();
-  const req = await new k8s.Watch(admin).watch(
-    `/api/v1/namespaces/${ns}/pods`,
-    {},
-    (type, pod) => {
-      if (type === "DELETED") {
-        phases.delete(pod.metadata.uid);
-      } else {
+  let req;
+  let stopped = false;
+  const listed = async () => {
+    phases.clear();
+    let token;
+    let resourceVersion;
+    do {
+      const page = expectStatus(await request(admin, "GET", collection("v1", "Pod", ns), { query: token ? { limit: 500, continue: token } : { limit: 500 } }), [200], "pods");
+      resourceVersion ??= page.metadata.resourceVersion;
+      for (const pod of page.items) {
         phases.set(pod.metadata.uid, pod.status?.phase);
       }
-    },
-    () => {},
-  );
+      token = page.metadata.continue || undefined;
+    } while (token);
+    return resourceVersion;
+  };
+  const watch = async () => {
+    const resourceVersion = await listed();
+    req = await new k8s.Watch(admin).watch(
+      `/api/v1/namespaces/${ns}/pods`,
+      { resourceVersion, allowWatchBookmarks: true },
+      (type, pod) => {
+        if (type === "DELETED") {
+          phases.delete(pod.metadata.uid);
+        } else if (type !== "BOOKMARK") {
+          phases.set(pod.metadata.uid, pod.status?.phase);
+        }
+      },
+      (err) => {
+        if (!stopped) {
+          process.stderr.write(`  the pod watch ended (${err?.message ?? "closed"}): listing again\n`);
+          watch().catch((e) => process.stderr.write(`  watching pods again failed: ${e.message}\n`));
+        }
+      },
+    );
+  };
+  await watch();
   return {
     running: () => [...phases.values()].filter((p) => p === "Running").length,
     total: () => phases.size,
-    stop: () => req.abort(),
+    stop: () => {
+      stopped = true;
+      req?.abort();
+    },
   };
 }
 
-async function run(jobs) {
-  const ns = await freshNamespace(admin, { after: () => {} }, `scale-${jobs}`);
-  const controller = await startController(ns);
-  process.stderr.write("  controller ready\n");
-  const pods = await watchPods(ns);
-  process.stderr.write("  watching pods\n");
-  const names = Array.from({ length: jobs }, (_, i) => `scale-${String(i).padStart(3, "0")}`);
-  const expected = jobs * (WORKERS + 2);
-  const stored = new Map();
-  const planned = new Set();
-  const started = Date.now();
-  await pool(names, WRITERS, async (name) => {
-    const body = newJob(ns, name);
-    stored.set(name, expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", ns), { body }), [201], `job ${name}`));
-  });
-  // The master: each job's first plan once the job is Running (its master pod runs).
+/**
+ * Waits until `expected` pods of the namespace run, calling `step` (the master's part) every half
+ * second; prints progress every 10 s. Resolves to the seconds since `started`.
+ */
+async function allRunning(pods, expected, started, step = async () => "") {
   let last = 0;
   for (;;) {
-    const list = expectStatus(await request(admin, "GET", collection(JOB_API, "ElasticJob", ns)), [200], "jobs").items;
-    const ready = list.filter((j) => j.status?.phase === "Running" && !planned.has(j.metadata.name));
-    for (const j of ready) {
-      planned.add(j.metadata.name);
-    }
-    await pool(ready, WRITERS, async (j) => {
-      const plan = firstPlan(ns, stored.get(j.metadata.name));
-      expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: plan }), [201], `plan ${plan.metadata.name}`);
-    });
+    const said = await step();
     const running = pods.running();
     if (running >= expected) {
-      break;
+      return (Date.now() - started) / 1000;
     }
     if (Date.now() - last > 10000) {
       last = Date.now();
-      process.stderr.write(`  ${((Date.now() - started) / 1000).toFixed(0)} s: ${planned.size} of ${jobs} plans written, ${running} of ${expected} pods Running (${pods.total()} made)\n`);
+      process.stderr.write(`  ${((Date.now() - started) / 1000).toFixed(0)} s: ${said}${running} of ${expected} pods Running (${pods.total()} made)\n`);
     }
     if (Date.now() - started > 30 * 60 * 1000) {
       throw new Error(`not all Running in 30 min: ${running} of ${expected}`);
     }
     await sleep(500);
   }
-  const seconds = (Date.now() - started) / 1000;
+}
+
+/** Deletes the namespace (the namespace controller deletes every pod) and waits until it is gone. */
+async function empty(ns) {
+  expectStatus(await request(admin, "DELETE", `/api/v1/namespaces/${ns}`), [200], `delete ${ns}`);
+  const deleting = Date.now();
+  await eventually(`namespace ${ns} gone`, async () => (await request(admin, "GET", `/api/v1/namespaces/${ns}`)).status === 404, 900);
+  process.stderr.write(`  namespace ${ns} deleted in ${((Date.now() - deleting) / 1000).toFixed(1)} s\n`);
+}
+
+const names = (jobs) => Array.from({ length: jobs }, (_, i) => `scale-${String(i).padStart(3, "0")}`);
+
+function report(who, { jobs, pods, seconds, peakRssMB, cpuSeconds, apiCalls, apiCallsPerPod }) {
+  console.log(
+    `${who}: ${jobs} jobs, ${pods} pods: all Running ${seconds.toFixed(1)} s after the first job was written; peak RSS ${peakRssMB.toFixed(0)} MB, ${cpuSeconds.toFixed(1)} s of CPU; ${apiCalls} API calls, ${apiCallsPerPod.toFixed(2)} a pod`,
+  );
+}
+
+/** Ours: the jobs, their masters (the controller's), and each job's first plan once it runs. */
+async function run(jobs) {
+  const ns = await freshNamespace(admin, { after: () => {} }, `scale-${jobs}`);
+  const controller = await startController(ns);
+  const pods = await watchPods(ns);
+  const expected = jobs * (WORKERS + 2);
+  const stored = new Map();
+  const planned = new Set();
+  const started = Date.now();
+  await pool(names(jobs), WRITERS, async (name) => {
+    const body = psJob(ns, name, { workers: WORKERS, task: TASK });
+    stored.set(name, expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", ns), { body }), [201], `job ${name}`));
+  });
+  // The master: each job's first plan once the job is Running (its master pod runs).
+  const seconds = await allRunning(pods, expected, started, async () => {
+    const list = expectStatus(await request(admin, "GET", collection(JOB_API, "ElasticJob", ns)), [200], "jobs").items;
+    const ready = list.filter((j) => j.status?.phase === "Running" && !planned.has(j.metadata.name));
+    for (const j of ready) {
+      planned.add(j.metadata.name);
+    }
+    await pool(ready, WRITERS, async (j) => {
+      const plan = firstPlan(stored.get(j.metadata.name));
+      expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: plan }), [201], `plan ${plan.metadata.name}`);
+    });
+    return `${planned.size} of ${jobs} plans written, `;
+  });
   const calls = await metric(controller.ports, "elasticjob_controller_api_requests_total");
   const { peakRss, cpuSeconds } = usage(controller.child.pid);
   pods.stop();
   controller.child.kill("SIGTERM");
   await controller.exited;
   const result = { jobs, pods: expected, seconds, peakRssMB: peakRss / 1e6, cpuSeconds, apiCalls: calls, apiCallsPerPod: calls / expected };
-  console.log(
-    `${jobs} jobs, ${expected} pods: all Running ${seconds.toFixed(1)} s after the first job was written; controller peak RSS ${result.peakRssMB.toFixed(0)} MB, ${cpuSeconds.toFixed(1)} s of CPU; ${calls} API calls, ${result.apiCallsPerPod.toFixed(2)} a pod`,
-  );
-  // Empty the namespace before the next size (the namespace controller deletes every pod).
-  expectStatus(await request(admin, "DELETE", `/api/v1/namespaces/${ns}`), [200], `delete ${ns}`);
-  const deleting = Date.now();
-  await eventually(`namespace ${ns} gone`, async () => (await request(admin, "GET", `/api/v1/namespaces/${ns}`)).status === 404, 900);
-  process.stderr.write(`  namespace ${ns} deleted in ${((Date.now() - deleting) / 1000).toFixed(1)} s\n`);
+  report("elasticjob controller", result);
+  await empty(ns);
   return result;
 }
 
+/** Kubeflow's operator on the same jobs as TFJobs (1 PS + the workers each, no master). */
+async function runKubeflow(kubeflow, jobs) {
+  const ns = await freshNamespace(admin, { after: () => {} }, `scale-kf-${jobs}`);
+  const operator = await startKubeflow(kubeflow, ns);
+  const pods = await watchPods(ns);
+  const expected = jobs * (WORKERS + 1);
+  const started = Date.now();
+  try {
+    await pool(names(jobs), WRITERS, async (name) => {
+      const body = tfJob(ns, name, { ps: 1, workers: WORKERS, container: TASK });
+      expectStatus(await request(admin, "POST", `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, { body }), [201], `TFJob ${name}`);
+    });
+    const seconds = await allRunning(pods, expected, started);
+    const calls = await kubeflowApiCalls(operator);
+    const { peakRss, cpuSeconds } = usage(operator.child.pid);
+    const result = { jobs, pods: expected, seconds, peakRssMB: peakRss / 1e6, cpuSeconds, apiCalls: calls, apiCallsPerPod: calls / expected };
+    report("Kubeflow training-operator v1.9.2", result);
+    return result;
+  } finally {
+    pods.stop();
+    await operator.stop();
+    await empty(ns);
+  }
+}
+
+function growth(label, [a, b]) {
+  const x = (k) => (b[k] / a[k]).toFixed(1);
+  console.log(`${label}, from ${a.pods} to ${b.pods} pods (x${(b.pods / a.pods).toFixed(1)}): time x${x("seconds")}, peak RSS x${x("peakRssMB")}, CPU x${x("cpuSeconds")}, API calls a pod x${x("apiCallsPerPod")}`);
+}
+
+const kubeflow = kubeflowFromEnv();
 const results = [];
+const peers = [];
 for (const jobs of SIZES) {
   process.stderr.write(`scale run: ${jobs} jobs x (1 PS + ${WORKERS} workers) and their masters\n`);
   results.push(await run(jobs));
+  if (kubeflow) {
+    process.stderr.write(`scale run, Kubeflow's operator: ${jobs} TFJobs x (1 PS + ${WORKERS} workers)\n`);
+    peers.push(await runKubeflow(kubeflow, jobs));
+  }
 }
 if (results.length === 2) {
-  const [a, b] = results;
-  const x = (k) => (b[k] / a[k]).toFixed(1);
-  console.log(`from ${a.pods} to ${b.pods} pods (x${(b.pods / a.pods).toFixed(1)}): time x${x("seconds")}, peak RSS x${x("peakRssMB")}, CPU x${x("cpuSeconds")}, API calls a pod x${x("apiCallsPerPod")}`);
+  growth("elasticjob controller", results);
+  if (peers.length === 2) {
+    growth("Kubeflow's operator", peers);
+  }
 }
 if (process.env.BENCH_JSON) {
-  writeFileSync(process.env.BENCH_JSON, JSON.stringify({ workers: WORKERS, runs: results }, null, 2));
+  writeFileSync(process.env.BENCH_JSON, JSON.stringify({ workers: WORKERS, runs: results, kubeflow: peers }, null, 2));
 }

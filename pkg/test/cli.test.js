@@ -154,13 +154,13 @@ test("plan prints the plan of every golden reconcile case", async () => {
   }
 });
 
-test("plan takes the job, its ScalePlans and its pods from any number of files (the controller's pass)", async () => {
+test("plan takes the job, its ScalePlans, its pods and its services from any number of files (the controller's pass)", async () => {
   const { input, output } = golden("controller-pass-takes-the-oldest-plan");
   assert.equal(input.op, "controllerPass");
   const job = file("pass-job.yaml", stringify(input.job));
   const [first, ...others] = input.scalePlans;
   const plans = [file("pass-plan-a.yaml", stringify(first)), file("pass-plans.yaml", stringify({ apiVersion: "v1", kind: "List", items: others }))];
-  const pods = file("pass-pods.yaml", input.pods.map((p) => stringify(p)).join("---\n"));
+  const pods = file("pass-pods.yaml", [...input.pods, ...input.services].map((o) => stringify(o)).join("---\n"));
   const r = await run(["plan", job, ...plans, pods, "--now", input.now]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, output);

@@ -220,7 +220,7 @@ test("a status write that conflicts is read again and planned again, and what th
   });
   assert.deepEqual(await reconciler.reconcile("training/mnist"), { result: "success" });
   assert.deepEqual(calls, [
-    "apply Service elasticjob-mnist-dlrover-master", // services first
+    "create Service elasticjob-mnist-dlrover-master", // services first
     "create Pod elasticjob-mnist-dlrover-master",
     "status ElasticJob mnist at 7",
     "get ElasticJob mnist", // read again: the new version, planned again with the master created
@@ -247,11 +247,11 @@ test("a service deleted from a running job is made again once: the next pass wai
   cached.push({ ...gone, metadata: { ...gone.metadata, name: "mnist-edljob-worker-7", ownerReferences: undefined, labels: { ...gone.metadata.labels, "elasticjob.dlrover/rank-index": "7" } } });
   const calls = [];
   const adapter = {
-    apply: async (kind, obj) => {
-      calls.push(`apply ${kind} ${obj.metadata.name}`);
+    create: async (kind, obj) => {
+      calls.push(`create ${kind} ${obj.metadata.name}`);
       return { ...obj, metadata: { ...obj.metadata, uid: "uid-new" } };
     },
-    create: async (kind, obj) => assert.fail(`create ${kind} ${obj.metadata.name}`),
+    apply: async (kind, obj) => assert.fail(`apply ${kind} ${obj.metadata.name}`),
     delete: async (kind, ns, name) => assert.fail(`delete ${kind} ${name}`),
     replaceStatus: async (kind, obj) => assert.fail(`status ${kind} ${obj.metadata.name}`),
   };
@@ -264,7 +264,7 @@ test("a service deleted from a running job is made again once: the next pass wai
     clock: () => new Date("2026-03-01T10:00:00Z"),
   });
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
-  assert.deepEqual(calls, ["apply Service mnist-edljob-worker-1"]);
+  assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"]);
   // The cache has not shown the new service yet: the next pass waits rather than make it again.
   const next = await reconciler.reconcile(key);
   assert.equal(next.result, "deferred");
@@ -274,7 +274,7 @@ test("a service deleted from a running job is made again once: the next pass wai
   cached.push(made);
   reconciler.observed(key, "Service", "add", made);
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
-  assert.deepEqual(calls, ["apply Service mnist-edljob-worker-1"], "one call in all");
+  assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"], "one call in all");
 });
 
 test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach exits 1 with the reason", async () => {

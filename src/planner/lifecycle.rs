@@ -234,27 +234,51 @@ pub(crate) fn controller_pass(
         Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling)
     ) && job.spec.suspend != Some(true);
     let mut actions = Vec::new();
+    // The job and plan as the plan taken up in this pass leaves them (the statuses it writes).
+    let mut taken_up: Option<(ElasticJob, ScalePlan)> = None;
     if runs && !current.is_some_and(|p| is_active(p, &status)) {
         // Oldest first, one at a time, none skipped; a plan that asks for nothing is done at once.
-        let mut taken = false;
         for plan in waiting.iter().copied().filter(|p| is_waiting(p)) {
-            if plan.spec.is_empty() || !taken {
+            if plan.spec.is_empty() || taken_up.is_none() {
                 let pass = scale_plan_pass(plan, Some(job), now);
-                taken |= !plan.spec.is_empty() && !pass.is_empty();
-                actions.extend(pass.phases.into_iter().flat_map(|p| p.actions));
+                let taken = !plan.spec.is_empty() && !pass.is_empty();
+                let (mut moved_job, mut moved_plan) = (job.clone(), plan.clone());
+                for action in pass.phases.into_iter().flat_map(|p| p.actions) {
+                    match &action {
+                        Action::SetJobStatus { status } => moved_job.status = Some(status.clone()),
+                        Action::SetScalePlanStatus { status, .. } => moved_plan.status = Some(status.clone()),
+                        _ => {}
+                    }
+                    actions.push(action);
+                }
+                if taken {
+                    taken_up = Some((moved_job, moved_plan));
+                }
             }
         }
-        if taken {
-            // The plan taken up wrote the job's status; the job's own pass runs next.
-            return Ok(Plan::from_actions(actions));
-        }
     }
+    // The plan taken up is carried out in the same pass, from the statuses it moved the job and
+    // the plan to (not one pass later, after its status writes come back through the watches).
+    let (job, current) = match &taken_up {
+        Some((job, plan)) => (job, Some(plan)),
+        None => (job, current),
+    };
     let jobs_pods: Vec<Pod> = pods.iter().filter(|p| is_jobs_pod(p, job)).cloned().collect();
     let layout_plan = job::plan_or_initial(job, current);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.pass(current, now)?;
-    actions.extend(planner.finish().phases.into_iter().flat_map(|p| p.actions));
+    for action in planner.finish().phases.into_iter().flat_map(|p| p.actions) {
+        // A status the job's pass writes was computed from the take-up's: it replaces that one.
+        match &action {
+            Action::SetJobStatus { .. } => actions.retain(|a| !matches!(a, Action::SetJobStatus { .. })),
+            Action::SetScalePlanStatus { name, .. } => {
+                actions.retain(|a| !matches!(a, Action::SetScalePlanStatus { name: other, .. } if other == name));
+            }
+            _ => {}
+        }
+        actions.push(action);
+    }
     Ok(Plan::from_actions(actions))
 }
 
@@ -500,15 +524,19 @@ mod tests {
             plan_statuses(&plan),
             [
                 ("j-scaleplan-9".to_owned(), Some(JobConditionType::Succeeded)),
-                ("j-scaleplan-10".to_owned(), Some(JobConditionType::Pending))
-            ]
+                ("j-scaleplan-10".to_owned(), Some(JobConditionType::Succeeded))
+            ],
+            "plan 11 waits for the next pass"
         );
         assert_eq!(
             plan.job_status().and_then(|s| s.scale_plan.as_deref()),
             Some("j-scaleplan-10"),
             "one at a time, the oldest"
         );
-        assert!(plan.created_pods().next().is_none(), "the job's pass runs next");
+        // Carried out in the pass that took it up: its 3 workers are made, one status a plan.
+        let workers = plan.created_pods().filter(|p| pod::name(p).contains("-worker-")).count();
+        assert_eq!(workers, 3, "{plan:?}");
+        assert_eq!(plan.actions().filter(|a| matches!(a, Action::SetJobStatus { .. })).count(), 1);
     }
 
     #[test]

@@ -12,7 +12,7 @@ import { createInterface } from "node:readline";
 import { after, before } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import * as api from "elasticjob";
+import { container, firstPlanSpec, masterPlan, masterPsHosts, masterResource, psJob } from "./jobs.js";
 import * as kubelet from "./kubelet.js";
 import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
 
@@ -57,7 +57,7 @@ export function namespace(prefix) {
 }
 
 /** Polls until a check holds (kube.js's). */
-export { eventually };
+export { eventually, firstPlanSpec, masterPsHosts, masterResource };
 
 /** `elasticjob controller` as a child process: its JSON log lines, its ports (free ones), its metrics. */
 export class Controller {
@@ -195,34 +195,11 @@ const planIndex = new Map();
  * (lower case, no `controller`), and every list of the spec present. `job` is the stored job.
  */
 export async function createPlan(job, spec) {
-  const { name, namespace, uid } = job.metadata;
-  const key = `${namespace}/${name}`;
+  const key = `${job.metadata.namespace}/${job.metadata.name}`;
   const index = planIndex.get(key) ?? 0;
   planIndex.set(key, index + 1);
-  const plan = {
-    apiVersion: JOB_API,
-    kind: "ScalePlan",
-    metadata: {
-      name: `${name}-scaleplan-${index}`,
-      namespace,
-      labels: { "scale-type": "auto" },
-      ownerReferences: [{ apiVersion: JOB_API, blockOwnerDeletion: true, kind: "elasticjob", name, uid }],
-    },
-    spec: { ownerJob: name, replicaResourceSpecs: {}, createPods: [], removePods: [], psHosts: [], ...spec },
-  };
-  return expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", namespace), { body: plan }), [201], `scale plan ${plan.metadata.name}`);
-}
-
-/** A resource as the master writes it: cpu as a decimal (`str(float)`), memory in Mi. */
-export function masterResource({ cpu, memory }) {
-  const cores = cpu.endsWith("m") ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);
-  const mi = memory.endsWith("Gi") ? Number(memory.slice(0, -2)) * 1024 : Number(memory.slice(0, -2));
-  return { cpu: Number.isInteger(cores) ? cores.toFixed(1) : String(cores), memory: `${mi}Mi` };
-}
-
-/** The PS addresses as the master writes them: `<service>.<namespace>.svc:2222`. */
-export function masterPsHosts(job, count) {
-  return Array.from({ length: count }, (_, r) => `${job.metadata.name}-edljob-ps-${r}.${job.metadata.namespace}.svc:2222`);
+  const plan = masterPlan(job, index, spec);
+  return expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", plan.metadata.namespace), { body: plan }), [201], `scale plan ${plan.metadata.name}`);
 }
 
 /** The pods of a job, by the job-name label. */
@@ -257,40 +234,7 @@ export function planSucceeded(ns, planName, seconds = 30) {
   }, seconds);
 }
 
-export const TEMPLATE = {
-  spec: {
-    restartPolicy: "Never",
-    containers: [{ name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "500m", memory: "1Gi" } } }],
-  },
-};
+export const TEMPLATE = { spec: { restartPolicy: "Never", containers: [container({ cpu: "500m", memory: "1Gi" })] } };
 
-export function newJob(ns, name, { ps = 1, workers = 2 } = {}) {
-  return {
-    apiVersion: JOB_API,
-    kind: "ElasticJob",
-    metadata: { name, namespace: ns },
-    spec: {
-      distributionStrategy: "ParameterServerStrategy",
-      replicaSpecs: {
-        ps: { replicas: ps, restartCount: 2, template: TEMPLATE },
-        worker: { replicas: workers, restartCount: 2, restartPolicy: "ExitCode", template: TEMPLATE },
-      },
-    },
-  };
-}
+export const newJob = (ns, name, { ps = 1, workers = 2 } = {}) => psJob(ns, name, { ps, workers, task: TEMPLATE.spec.containers[0], worker: { restartPolicy: "ExitCode" } });
 
-/**
- * The first plan of a job as DLRover's master writes it (`_create_initial_scale_plan` after
- * `adjust_worker_for_estimator`): every type with its replicas and its template's requests, and in
- * a PS job without a chief one worker made the chief.
- */
-export function firstPlanSpec(job) {
-  const specs = job.spec.replicaSpecs;
-  const resource = (type) => masterResource(specs[type].template.spec.containers[0].resources.requests);
-  const replicaResourceSpecs = Object.fromEntries(Object.entries(specs).map(([type, s]) => [type, { replicas: s.replicas ?? 1, resource: resource(type) }]));
-  if (!specs.chief && replicaResourceSpecs.worker?.replicas > 0) {
-    replicaResourceSpecs.chief = { replicas: 1, resource: resource("worker") };
-    replicaResourceSpecs.worker.replicas -= 1;
-  }
-  return { replicaResourceSpecs, psHosts: masterPsHosts(job, specs.ps?.replicas ?? 0) };
-}
