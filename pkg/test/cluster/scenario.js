@@ -73,16 +73,22 @@ export class Controller {
     this.child.stderr.on("data", (d) => {
       this.stderr += d;
     });
+    const lines = createInterface({ input: this.child.stdout });
+    // Exited once the process has ended and every line it wrote has been read (the exit event
+    // can come before the last lines of its stdout).
+    const read = new Promise((resolve) => lines.on("close", resolve));
     this.exited = new Promise((resolve) => {
       this.child.on("exit", (code, signal) => {
         processes.delete(this.child);
-        for (const waiter of this.waiters.splice(0)) {
-          waiter.fail(`exited (${signal ?? code})`);
-        }
-        resolve({ code, signal });
+        read.then(() => {
+          for (const waiter of this.waiters.splice(0)) {
+            waiter.fail(`exited (${signal ?? code})`);
+          }
+          resolve({ code, signal });
+        });
       });
     });
-    createInterface({ input: this.child.stdout }).on("line", (text) => {
+    lines.on("line", (text) => {
       let line;
       try {
         line = JSON.parse(text);
