@@ -363,10 +363,15 @@ pub fn constants() -> Constants {
     }
 }
 
+/// The only fields [`job_key`] reads, as paths: a host may hand it an object with these alone (a
+/// watch event's whole pod need not cross into WebAssembly for its key).
+pub const JOB_KEY_FIELDS: [&[&str]; 5] =
+    [&["kind"], &["metadata", "name"], &["metadata", "namespace"], &["metadata", "labels"], &["spec", "ownerJob"]];
+
 /// The job an object belongs to, as `namespace/name` (the namespace empty when it names none): an
 /// ElasticJob's own, a ScalePlan's job (its `spec.ownerJob`, else its `elasticjob-name` label), a
-/// pod's or service's job-name label. `None` for an
-/// object of no job. `object` is the object as JSON (a host's cache entry), read by its `kind`.
+/// pod's or service's job-name label. `None` for an object of no job. `object` is the object as
+/// JSON (a host's cache entry), read by its `kind`; it reads [`JOB_KEY_FIELDS`] only.
 pub fn job_key(object: &serde_json::Value) -> Option<String> {
     let metadata = object.get("metadata")?;
     let field = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
@@ -384,9 +389,52 @@ pub fn job_key(object: &serde_json::Value) -> Option<String> {
     (!job.is_empty()).then(|| format!("{namespace}/{job}"))
 }
 
+/// [`job_key`] of an object given as the values at its [`JOB_KEY_FIELDS`] (a host that reads those
+/// alone from its object).
+pub fn job_key_of_fields<'a>(fields: impl IntoIterator<Item = (&'a [&'a str], serde_json::Value)>) -> Option<String> {
+    fn insert(object: &mut serde_json::Map<String, serde_json::Value>, path: &[&str], value: serde_json::Value) {
+        match path {
+            [last] => {
+                object.insert((*last).to_owned(), value);
+            }
+            [first, rest @ ..] => {
+                let entry = object.entry((*first).to_owned()).or_insert_with(|| serde_json::json!({}));
+                if let serde_json::Value::Object(inner) = entry {
+                    insert(inner, rest, value);
+                }
+            }
+            [] => {}
+        }
+    }
+    let mut object = serde_json::Map::new();
+    for (path, value) in fields {
+        insert(&mut object, path, value);
+    }
+    job_key(&serde_json::Value::Object(object))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn job_key_reads_its_fields_alone() {
+        let objects = [
+            serde_json::json!({"kind": "ElasticJob", "metadata": {"name": "j", "namespace": "ml", "uid": "u"}, "spec": {"replicaSpecs": {}}}),
+            serde_json::json!({"kind": "ScalePlan", "metadata": {"name": "p", "namespace": "ml"}, "spec": {"ownerJob": "j", "psHosts": ["a"]}}),
+            serde_json::json!({"kind": "ScalePlan", "metadata": {"name": "p", "labels": {LABEL_SCALE_PLAN_JOB: "k"}}, "spec": {}}),
+            serde_json::json!({"kind": "Pod", "metadata": {"name": "x", "namespace": "ml", "labels": {LABEL_JOB_NAME: "j"}}, "spec": {"containers": [{"name": "main"}]}, "status": {"phase": "Running"}}),
+            serde_json::json!({"kind": "Service", "metadata": {"labels": {LABEL_JOB_NAME: "j"}}, "spec": {"ports": []}}),
+            serde_json::json!({"kind": "ConfigMap", "metadata": {"name": "c"}}),
+        ];
+        for object in &objects {
+            let fields = JOB_KEY_FIELDS
+                .into_iter()
+                .filter_map(|path| Some((path, path.iter().try_fold(object, |v, k| v.get(k))?.clone())));
+            assert_eq!(job_key_of_fields(fields), job_key(object), "{object}");
+        }
+        assert_eq!(job_key(&objects[3]).as_deref(), Some("ml/j"));
+    }
 
     #[test]
     fn upstream_task_hosts() {

@@ -1,24 +1,24 @@
 // `make bench-controller` (part of `make bench`, never of `make test`): `elasticjob controller`
-// against the real API server of tests/cluster (run inside `cluster run`), as a child process with
+// against the test cluster of tests/cluster (its real API server, scheduler and KWOK's fake nodes;
+// run inside `cluster run`), as a child process with
 // the admin kubeconfig, each figure at the default client rate limit and with it off
 // (`--kube-api-qps 0`). Prints figures; asserts nothing. With BENCH_JSON=FILE the figures are also
 // written to FILE.
-// - 20 jobs x (1 PS + 10 workers): from the jobs written to every pod and service created, the
-//   bench playing the kubelet (each pod Running once created) and DLRover's master (the first plan
-//   once the job is Running), as the cluster tests do;
+// - 20 jobs x (1 PS + 10 workers): from the jobs written to every pod and service created (and
+//   from the first plan written), the cluster's fake nodes (KWOK) running the pods and the bench
+//   playing DLRover's master (each job's first plan, in the real master's shape, once the job is
+//   Running), as the cluster tests do;
 // - the 1,000-worker job's first plan: from the plan written to every pod and service created
 //   (the controller's log lines), beside a bare client creating the same objects (the core's render)
 //   with 32 calls at once and no limit: the API server's own time, the floor;
 // - API calls per created pod (the controller's request counter over the 1,000-worker plan);
 // - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches;
 // - with KUBEFLOW_OPERATOR=BIN and KUBEFLOW_SRC=DIR (benches/kubeflow/operator.sh builds them, as
-//   `make bench-controller` does): Kubeflow training-operator v1.9.2 on the same API server, the same
-//   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`), from the TFJobs written
-//   to every pod and service created. It starts its TFJob controller once its cert rotator has filled
-//   the Secret kubeflow/training-operator-webhook-cert (then read from the system temp dir's
-//   k8s-webhook-server/serving-certs); the API server cannot reach its webhook, so no webhook
-//   configuration is made.
-// BENCH_ONLY=twenty|kubeflow runs one part; BENCH_LOG=FILE keeps the 20-job run's controller log.
+//   `make bench-controller` does): Kubeflow training-operator v1.9.2 on the same cluster, the same
+//   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`, bench/kubeflow.js), from
+//   the TFJobs written to every pod and service created.
+// BENCH_ONLY=twenty|kubeflow runs one part; BENCH_LOG=FILE keeps the 20-job run's controller log;
+// BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=DIR`) go to the controller's node.
 // Usage (inside `cluster run`): node bench/controller.js
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -43,15 +43,13 @@ const newJob = (ns, name, workers) => psJob(ns, name, { workers, task: TASK });
 const ok = async (answer, codes, what) => expectStatus(await answer, codes, what);
 const createJob = (job) => ok(request(admin, "POST", collection(JOB_API, "ElasticJob", job.metadata.namespace), { body: job }), [201], "job");
 const createPlan = (ns, job) => ok(request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: firstPlan(job) }), [201], "plan");
-const setRunning = (ns, name) =>
-  ok(request(admin, "PATCH", `/api/v1/namespaces/${ns}/pods/${name}/status`, { body: { status: { phase: "Running" } }, contentType: "application/merge-patch+json" }), [200], "pod status");
 const list = async (apiVersion, kind, ns) => (await ok(request(admin, "GET", collection(apiVersion, kind, ns)), [200], "list")).items;
 
 /** `elasticjob controller` with its log lines and its metrics. */
 class Controller {
   constructor(ns, args = []) {
     this.lines = [];
-    this.child = spawn(process.execPath, [BIN, "controller", "--kubeconfig", KUBECONFIG, "--namespace", ns, "--metrics-port", "0", "--health-port", "0", ...args], {
+    this.child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), BIN, "controller", "--kubeconfig", KUBECONFIG, "--namespace", ns, "--metrics-port", "0", "--health-port", "0", ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     this.exited = new Promise((resolve) => this.child.on("exit", resolve));
@@ -121,18 +119,13 @@ async function twentyJobs(args) {
   const started = Date.now();
   const jobs = new Map(await Promise.all(names.map(async (n) => [n, await createJob(newJob(ns, n, WORKERS))])));
   const planned = new Set();
-  const running = new Set();
   let planWritten;
   await until(async () => {
-    const pods = await list("v1", "Pod", ns);
-    await Promise.all(
-      pods.filter((p) => !running.has(p.metadata.name)).map((p) => (running.add(p.metadata.name), setRunning(ns, p.metadata.name))),
-    );
     const all = await list(JOB_API, "ElasticJob", ns);
     const ready = all.filter((j) => j.status?.phase === "Running" && !planned.has(j.metadata.name));
     planWritten ??= ready.length ? Date.now() : undefined;
     await Promise.all(ready.map((j) => (planned.add(j.metadata.name), createPlan(ns, jobs.get(j.metadata.name)))));
-    const services = await list("v1", "Service", ns);
+    const [pods, services] = await Promise.all([list("v1", "Pod", ns), list("v1", "Service", ns)]);
     return pods.length === JOBS * (WORKERS + 2) && services.length === JOBS * (WORKERS + 2);
   });
   await sleep(300);
@@ -152,9 +145,6 @@ async function bigPlan(args) {
   const controller = new Controller(ns, args);
   await controller.ready();
   const job = await createJob(newJob(ns, "big", WORKERS));
-  const master = `elasticjob-big-dlrover-master`;
-  await until(async () => (await request(admin, "GET", `/api/v1/namespaces/${ns}/pods/${master}`)).status === 200);
-  await setRunning(ns, master);
   await until(async () => (await ok(request(admin, "GET", `/apis/${JOB_API}/namespaces/${ns}/elasticjobs/big`), [200], "job")).status?.phase === "Running");
   await sleep(500);
   const callsBefore = await controller.metric("elasticjob_controller_api_requests_total");

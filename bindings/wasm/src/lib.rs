@@ -305,8 +305,21 @@ pub fn constants() -> Result<JsValue, JsValue> {
 /// An `ElasticJobError` when the object cannot be read as JSON.
 #[wasm_bindgen(js_name = jobKey, unchecked_return_type = "string | undefined")]
 pub fn job_key(#[wasm_bindgen(unchecked_param_type = "object")] object: JsValue) -> Result<JsValue, JsValue> {
-    let object = value(&object, "object").map_err(throw)?;
-    Ok(elasticjob::job_key(&object).map_or(JsValue::UNDEFINED, |k| JsValue::from_str(&k)))
+    // Only the fields the key is read from cross into WebAssembly, not a watch event's whole pod.
+    let mut fields = Vec::new();
+    for path in elasticjob::JOB_KEY_FIELDS {
+        let at = path.iter().fold(object.clone(), |at, key| {
+            if at.is_object() {
+                js_sys::Reflect::get(&at, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+            } else {
+                JsValue::UNDEFINED
+            }
+        });
+        if !at.is_undefined() {
+            fields.push((path, value(&at, &format!("object.{}", path.join("."))).map_err(throw)?));
+        }
+    }
+    Ok(elasticjob::job_key_of_fields(fields).map_or(JsValue::UNDEFINED, |k| JsValue::from_str(&k)))
 }
 
 /// One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does
