@@ -143,10 +143,10 @@ function table(dir) {
     row("preview benchmark", "not run");
   }
 
-  section("Controller on the real API server of tests/cluster (one run each)");
+  section("Controller on the test cluster of tests/cluster (4 KWOK nodes; one run each)");
   if (controller) {
     const s = (x) => (x == null ? "n/a" : `${x.toFixed(2)} s`);
-    const was = before ? ` (before, ${before.commit}: ` : "";
+    const was = before ? ` (before: ${before.commit}, on the cluster without nodes, ` : "";
     const then = (text) => (before ? `${was}${text})` : "");
     for (const [limit, f] of Object.entries(controller).filter(([k]) => k === "default" || k === "off")) {
       const label = limit === "default" ? "default rate limit (200/s, burst 400)" : "rate limit off";
@@ -183,7 +183,10 @@ function table(dir) {
     if (cluster.runs.length === 2) {
       const [a, b] = cluster.runs;
       const x = (k) => `${(b[k] / a[k]).toFixed(1)}x`;
-      row(`growth from ${n(a.pods)} to ${n(b.pods)} pods (${(b.pods / a.pods).toFixed(1)}x)`, `time ${x("seconds")}`, `peak RSS ${x("peakRssMB")}, CPU ${x("cpuSeconds")}, API calls a pod ${x("apiCallsPerPod")}`);
+      const [ka, kb] = [peerOf(a), peerOf(b)];
+      const kx = (k) => `${(kb[k] / ka[k]).toFixed(1)}x`;
+      const peer = ka && kb ? `; Kubeflow's operator: time ${kx("seconds")}, peak RSS ${kx("peakRssMB")}, CPU ${kx("cpuSeconds")}, API calls a pod ${kx("apiCallsPerPod")}` : "";
+      row(`growth from ${n(a.pods)} to ${n(b.pods)} pods (${(b.pods / a.pods).toFixed(1)}x)`, `time ${x("seconds")}`, `peak RSS ${x("peakRssMB")}, CPU ${x("cpuSeconds")}, API calls a pod ${x("apiCallsPerPod")}${peer}`);
     }
   } else {
     row("scale run", "not run");

@@ -8,8 +8,10 @@ WORK=${KUBEFLOW_WORK:-${TMPDIR:-/tmp}/elasticjob-kubeflow}
 mkdir -p "$WORK"
 DIR=$(cd "$WORK" && GOFLAGS=-mod=mod go mod download -json "github.com/kubeflow/training-operator@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 [ -n "$DIR" ] || { echo "operator.sh: go mod download gave no directory for training-operator@$VERSION" >&2; exit 1; }
-BIN="$WORK/training-operator-$VERSION"
-if [ ! -x "$BIN" ]; then
+# Its own folder: tfconfig.sh keeps its scratch copy of the module at $WORK/training-operator-$VERSION.
+BIN="$WORK/bin/training-operator-$VERSION"
+if [ ! -f "$BIN" ] || [ ! -x "$BIN" ]; then
+  mkdir -p "$WORK/bin"
   echo "building Kubeflow training-operator $VERSION (minutes of CPU, once)" >&2
   (cd "$DIR" && CGO_ENABLED=0 go build -trimpath -o "$BIN.tmp" ./cmd/training-operator.v1) >&2
   mv "$BIN.tmp" "$BIN"

@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
-import { adminConfig, collection, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
 import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
 import { kubeflowApiCalls, kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
@@ -166,10 +166,7 @@ async function allRunning(pods, expected, started, step = async () => "") {
 
 /** Deletes the namespace (the namespace controller deletes every pod) and waits until it is gone. */
 async function empty(ns) {
-  expectStatus(await request(admin, "DELETE", `/api/v1/namespaces/${ns}`), [200], `delete ${ns}`);
-  const deleting = Date.now();
-  await eventually(`namespace ${ns} gone`, async () => (await request(admin, "GET", `/api/v1/namespaces/${ns}`)).status === 404, 900);
-  process.stderr.write(`  namespace ${ns} deleted in ${((Date.now() - deleting) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`  namespace ${ns} deleted in ${(await deleteNamespace(admin, ns)).toFixed(1)} s\n`);
 }
 
 const names = (jobs) => Array.from({ length: jobs }, (_, i) => `scale-${String(i).padStart(3, "0")}`);

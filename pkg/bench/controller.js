@@ -26,7 +26,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
-import { adminConfig, collection, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
 import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
 import { kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
@@ -108,11 +108,23 @@ class Controller {
 
 const until = (check, seconds = 600) => eventually("the benchmark's wait", check, seconds);
 
+/**
+ * `measure(ns)` in a fresh namespace, deleted with everything in it before the next figure: the
+ * cluster's four nodes hold 1,000 pods, and one figure's pods must not leave the next one's Pending.
+ */
+async function inNamespace(prefix, measure) {
+  const ns = await freshNamespace(admin, t, prefix);
+  try {
+    return await measure(ns);
+  } finally {
+    await deleteNamespace(admin, ns);
+  }
+}
+
 /** 20 jobs of 1 PS + 10 workers: jobs written -> every pod and service created. */
-async function twentyJobs(args) {
+async function twentyJobs(ns, args) {
   const JOBS = 20;
   const WORKERS = 10;
-  const ns = await freshNamespace(admin, t, "bench-20");
   const controller = new Controller(ns, args);
   await controller.ready();
   const names = Array.from({ length: JOBS }, (_, i) => `job-${i}`);
@@ -139,9 +151,8 @@ async function twentyJobs(args) {
 }
 
 /** The 1,000-worker job's first plan: plan written -> every pod and service created; API calls a pod. */
-async function bigPlan(args) {
+async function bigPlan(ns, args) {
   const WORKERS = 1000;
-  const ns = await freshNamespace(admin, t, "bench-1k");
   const controller = new Controller(ns, args);
   await controller.ready();
   const job = await createJob(newJob(ns, "big", WORKERS));
@@ -160,8 +171,7 @@ async function bigPlan(args) {
 }
 
 /** The same objects as the 1,000-worker plan, created by a bare client, 32 at once, no limit. */
-async function floor() {
-  const ns = await freshNamespace(admin, t, "bench-floor");
+async function floor(ns) {
   const job = newJob(ns, "big", 1000);
   const stored = await createJob(job);
   const items = api.render(stored, api.initialScalePlan(stored)).items.filter((o) => (o.kind === "Pod" || o.kind === "Service") && !o.metadata.name.includes("dlrover-master"));
@@ -211,10 +221,9 @@ async function rss(ns, args) {
 }
 
 /** Kubeflow's operator on the same 20 jobs as TFJobs: TFJobs written -> every pod and service created. */
-async function kubeflowTwentyJobs(kubeflow) {
+async function kubeflowTwentyJobs(ns, kubeflow) {
   const JOBS = 20;
   const WORKERS = 10;
-  const ns = await freshNamespace(admin, t, "bench-kf");
   const operator = await startKubeflow(kubeflow, ns);
   try {
     const started = Date.now();
@@ -239,21 +248,21 @@ const figures = {};
 try {
   if (process.env.BENCH_ONLY === "twenty") {
     const extra = process.env.BENCH_ARGS ? process.env.BENCH_ARGS.split(" ") : [];
-    const twenty = await twentyJobs(extra);
+    const twenty = await inNamespace("bench-20", (ns) => twentyJobs(ns, extra));
     console.log(`20 jobs x (1 PS + 10 workers) ${extra.join(" ")}: jobs written -> ${twenty.objects} pods and services created: ${twenty.seconds.toFixed(2)} s`);
     process.exit(0);
   }
   if (process.env.BENCH_ONLY === "kubeflow") {
-    const kf = await kubeflowTwentyJobs(kubeflowFromEnv());
+    const kf = await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflowFromEnv()));
     console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
     process.exit(0);
   }
-  const f = await floor();
+  const f = await inNamespace("bench-floor", floor);
   figures.floor = f;
   console.log(`bare client, the 1,000-worker plan's ${f.objects} pods and services, 32 at once: ${f.seconds.toFixed(2)} s (the floor)`);
   for (const [limit, args] of Object.entries(LIMITS)) {
-    const twenty = await twentyJobs(args);
-    const big = await bigPlan(args);
+    const twenty = await inNamespace("bench-20", (ns) => twentyJobs(ns, args));
+    const big = await inNamespace("bench-1k", (ns) => bigPlan(ns, args));
     figures[limit] = { twentyJobsSeconds: twenty.seconds, twentyJobsPlannedSeconds: twenty.plannedSeconds, bigPlanSeconds: big.seconds, bigPlanToFloor: big.seconds / f.seconds, callsPerPod: big.callsPerPod };
     console.log(`rate limit ${limit}: 20 jobs x (1 PS + 10 workers), jobs written -> ${twenty.objects} pods and services created: ${twenty.seconds.toFixed(2)} s (${twenty.plannedSeconds.toFixed(2)} s from the first plan written)`);
     console.log(
@@ -261,7 +270,7 @@ try {
     );
   }
   if (kubeflowFromEnv()) {
-    const kf = await kubeflowTwentyJobs(kubeflowFromEnv());
+    const kf = await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflowFromEnv()));
     figures.kubeflowTwentyJobsSeconds = kf.seconds;
     console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
     for (const limit of Object.keys(LIMITS)) {

@@ -137,6 +137,17 @@ export async function freshNamespace(kc, t, prefix) {
   return name;
 }
 
+/**
+ * Deletes namespace `name` and waits until it is gone (the namespace controller has deleted
+ * everything in it); resolves to the seconds that took.
+ */
+export async function deleteNamespace(kc, name, seconds = 900) {
+  const started = Date.now();
+  expectStatus(await request(kc, "DELETE", `/api/v1/namespaces/${name}`), [200, 404], `delete namespace ${name}`);
+  await eventually(`namespace ${name} gone`, async () => (await request(kc, "GET", `/api/v1/namespaces/${name}`)).status === 404, seconds);
+  return (Date.now() - started) / 1000;
+}
+
 /** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
 export async function eventually(what, check, seconds = 30) {
   const deadline = Date.now() + seconds * 1000;
