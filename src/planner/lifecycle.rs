@@ -241,19 +241,18 @@ pub(crate) fn controller_pass(
         for plan in waiting.iter().copied().filter(|p| is_waiting(p)) {
             if plan.spec.is_empty() || taken_up.is_none() {
                 let pass = scale_plan_pass(plan, Some(job), now);
-                let taken = !plan.spec.is_empty() && !pass.is_empty();
-                let (mut moved_job, mut moved_plan) = (job.clone(), plan.clone());
-                for action in pass.phases.into_iter().flat_map(|p| p.actions) {
-                    match &action {
-                        Action::SetJobStatus { status } => moved_job.status = Some(status.clone()),
-                        Action::SetScalePlanStatus { status, .. } => moved_plan.status = Some(status.clone()),
-                        _ => {}
+                if !plan.spec.is_empty() && !pass.is_empty() {
+                    let (mut moved_job, mut moved_plan) = (job.clone(), plan.clone());
+                    for action in pass.actions() {
+                        match action {
+                            Action::SetJobStatus { status } => moved_job.status = Some(status.clone()),
+                            Action::SetScalePlanStatus { status, .. } => moved_plan.status = Some(status.clone()),
+                            _ => {}
+                        }
                     }
-                    actions.push(action);
-                }
-                if taken {
                     taken_up = Some((moved_job, moved_plan));
                 }
+                actions.extend(pass.phases.into_iter().flat_map(|p| p.actions));
             }
         }
     }
