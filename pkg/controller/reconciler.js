@@ -320,6 +320,15 @@ export class Reconciler {
           if (!isAlreadyExists(e)) {
             throw e;
           }
+          // The caches hold only services with the job's label: one of that name that another
+          // object controls is not the job's to overwrite (as the core never touches one it sees).
+          const { namespace, name } = action.service.metadata;
+          const there = await this.adapter.get("Service", namespace ?? state.namespace, name);
+          const owner = there?.metadata?.ownerReferences?.find((r) => r.controller);
+          const uid = state.job?.metadata?.uid;
+          if (owner && uid && owner.uid !== uid) {
+            throw new Error(`service ${name} exists and is controlled by ${owner.kind} ${owner.name}, not by this job: it is left as it is`);
+          }
           made = await this.adapter.apply("Service", action.service);
         }
         expected.uid = made?.metadata?.uid;

@@ -232,6 +232,42 @@ test("a status write that conflicts is read again and planned again, and what th
   assert.ok(next.requeueAfterMs > 0);
 });
 
+test("a service of the job's name that another object controls is not overwritten: the create is refused, with a Warning", async () => {
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
+  const calls = [];
+  const adapter = {
+    create: async (kind, obj) => {
+      calls.push(`create ${kind} ${obj.metadata.name}`);
+      if (kind === "Service") {
+        throw new ApiError("create", 409, { reason: "AlreadyExists", message: "exists" });
+      }
+      if (kind === "Event") {
+        calls.push(`event ${obj.type} ${obj.reason}`);
+      }
+      return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}`, resourceVersion: "9" } };
+    },
+    apply: async (kind, obj) => calls.push(`apply ${kind} ${obj.metadata.name}`),
+    get: async (kind, namespace, name) => {
+      calls.push(`get ${kind} ${name}`);
+      return { metadata: { name, namespace, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "other", controller: true }] } };
+    },
+    replaceStatus: async (kind, obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
+    patch: async () => ({}),
+  };
+  const reconciler = new Reconciler({
+    adapter,
+    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
+    log: quiet,
+    metrics: new Metrics(),
+    isStopping: () => false,
+    clock: () => new Date("2026-03-01T10:00:00Z"),
+  });
+  await assert.rejects(reconciler.reconcile("training/mnist"), /controlled by Deployment web, not by this job/);
+  assert.ok(!calls.some((c) => c.startsWith("apply")), calls.join(", "));
+  assert.ok(!calls.includes("create Pod elasticjob-mnist-dlrover-master"), "the master's pod waits for its address");
+  assert.ok(calls.includes("event Warning FailedCreate"), calls.join(", "));
+});
+
 test("a service deleted from a running job is made again once: the next pass waits for the cache to show it", async () => {
   const key = "training/mnist";
   const counts = { "dlrover-master": { active: 1 }, ps: { active: 1 }, worker: { active: 2 } };
