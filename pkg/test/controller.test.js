@@ -187,6 +187,18 @@ function fixedCache(objects) {
   };
 }
 
+/** A reconciler over `adapter` whose caches hold `job` alone, its clock at 2026-03-01T10:00:00Z. */
+function reconcilerOf(adapter, job) {
+  return new Reconciler({
+    adapter,
+    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
+    log: quiet,
+    metrics: new Metrics(),
+    isStopping: () => false,
+    clock: () => new Date("2026-03-01T10:00:00Z"),
+  });
+}
+
 test("a status write that conflicts is read again and planned again, and what the pass did is not done again", async () => {
   const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
   const newer = { ...job, metadata: { ...job.metadata, resourceVersion: "8", labels: { team: "ads" } } };
@@ -210,14 +222,7 @@ test("a status write that conflicts is read again and planned again, and what th
       return { ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } };
     },
   };
-  const reconciler = new Reconciler({
-    adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
-    log: quiet,
-    metrics: new Metrics(),
-    isStopping: () => false,
-    clock: () => new Date("2026-03-01T10:00:00Z"),
-  });
+  const reconciler = reconcilerOf(adapter, job);
   assert.deepEqual(await reconciler.reconcile("training/mnist"), { result: "success" });
   assert.deepEqual(calls, [
     "create Service elasticjob-mnist-dlrover-master", // services first
@@ -254,14 +259,7 @@ test("a service of the job's name that another object controls is not overwritte
     replaceStatus: async (kind, obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
     patch: async () => ({}),
   };
-  const reconciler = new Reconciler({
-    adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
-    log: quiet,
-    metrics: new Metrics(),
-    isStopping: () => false,
-    clock: () => new Date("2026-03-01T10:00:00Z"),
-  });
+  const reconciler = reconcilerOf(adapter, job);
   await assert.rejects(reconciler.reconcile("training/mnist"), /controlled by Deployment web, not by this job/);
   assert.ok(!calls.some((c) => c.startsWith("apply")), calls.join(", "));
   assert.ok(!calls.includes("create Pod elasticjob-mnist-dlrover-master"), "the master's pod waits for its address");
