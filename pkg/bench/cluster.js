@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
-import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../test/cluster/kube.js";
 import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
 import { kubeflowApiCalls, kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
@@ -63,18 +63,6 @@ async function startController(ns) {
   });
   await eventually("controller ready", async () => (await fetch(`http://127.0.0.1:${ports.healthPort}/readyz`)).status === 200);
   return { child, ports, exited: new Promise((resolve) => child.on("exit", resolve)) };
-}
-
-/** A metric's sum over its samples. */
-async function metric(ports, name) {
-  const text = await (await fetch(`http://127.0.0.1:${ports.metricsPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) {
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
-  }
-  return sum;
 }
 
 /** Peak RSS (VmHWM, bytes) and CPU seconds (user + system) of a process, from /proc. */
@@ -203,7 +191,7 @@ async function run(jobs) {
     });
     return `${planned.size} of ${jobs} plans written, `;
   });
-  const calls = await metric(controller.ports, "elasticjob_controller_api_requests_total");
+  const calls = await metricSum(controller.ports.metricsPort, "elasticjob_controller_api_requests_total");
   const { peakRss, cpuSeconds } = usage(controller.child.pid);
   pods.stop();
   controller.child.kill("SIGTERM");

@@ -26,7 +26,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
-import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, request } from "../test/cluster/kube.js";
+import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../test/cluster/kube.js";
 import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
 import { kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
@@ -76,17 +76,10 @@ class Controller {
     }
   }
 
-  async metric(name, labels = {}) {
-    const text = await (await fetch(`http://127.0.0.1:${this.ports.metricsPort}/metrics`)).text();
-    let sum = 0;
-    for (const line of text.split("\n")) {
-      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (m?.[1] === name && Object.entries(labels).every(([k, v]) => (m[2] ?? "").includes(`${k}="${v}"`))) {
-        sum += Number(m[3]);
-      }
-    }
-    return sum;
+  metric(name, labels = {}) {
+    return metricSum(this.ports.metricsPort, name, labels);
   }
+
 
   /** Peak resident memory of the process, in bytes (Linux's VmHWM). */
   peakRss() {

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { adminConfig, eventually, expectStatus, request } from "../test/cluster/kube.js";
+import { adminConfig, eventually, expectStatus, metricSum, request } from "../test/cluster/kube.js";
 
 const admin = adminConfig();
 /** Where the operator reads its webhook server's certificate (pkg/cert/cert.go's certDir). */
@@ -104,16 +104,7 @@ export async function startKubeflow({ operator, src }, ns) {
 }
 
 /** The operator's API calls so far (client-go's rest_client_requests_total, from its metrics). */
-export async function kubeflowApiCalls({ metricsPort }) {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("rest_client_requests_total{")) {
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
-  }
-  return sum;
-}
+export const kubeflowApiCalls = ({ metricsPort }) => metricSum(metricsPort, "rest_client_requests_total");
 
 /** A TFJob of `ps` PS and `workers` workers, each container as `container` (name `tensorflow`). */
 export function tfJob(ns, name, { ps, workers, container }) {

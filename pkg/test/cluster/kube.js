@@ -235,3 +235,24 @@ export async function serviceAccountToken(kc, { namespace, name }, expirationSec
   });
   return expectStatus(answer, [201], `TokenRequest for ${namespace}/${name}`).status.token;
 }
+
+/** The sum of the samples of `name` in a Prometheus text exposition whose labels include `labels`. */
+export function sumOf(text, name, labels) {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) {
+      continue;
+    }
+    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) {
+      sum += Number(m[3]);
+    }
+  }
+  return sum;
+}
+
+/** The sum of metric `name`'s samples with `labels` on the Prometheus endpoint at 127.0.0.1:`port`. */
+export async function metricSum(port, name, labels = {}) {
+  return sumOf(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), name, labels);
+}

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { container, firstPlanSpec, masterPlan, masterPsHosts, masterResource, psJob } from "./jobs.js";
 import * as kubelet from "./kubelet.js";
-import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
+import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, metricSum, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
 
 export const admin = adminConfig();
 export const BIN = fileURLToPath(new URL("../../bin/elasticjob.js", import.meta.url));
@@ -136,9 +136,8 @@ export class Controller {
   }
 
   /** The sum of a metric's samples whose labels include `labels`. */
-  async metric(name, labels = {}) {
-    const text = await (await fetch(`http://127.0.0.1:${this.ports.metricsPort}/metrics`)).text();
-    return sumOf(text, name, labels);
+  metric(name, labels = {}) {
+    return metricSum(this.ports.metricsPort, name, labels);
   }
 
   /** Log lines of actions carried out. */
@@ -156,21 +155,6 @@ export class Controller {
   }
 }
 
-/** The sum of the samples of `name` in a Prometheus text exposition whose labels include `labels`. */
-export function sumOf(text, name, labels) {
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) {
-      continue;
-    }
-    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) {
-      sum += Number(m[3]);
-    }
-  }
-  return sum;
-}
 
 // What the test does as admin: users' jobs, DLRover's master (scale plans), the kubelet (pod status).
 
