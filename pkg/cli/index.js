@@ -24,7 +24,9 @@ export { EXIT };
 const COMMANDS = new Map([render, validate, tfConfig, plan, status, controller].map((c) => [c.name, c]));
 
 const INPUT = `FILE is YAML (an ElasticJob and a ScalePlan may share a file as two documents) or JSON;
-\`-\` reads standard input. It may also be given as -f FILE (--filename), as kubectl takes it.`;
+a top-level array is a list of documents, and a List (kubectl get -o json) or an API server's list
+response holds one object per item. \`-\` reads standard input. It may also be given as -f FILE
+(--filename), as kubectl takes it.`;
 
 const usageText = (program) => `Usage: ${program} COMMAND [OPTIONS]
 

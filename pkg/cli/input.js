@@ -1,6 +1,10 @@
 // The files of a command: read through the io given to `main` (`-` is its standard input), as YAML
 // (several documents per file) or JSON, with the line and column of a syntax error; and the core's
-// problems turned into lines naming the file each one is about.
+// problems turned into lines naming the file each one is about. Objects come as people have them: a
+// document of its own, a top-level array of them (what `jq` writes), or the `items` of a List
+// (`kubectl get ... -o json`) or of an API server's list response (`PodList`, whose items carry no
+// kind); an object without a kind is taken as its list's kind, else as the kind of the option that
+// named its FILE (`--pods`, `--services`, `--scale-plan`).
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -31,25 +35,34 @@ export class Inputs {
     this.serviceFiles = [];
   }
 
-  /** The documents of a file that are not empty, as plain values. */
+  /**
+   * The documents of a file that are not empty, as plain values; a document that is an array (a
+   * top-level JSON array, a YAML sequence) is a list of documents, one per item.
+   */
   async documents(file) {
     const text = await this.read(file);
     const json = parseJson(text, file);
+    const values = [];
     if (json !== undefined) {
-      return json === null ? [] : [{ file, value: json }];
-    }
-    const documents = [];
-    for (const document of parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true })) {
-      const error = document.errors[0];
-      if (error !== undefined) {
-        throw new InputError([syntaxLine(file, error)]);
-      }
-      const value = document.toJS({ maxAliasCount: 100 });
-      if (value !== null && value !== undefined) {
-        documents.push({ file, value });
+      values.push(json);
+    } else {
+      for (const document of parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true })) {
+        const error = document.errors[0];
+        if (error !== undefined) {
+          throw new InputError([syntaxLine(file, error)]);
+        }
+        values.push(document.toJS({ maxAliasCount: 100 }));
       }
     }
-    return documents;
+    return values.flatMap((v) => (Array.isArray(v) ? v : [v])).filter((v) => v !== null && v !== undefined).map((value) => ({ file, value }));
+  }
+
+  /**
+   * The objects of a file, each `{file, value, kind}`: its documents, and the items of its Lists,
+   * each of the kind it says, else of its list's kind (`PodList` items are pods), else `kind`.
+   */
+  async objectsOf(file, kind) {
+    return (await this.documents(file)).flatMap(({ value }) => listed(value, kind).map((o) => ({ file, ...o })));
   }
 
   async read(file) {
@@ -70,14 +83,17 @@ export class Inputs {
     return this.io.readFile !== undefined ? this.io.readFile(file) : readFile(resolve(this.io.cwd ?? process.cwd(), file), "utf8");
   }
 
-  /** The one ElasticJob of `file`, and the ScalePlan of `file` or `planFile` if any. */
+  /**
+   * The one ElasticJob of `file`, and the ScalePlan of `file` or `planFile` if any (an object of
+   * `planFile` without a kind is a ScalePlan).
+   */
   async jobAndPlan(file, planFile) {
-    const documents = await this.documents(file);
+    const objects = await this.objectsOf(file, "ElasticJob");
     if (planFile !== undefined) {
-      documents.push(...(await this.documents(planFile)));
+      objects.push(...(await this.objectsOf(planFile, "ScalePlan")));
     }
-    const jobs = documents.filter((d) => !isScalePlan(d.value));
-    const plans = documents.filter((d) => isScalePlan(d.value));
+    const jobs = objects.filter((o) => o.kind !== "ScalePlan");
+    const plans = objects.filter((o) => o.kind === "ScalePlan");
     if (jobs.length !== 1) {
       throw new InputError([`${file}: ${jobs.length === 0 ? "no ElasticJob" : `${jobs.length} ElasticJobs; give one`}`]);
     }
@@ -91,7 +107,8 @@ export class Inputs {
 
   /**
    * The objects of `files` for one controller pass, each with its file: exactly one ElasticJob, and
-   * the ScalePlans, pods and services, as documents of their own or as the `items` of Lists.
+   * the ScalePlans, pods and services. A file is a name, or `{file, kind}` for the FILE of an option
+   * (`--pods FILE`: `{file, kind: "Pod"}`), whose objects without a kind are of that kind.
    */
   async objects(files) {
     const jobs = [];
@@ -100,21 +117,22 @@ export class Inputs {
     const services = [];
     const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods, Service: services };
     const unknown = [];
-    for (const file of files) {
-      for (const document of await this.documents(file)) {
-        const items = Array.isArray(document.value?.items) ? document.value.items : [document.value];
-        for (const value of items) {
-          const list = byKind[value?.kind];
-          if (list === undefined) {
-            unknown.push(`${file}: a ${value?.kind ?? "document without a kind"} is not an ElasticJob, a ScalePlan, a Pod or a Service`);
-          } else {
-            list.push({ file, value });
-          }
+    const names = files.map((f) => (typeof f === "string" ? f : f.file));
+    for (const f of files) {
+      const { file, kind } = typeof f === "string" ? { file: f } : f;
+      for (const object of await this.objectsOf(file, kind)) {
+        const list = byKind[object.kind];
+        if (list !== undefined) {
+          list.push({ file, value: object.value });
+        } else if (object.kind === undefined) {
+          unknown.push(`${file}: an object without a kind is not an ElasticJob, a ScalePlan, a Pod or a Service; give it a kind, or give the FILE as --pods FILE, --services FILE or --scale-plan FILE`);
+        } else {
+          unknown.push(`${file}: a ${object.kind} is not an ElasticJob, a ScalePlan, a Pod or a Service`);
         }
       }
     }
     if (jobs.length !== 1) {
-      unknown.push(`${files.join(", ")}: ${jobs.length === 0 ? "no ElasticJob" : `${jobs.length} ElasticJobs; give the one job to plan`}`);
+      unknown.push(`${names.join(", ")}: ${jobs.length === 0 ? "no ElasticJob" : `${jobs.length} ElasticJobs; give the one job to plan`}`);
     }
     if (unknown.length > 0) {
       throw new InputError(unknown);
@@ -159,8 +177,20 @@ export class Inputs {
   }
 }
 
-export function isScalePlan(value) {
-  return typeof value === "object" && value !== null && value.kind === "ScalePlan";
+/**
+ * A document as objects `{value, kind}`: the items of a List (`kind: List`, or an API server's
+ * `PodList`, `ScalePlanList`, ...: an object with `items` whose kind is absent or ends in `List`),
+ * else the document itself. Each is of the kind it says, else of its list's (`PodList`: `Pod`), else
+ * `kind`.
+ */
+function listed(value, kind) {
+  const isObject = typeof value === "object" && value !== null;
+  const list = isObject && Array.isArray(value.items) && (value.kind === undefined || /List$/.test(value.kind));
+  if (!list) {
+    return [{ value, kind: (isObject ? value.kind : undefined) ?? kind }];
+  }
+  const itemKind = value.kind !== undefined && value.kind !== "List" ? value.kind.slice(0, -"List".length) : kind;
+  return value.items.filter((v) => v !== null && v !== undefined).map((v) => ({ value: v, kind: (typeof v === "object" ? v.kind : undefined) ?? itemKind }));
 }
 
 /** The whole of standard input as UTF-8 text: a string, bytes, or a stream of chunks. */

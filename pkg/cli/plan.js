@@ -14,22 +14,28 @@ it takes up, which pods are the job's, and what to create, delete and write, in 
 pod creations, deletions, status writes), as JSON.
 
 The FILEs hold one ElasticJob (with its status) and any number of its ScalePlans, pods and
-services, as documents of their own or in Lists, as
-\`kubectl get elasticjob/NAME,scaleplans,pods,services -o yaml\` prints them; give as many FILEs as
-you like, as kubectl takes -f. The pass sees what the FILEs hold: a running job whose services are
+services, as documents of their own, in Lists as
+\`kubectl get elasticjob/NAME,scaleplans,pods,services -o yaml\` prints them, in an API server's list
+responses (a PodList) or in top-level JSON arrays (what jq writes); give as many FILEs as you like,
+as kubectl takes -f. An object without a kind is of its list's kind (PodList: Pod), else of the
+option that names its FILE. The pass sees what the FILEs hold: a running job whose services are
 not given has its pods' services made again.
 
 Options:
-  --scale-plan FILE   one more FILE (of ScalePlans)
-  --pods FILE         one more FILE (of pods)
-  --services FILE     one more FILE (of services)
+  --scale-plan FILE   one more FILE (of ScalePlans: those without a kind are ScalePlans)
+  --pods FILE         one more FILE (of pods: those without a kind are pods)
+  --services FILE     one more FILE (of services: those without a kind are services)
   --now RFC3339       the time of the pass, e.g. 2026-01-02T03:04:05Z (default: now)`,
   options: { "scale-plan": { type: "string" }, pods: { type: "string" }, services: { type: "string" }, now: { type: "string" } },
   positionals: [1, Infinity],
   async run(files, options, io) {
     const inputs = new Inputs(io);
-    const extra = [options["scale-plan"], options.pods, options.services].filter((f) => f !== undefined);
-    const { job, plans, pods, services } = await inputs.objects([...files, ...extra]);
+    const flagged = [
+      { file: options["scale-plan"], kind: "ScalePlan" },
+      { file: options.pods, kind: "Pod" },
+      { file: options.services, kind: "Service" },
+    ].filter((f) => f.file !== undefined);
+    const { job, plans, pods, services } = await inputs.objects([...files, ...flagged]);
     const now = options.now ?? new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
     const values = (documents) => documents.map((d) => d.value);
     const plan = inputs.call(() => controllerPass(job.value, values(plans), values(pods), values(services), now));

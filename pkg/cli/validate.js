@@ -1,14 +1,15 @@
 // `elasticjob validate`: every ElasticJob and ScalePlan document of each file checked.
 import { validate, validateScalePlan } from "../node.js";
 import { EXIT, InputError } from "./errors.js";
-import { Inputs, isScalePlan } from "./input.js";
+import { Inputs } from "./input.js";
 import { problemLine } from "./output.js";
 
 export default {
   name: "validate",
   usage: "validate FILE...",
   about: "check ElasticJobs and ScalePlans",
-  help: `Checks every ElasticJob and ScalePlan document of each FILE. Prints \`FILE: valid\`, or one
+  help: `Checks every ElasticJob and ScalePlan of each FILE (its documents, the items of a top-level
+array or of a List). Prints \`FILE: valid\`, or one
 \`FILE: PATH: MESSAGE\` line per problem (a syntax error: \`FILE:LINE:COLUMN: MESSAGE\`).
 Exits 1 when any FILE is invalid.`,
   options: {},
@@ -28,13 +29,13 @@ Exits 1 when any FILE is invalid.`,
 /** The lines of every problem of one file: none when it is valid. */
 async function problems(inputs, file) {
   try {
-    const documents = await inputs.documents(file);
-    if (documents.length === 0) {
+    const objects = await inputs.objectsOf(file);
+    if (objects.length === 0) {
       return [`${file}: no ElasticJob or ScalePlan in the file`];
     }
-    return documents.flatMap((document) => {
-      const check = isScalePlan(document.value) ? validateScalePlan : validate;
-      const result = check(document.value);
+    return objects.flatMap((object) => {
+      const check = object.kind === "ScalePlan" ? validateScalePlan : validate;
+      const result = check(object.value);
       return result.valid ? [] : result.error.errors.map((p) => problemLine(file, p));
     });
   } catch (e) {

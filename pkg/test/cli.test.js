@@ -197,6 +197,85 @@ test("plan reads one pod (and one service) per document too", async () => {
   assert.equal(r.stdout, output);
 });
 
+/** The object without `kind` and `apiVersion`, as an item of an API server's list response. */
+const bare = ({ kind: _kind, apiVersion: _apiVersion, ...rest }) => rest;
+
+test("plan takes pods, services and plans as people have them: jq arrays without kinds under --pods, --services, --scale-plan", async () => {
+  const { input, output } = golden("job-scaling-runs-pending-plan");
+  const job = file("people-job.json", JSON.stringify(input.job));
+  // `kubectl get pods -o json | jq '[.items[] | del(.kind, .apiVersion)]'`, and the same of services and plans.
+  const pods = file("people-pods.json", JSON.stringify(input.pods.map(bare)));
+  const services = file("people-services.json", JSON.stringify(servicesOf(input.pods).items.map(bare)));
+  const plans = file("people-plans.json", JSON.stringify([bare(input.scalePlan)]));
+  const r = await run(["plan", job, "--pods", pods, "--services", services, "--scale-plan", plans, "--now", input.now]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, output);
+  // The same arrays as standard input (`... | jq .items | elasticjob plan job.json --pods -`).
+  const piped = await run(["plan", job, "--pods", "-", "--services", services, "--scale-plan", plans, "--now", input.now], JSON.stringify(input.pods.map(bare)));
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal(piped.stdout, output);
+  // Without the option that names it, an object without a kind is refused, saying what to do.
+  const refused = await run(["plan", job, pods, "--now", input.now]);
+  assert.equal(refused.status, 1);
+  assert.equal(
+    refused.stderr.split("\n")[0],
+    `${pods}: an object without a kind is not an ElasticJob, a ScalePlan, a Pod or a Service; give it a kind, or give the FILE as --pods FILE, --services FILE or --scale-plan FILE`,
+  );
+  // A problem in a kind-less pod still names its file.
+  const badPods = file("people-bad-pods.json", JSON.stringify([{ ...bare(input.pods[0]), status: { phase: 7 } }]));
+  const bad = await run(["plan", job, "--pods", badPods, "--scale-plan", plans, "--now", input.now]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, new RegExp(`^${badPods.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: pods\\[0\\]\\.status\\.phase: `, "m"));
+});
+
+test("plan takes an API server's list responses (PodList, ServiceList, ScalePlanList: items without kinds) in any FILE", async () => {
+  const { input, output } = golden("job-scaling-runs-pending-plan");
+  // `kubectl get --raw /api/v1/namespaces/NS/pods`: the list's kind names its items' kind.
+  const response = (kind, apiVersion, items) => ({ kind, apiVersion, metadata: { resourceVersion: "4711" }, items: items.map(bare) });
+  const job = file("raw-job.yaml", stringify(input.job));
+  const pods = file("raw-pods.json", JSON.stringify(response("PodList", "v1", input.pods)));
+  const services = file("raw-services.json", JSON.stringify(response("ServiceList", "v1", servicesOf(input.pods).items)));
+  const plans = file("raw-plans.json", JSON.stringify(response("ScalePlanList", "elastic.iml.github.io/v1alpha1", [input.scalePlan])));
+  const r = await run(["plan", job, pods, services, plans, "--now", input.now]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, output);
+  // `kubectl get elasticjob/NAME,scaleplans,pods,services -o json`: one List, its items with kinds.
+  const all = { apiVersion: "v1", kind: "List", metadata: { resourceVersion: "" }, items: [input.job, input.scalePlan, ...input.pods, ...servicesOf(input.pods).items] };
+  const list = await run(["plan", "-", "--now", input.now], JSON.stringify(all));
+  assert.equal(list.status, 0, list.stderr);
+  assert.equal(list.stdout, output);
+  // A top-level array of objects with kinds (jq '[.items[]]') in a FILE of its own.
+  const array = await run(["plan", file("raw-all.json", JSON.stringify(all.items)), "--now", input.now]);
+  assert.equal(array.status, 0, array.stderr);
+  assert.equal(array.stdout, output);
+});
+
+test("render, tf-config and validate read top-level arrays and Lists too; a --scale-plan FILE's object without a kind is its ScalePlan", async () => {
+  const job = parse(readFileSync(EXAMPLE, "utf8"));
+  const plan = parse(readFileSync(EXAMPLE_PLAN, "utf8"));
+  const want = JSON.stringify(api.render(job, plan));
+  const both = file("array-both.json", JSON.stringify([job, plan]));
+  const fromArray = await run(["render", both, "-o", "json"]);
+  assert.equal(fromArray.status, 0, fromArray.stderr);
+  assert.equal(JSON.stringify(JSON.parse(fromArray.stdout)), want);
+  const kindless = await run(["render", EXAMPLE, "--scale-plan", file("kindless-plan.json", JSON.stringify(bare(plan))), "-o", "json"]);
+  assert.equal(kindless.status, 0, kindless.stderr);
+  assert.equal(JSON.stringify(JSON.parse(kindless.stdout)), want);
+  const planList = file("plan-list.json", JSON.stringify({ kind: "ScalePlanList", apiVersion: plan.apiVersion, metadata: {}, items: [bare(plan)] }));
+  const fromList = await run(["tf-config", EXAMPLE, "--scale-plan", planList, "--type", "worker", "--index", "0"]);
+  assert.equal(fromList.status, 0, fromList.stderr);
+  assert.equal(fromList.stdout, `${api.tfConfig(job, "worker", 0, plan)}\n`);
+  // validate checks each item: a ScalePlan as a ScalePlan, the job as a job.
+  const badPlan = { ...plan, spec: { ...plan.spec, psHosts: ["no-port"] } };
+  const checked = await run(["validate", both, file("array-bad.json", JSON.stringify([job, badPlan]))]);
+  assert.equal(checked.status, 1);
+  const expected = api.validateScalePlan(badPlan).error.errors.map((p) => `${join(dir, "array-bad.json")}: ${p.path}: ${p.message}`);
+  assert.deepEqual(checked.stdout.trimEnd().split("\n"), [`${both}: valid`, ...expected]);
+  // An empty array holds nothing to check.
+  const empty = await run(["validate", file("array-empty.json", "[]")]);
+  assert.deepEqual([empty.status, empty.stdout], [1, `${join(dir, "array-empty.json")}: no ElasticJob or ScalePlan in the file\n`]);
+});
+
 test("validate prints FILE: valid, or FILE: PATH: MESSAGE per problem", async () => {
   const { input, output } = golden("invalid-job-reports-every-problem");
   const bad = file("bad-job.yaml", stringify(input.job));
