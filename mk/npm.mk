@@ -2,7 +2,7 @@
 # TypeScript types, the `elasticjob` CLI, and their tests. Included by the top Makefile.
 #
 #   make npm        build pkg/dist (installs what is missing: the wasm32 target, wasm-bindgen-cli at
-#                   the version in Cargo.lock, pkg/node_modules)
+#                   the version in Cargo.lock, node_modules/ of the npm workspaces)
 #   make test-npm   wasm-bindgen tests in Node and headless Chromium, the package's node:test suite
 #                   (API, errors, CLI, golden parity in Node and Chromium, tsc, npm pack), size check
 #   make bench-npm  render of the 1,000-worker job through the package, next to the native figure
@@ -12,8 +12,12 @@ TEST_TARGETS += test-npm
 
 NPM_PKG := pkg
 NPM_DIST := $(NPM_PKG)/dist
-NPM_MODULES := $(NPM_PKG)/node_modules/.installed
-NPM_BIN := $(NPM_PKG)/node_modules/.bin
+# The npm workspaces of the repository (package.json at the root: pkg/, www/), installed at once by
+# `npm ci` from the one package-lock.json: node_modules/ at the root holds every dependency, and its
+# .bin/ the package's commands, `elasticjob` and `kubectl-elasticjob` (what `npx --no elasticjob`
+# runs from a clone; docs/npm.md says why `--no`).
+NPM_MODULES := node_modules/.installed
+NPM_BIN := node_modules/.bin
 NPM_CARGO_TARGET := $(or $(CARGO_TARGET_DIR),target)
 # Intermediate files: the schema, wasm-bindgen's output before wasm-opt, the packed tarball.
 NPM_WORK := $(NPM_CARGO_TARGET)/npm
@@ -63,8 +67,8 @@ npm-always:
 $(NPM_WASM): npm-always | npm-toolchain
 	$(CARGO) build --quiet -p elasticjob-wasm --target wasm32-unknown-unknown --profile wasm
 
-$(NPM_MODULES): $(NPM_PKG)/package.json $(NPM_PKG)/package-lock.json
-	cd $(NPM_PKG) && npm ci --no-audit --no-fund --loglevel=error
+$(NPM_MODULES): package.json package-lock.json $(NPM_PKG)/package.json www/package.json
+	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 # The JSON Schema of every type crossing the boundary, rewritten only when it changed.

@@ -10,15 +10,12 @@
 TEST_TARGETS += test-www
 
 WWW := www
-WWW_MODULES := $(WWW)/node_modules/.installed
+# The workspaces' node_modules (mk/npm.mk): www/ is one of them.
+WWW_MODULES := $(NPM_MODULES)
 WWW_SCREENSHOTS := $(CURDIR)/target/www-screenshots
 PORT ?= 8080
 
 .PHONY: www preview test-www bench-www
-
-$(WWW_MODULES): $(WWW)/package.json $(WWW)/package-lock.json
-	cd $(WWW) && npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
 
 # esbuild is fast enough (under a second) to rebuild every time.
 www: npm $(WWW_MODULES) ## build the browser preview into www/dist

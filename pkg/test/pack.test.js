@@ -3,14 +3,16 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const PKG = fileURLToPath(new URL("../", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const TSC = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
+// The workspace root's node_modules (npm hoists the workspaces' dependencies there).
+const TSC = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin/tsc");
 const NPM_FLAGS = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
 
 const work = mkdtempSync(join(tmpdir(), "elasticjob-pack-"));

@@ -3,11 +3,14 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const PKG = fileURLToPath(new URL("../", import.meta.url));
-const TSC = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
+// The workspace root's node_modules (npm hoists the workspaces' dependencies there).
+const TSC = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin/tsc");
 
 /** Declarations without comments and string literals, where `any` could only be a type. */
 function code(path) {
