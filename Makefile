@@ -56,7 +56,7 @@ $(VENV)/.installed: tests/consumers/requirements.txt
 # the same table written into docs/benchmarks.md between its markers.
 BENCH_DIR := $(or $(CARGO_TARGET_DIR),target)/bench
 
-bench: npm policy www npm-chromium ## every benchmark (core and its curves, resource bounds, npm, policy, preview, controller, the scale run, Kubeflow beside them) into one table, written into docs/benchmarks.md
+bench: npm policy www npm-chromium ## every benchmark (core and its curves, resource bounds, npm, policy, preview, controller, the scale run, Kubeflow beside them, the controller image) into one table, written into docs/benchmarks.md
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)
 	node benches/report.mjs machine $(BENCH_DIR)/machine.json
 	BENCH_JSON=$(abspath $(BENCH_DIR))/core.json $(CARGO) bench --bench core
@@ -67,6 +67,7 @@ bench: npm policy www npm-chromium ## every benchmark (core and its curves, reso
 	BENCH_JSON=$(abspath $(BENCH_DIR))/controller.json $(MAKE) --no-print-directory bench-controller
 	BENCH_JSON=$(abspath $(BENCH_DIR))/kubeflow-tfconfig.json $(MAKE) --no-print-directory bench-kubeflow-tfconfig
 	BENCH_JSON=$(abspath $(BENCH_DIR))/cluster.json $(MAKE) --no-print-directory bench-cluster
+	BENCH_JSON=$(abspath $(BENCH_DIR))/image.json $(MAKE) --no-print-directory bench-image
 	node benches/report.mjs table $(BENCH_DIR) > $(BENCH_DIR).md
 	node benches/report.mjs page $(BENCH_DIR) docs/benchmarks.md
 	@cat $(BENCH_DIR).md

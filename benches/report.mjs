@@ -75,6 +75,7 @@ function table(dir) {
   const controller = read("controller");
   const kubeflowTfConfig = read("kubeflow-tfconfig");
   const cluster = read("cluster");
+  const image = read("image");
   // The controller's figures before issue 19, measured once by the same benchmark (checked in).
   const before = JSON.parse(readFileSync(new URL("./controller-before.json", import.meta.url), "utf8"));
   const ms = (x, digits = 1) => (x == null ? "n/a" : `${x.toFixed(digits)} ms`);
@@ -129,6 +130,16 @@ function table(dir) {
     row("module compile (Cranelift) / instantiation", `${ms(policy.compileMs)} / ${us(policy.instantiateUs)}`, "medians");
   } else {
     row("policy benchmark", "not run");
+  }
+
+  section("Controller image (`make image`: deploy/Dockerfile with buildah, on the base from Debian's packages)");
+  if (image) {
+    row(`\`${image.image}\`, unpacked`, mb(image.bytes), `${image.layers} layers; base \`${image.base}\``);
+    row("the same, compressed (its layers as gzip: what a registry stores and a node pulls)", mb(image.gzipBytes), `OCI archive ${mb(image.archiveBytes)}`);
+    row("the package layer (the npm package and its production dependencies)", mb(image.appLayerBytes), `${mb(image.appLayerGzipBytes)} compressed`);
+    row("build: buildah bud, podman save, the archive made Docker's too", ms(image.buildMs, 0), "the base made once before it (mmdebstrap), not counted");
+  } else {
+    row("image benchmark", "not run");
   }
 
   section("Browser preview in headless Chromium (1,000-worker job)");

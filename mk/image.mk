@@ -1,0 +1,114 @@
+# The controller image (deploy/Dockerfile), built and run with Debian's buildah and podman: no Docker
+# engine and no image registry. Included by the top Makefile.
+#
+#   make image          the npm package installed into target/image/context (make image-context), then
+#                       deploy/Dockerfile built on it with buildah onto a base made from Debian's
+#                       packages; writes the OCI archive $(IMAGE_ARCHIVE) (podman load, docker load,
+#                       skopeo copy take it) and prints the image's size
+#   make image-context  only the build context, for `docker build -f deploy/Dockerfile target/image/context`
+#   make test-image     the image run with podman on the test cluster's host network as a pod runs it
+#                       (tests/image/): in-cluster credentials, read-only root, uid 65532, no
+#                       capabilities; it makes a job's master pod and service, and releases its lease
+#                       on SIGTERM
+#
+# What the figures of docs/benchmarks.md come from: `make image` writes them to $(IMAGE_FIGURES)
+# (`make bench` copies them into its table).
+
+TEST_TARGETS += test-image
+
+# The image's name and tag: what the chart (values.yaml, appVersion) and deploy/install.yaml name.
+IMAGE_NAME := elasticjob-controller
+IMAGE_CHART := charts/elasticjob
+IMAGE_TAG := $(shell sed -n 's/^appVersion: "\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' $(IMAGE_CHART)/Chart.yaml)
+IMAGE := $(IMAGE_NAME):$(IMAGE_TAG)
+IMAGE_DIR := $(or $(CARGO_TARGET_DIR),target)/image
+IMAGE_ARCHIVE := $(IMAGE_DIR)/$(IMAGE_NAME)-$(IMAGE_TAG).tar
+IMAGE_CONTEXT := $(IMAGE_DIR)/context
+IMAGE_FIGURES := $(IMAGE_DIR)/figures.json
+IMAGE_DOCKERFILE := deploy/Dockerfile
+# The base `make image` builds on instead of node:20-bookworm-slim, which no registry serves here:
+# Debian 12's essential packages and libstdc++6 (mmdebstrap, from the machine's apt sources; without
+# documentation, as the slim images are) and the machine's Node 20, /usr/bin/node copied in (Debian
+# 12 serves nodejs 18). Made once into .tools/image/ and imported with `podman import`.
+IMAGE_TOOLS := $(TOOLS)/image
+IMAGE_NODE_VERSION := $(shell node --version)
+IMAGE_BASE := localhost/elasticjob-base:bookworm-node$(IMAGE_NODE_VERSION)
+IMAGE_BASE_TAR := $(IMAGE_TOOLS)/base-bookworm-node$(IMAGE_NODE_VERSION).tar
+IMAGE_APT_SOURCES := /etc/apt/sources.list.d/debian.sources
+# podman and buildah here: runc (Debian's crun refuses these cgroups: "cgroups in hybrid mode not
+# supported"), cgroupfs (no systemd), no default ulimits (raising RLIMIT_NOFILE is not permitted:
+# "setrlimit RLIMIT_NOFILE: Operation not permitted"), events to a file (no journald).
+IMAGE_CONTAINERS_CONF := $(IMAGE_TOOLS)/containers.conf
+IMAGE_ENV = CONTAINERS_CONF=$(IMAGE_CONTAINERS_CONF)
+IMAGE_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+IMAGE_PACKAGES := podman buildah skopeo mmdebstrap runc
+
+.PHONY: image image-context image-tools image-base test-image bench-image
+
+# Debian's packages, installed only when one is missing.
+image-tools:
+	@for tool in $(IMAGE_PACKAGES); do command -v $$tool >/dev/null || missing=1; done; \
+	if [ -n "$${missing:-}" ]; then \
+	  echo "installing $(IMAGE_PACKAGES)"; \
+	  $(IMAGE_SUDO) apt-get update -qq >/dev/null && \
+	  $(IMAGE_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(IMAGE_PACKAGES) >/dev/null; \
+	fi
+
+$(IMAGE_CONTAINERS_CONF):
+	@mkdir -p $(@D)
+	@printf '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' > $@
+
+$(IMAGE_BASE_TAR): | image-tools
+	@mkdir -p $(@D)
+	@echo "making the image's base from Debian's packages (once): $@"
+	mmdebstrap --quiet --mode=root --format=tar --variant=essential --include=libstdc++6 \
+	  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+	  --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
+	  --dpkgopt='path-exclude=/usr/share/info/*' \
+	  --customize-hook='tar -C / -c usr/bin/node | tar -C "$$1" -x' \
+	  --customize-hook='chroot "$$1" /usr/bin/node --version >/dev/null' \
+	  bookworm $@.tmp $(IMAGE_APT_SOURCES)
+	mv $@.tmp $@
+
+# The base in podman's storage (imported again when the storage lost it).
+image-base: $(IMAGE_BASE_TAR) $(IMAGE_CONTAINERS_CONF) image-tools
+	@$(IMAGE_ENV) podman image exists $(IMAGE_BASE) || $(IMAGE_ENV) podman import --quiet $(IMAGE_BASE_TAR) $(IMAGE_BASE) >/dev/null
+
+# The package as `npm pack` ships it, installed by npm with its production dependencies as a global
+# install under a prefix of its own (bin/elasticjob, lib/node_modules/elasticjob), from npm's cache
+# when it has them: the Dockerfile copies it into /usr/local, and the build fetches nothing.
+define image_context
+	@rm -rf $(IMAGE_CONTEXT) $(IMAGE_DIR)/pack && mkdir -p $(IMAGE_DIR)/pack
+	cd $(NPM_PKG) && npm pack --pack-destination $(abspath $(IMAGE_DIR)/pack) --loglevel=error >/dev/null
+	npm install --global --prefix $(IMAGE_CONTEXT) --omit=dev --prefer-offline --no-audit --no-fund --loglevel=error $(IMAGE_DIR)/pack/elasticjob-*.tgz
+endef
+
+image-context: npm ## the build context of deploy/Dockerfile: the packed npm package installed into target/image/context
+	$(image_context)
+
+# What the image is made of: the package's shipped files, its dependencies, the Dockerfile, the base.
+IMAGE_INPUTS = pkg/dist/.built pkg/package.json package-lock.json $(shell git ls-files pkg/bin pkg/cli pkg/controller pkg/api.js pkg/node.js pkg/browser.js pkg/index.d.ts 2>/dev/null) \
+  $(IMAGE_DOCKERFILE) deploy/oci-archive.mjs $(IMAGE_BASE_TAR)
+
+image: $(IMAGE_ARCHIVE) ## the controller image: deploy/Dockerfile built with buildah on a base from Debian's packages, as the OCI archive target/image/elasticjob-controller-<appVersion>.tar
+	@node deploy/oci-archive.mjs --print $(IMAGE_FIGURES)
+
+# The build's time (buildah, podman save, the archive made Docker's too) is measured for benchmarks.md.
+$(IMAGE_ARCHIVE): $(IMAGE_INPUTS) | image-base
+	$(image_context)
+	@start=$$(date +%s%N); \
+	  $(IMAGE_ENV) buildah bud --quiet --pull=never --network=none -f $(IMAGE_DOCKERFILE) \
+	    --build-arg BASE=$(IMAGE_BASE) -t docker.io/library/$(IMAGE) $(IMAGE_CONTEXT) >/dev/null; \
+	  rm -f $@ && $(IMAGE_ENV) podman save --quiet --format oci-archive -o $@ docker.io/library/$(IMAGE); \
+	  node deploy/oci-archive.mjs $@ $(IMAGE) $$(( ($$(date +%s%N) - start) / 1000000 )) $(IMAGE_BASE) $(IMAGE_FIGURES)
+
+# Part of `make bench`: the figures of the last build, rebuilt from scratch so its time is a whole build.
+bench-image: ## the controller image built again: its size (unpacked, compressed, the package layer) and build time (figures printed)
+	@rm -f $(IMAGE_ARCHIVE)
+	$(MAKE) --no-print-directory image
+	@if [ -n "$${BENCH_JSON:-}" ]; then cp $(IMAGE_FIGURES) "$$BENCH_JSON"; fi
+
+# The tests run in a cluster of their own with no fake node: the master pod need only be created.
+test-image: image $(CLUSTER_BIN) ## the image run with podman as the cluster runs it (in-cluster credentials, read-only root, uid 65532, no capabilities): master pod and service of a job, its lease released on SIGTERM
+	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
+	  $(NPM_NODE_TEST) tests/image/*.test.js
