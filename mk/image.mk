@@ -24,6 +24,8 @@ IMAGE := $(IMAGE_NAME):$(IMAGE_TAG)
 IMAGE_DIR := $(or $(CARGO_TARGET_DIR),target)/image
 IMAGE_ARCHIVE := $(IMAGE_DIR)/$(IMAGE_NAME)-$(IMAGE_TAG).tar
 IMAGE_CONTEXT := $(IMAGE_DIR)/context
+# Beside the context, not in it (the Dockerfile copies all of the context).
+IMAGE_CONTEXT_STAMP := $(IMAGE_DIR)/context.installed
 IMAGE_FIGURES := $(IMAGE_DIR)/figures.json
 IMAGE_DOCKERFILE := deploy/Dockerfile
 # The base `make image` builds on instead of node:20-bookworm-slim, which no registry serves here:
@@ -78,24 +80,25 @@ image-base: $(IMAGE_BASE_TAR) $(IMAGE_CONTAINERS_CONF) image-tools
 # install under a prefix of its own (bin/elasticjob, lib/node_modules/elasticjob), from npm's cache
 # when it has them: the Dockerfile copies it into /usr/local, and the build fetches nothing.
 define image_context
-	@rm -rf $(IMAGE_CONTEXT) $(IMAGE_DIR)/pack && mkdir -p $(IMAGE_DIR)/pack
+	@rm -rf $(IMAGE_CONTEXT) $(IMAGE_CONTEXT_STAMP) $(IMAGE_DIR)/pack && mkdir -p $(IMAGE_DIR)/pack
 	cd $(NPM_PKG) && npm pack --pack-destination $(abspath $(IMAGE_DIR)/pack) --loglevel=error >/dev/null
 	npm install --global --prefix $(IMAGE_CONTEXT) --omit=dev --prefer-offline --no-audit --no-fund --loglevel=error $(IMAGE_DIR)/pack/elasticjob-*.tgz
 endef
 
-image-context: npm ## the build context of deploy/Dockerfile: the packed npm package installed into target/image/context
-	$(image_context)
+image-context: $(IMAGE_CONTEXT_STAMP) ## the build context of deploy/Dockerfile: the packed npm package installed into target/image/context
 
 # What the image is made of: the package's shipped files, its dependencies, the Dockerfile, the base.
-IMAGE_INPUTS = pkg/dist/.built pkg/package.json package-lock.json $(shell git ls-files pkg/bin pkg/cli pkg/controller pkg/api.js pkg/node.js pkg/browser.js pkg/index.d.ts 2>/dev/null) \
-  $(IMAGE_DOCKERFILE) deploy/oci-archive.mjs $(IMAGE_BASE_TAR)
+IMAGE_PACKAGE = pkg/dist/.built pkg/package.json package-lock.json $(shell git ls-files pkg/bin pkg/cli pkg/controller pkg/api.js pkg/node.js pkg/browser.js pkg/index.d.ts 2>/dev/null)
+
+$(IMAGE_CONTEXT_STAMP): $(IMAGE_PACKAGE)
+	$(image_context)
+	@touch $@
 
 image: $(IMAGE_ARCHIVE) ## the controller image: deploy/Dockerfile built with buildah on a base from Debian's packages, as the OCI archive target/image/elasticjob-controller-<appVersion>.tar
 	@node deploy/oci-archive.mjs --print $(IMAGE_FIGURES)
 
 # The build's time (buildah, podman save, the archive made Docker's too) is measured for benchmarks.md.
-$(IMAGE_ARCHIVE): $(IMAGE_INPUTS) | image-base
-	$(image_context)
+$(IMAGE_ARCHIVE): $(IMAGE_CONTEXT_STAMP) $(IMAGE_DOCKERFILE) deploy/oci-archive.mjs $(IMAGE_BASE_TAR) | image-base
 	@start=$$(date +%s%N); \
 	  $(IMAGE_ENV) buildah bud --quiet --pull=never --network=none -f $(IMAGE_DOCKERFILE) \
 	    --build-arg BASE=$(IMAGE_BASE) -t docker.io/library/$(IMAGE) $(IMAGE_CONTEXT) >/dev/null; \
