@@ -15,7 +15,7 @@ pod creations, deletions, status writes), as JSON.
 
 The FILEs hold one ElasticJob (with its status) and any number of its ScalePlans, pods and
 services, as documents of their own, in Lists as
-\`kubectl get elasticjob/NAME,scaleplans,pods,services -o yaml\` prints them, in an API server's list
+\`kubectl get elasticjobs,scaleplans,pods,services -o yaml\` prints a namespace's, in an API server's list
 responses (a PodList) or in top-level JSON arrays (what jq writes); give as many FILEs as you like,
 as kubectl takes -f. An object without a kind is of its list's kind (PodList: Pod), else of the
 option that names its FILE. The pass sees what the FILEs hold: a running job whose services are

@@ -239,7 +239,7 @@ test("plan takes an API server's list responses (PodList, ServiceList, ScalePlan
   const r = await run(["plan", job, pods, services, plans, "--now", input.now]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, output);
-  // `kubectl get elasticjob/NAME,scaleplans,pods,services -o json`: one List, its items with kinds.
+  // `kubectl get elasticjobs,scaleplans,pods,services -o json`: one List, its items with kinds.
   const all = { apiVersion: "v1", kind: "List", metadata: { resourceVersion: "" }, items: [input.job, input.scalePlan, ...input.pods, ...servicesOf(input.pods).items] };
   const list = await run(["plan", "-", "--now", input.now], JSON.stringify(all));
   assert.equal(list.status, 0, list.stderr);
