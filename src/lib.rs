@@ -101,6 +101,7 @@ pub use reconcile::{
     sync_job_state,
 };
 pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
+pub use service::job_controls;
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;
 
