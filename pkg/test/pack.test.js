@@ -37,6 +37,7 @@ test("npm pack ships the package and nothing else", (t) => {
     files.filter((f) => f !== snippet),
     [
       "README.md",
+      "api.d.ts",
       "api.js",
       "bin/elasticjob.js",
       "bin/kubectl-elasticjob.js",
@@ -68,13 +69,17 @@ test("npm pack ships the package and nothing else", (t) => {
       "controller/ratelimit.js",
       "controller/reconciler.js",
       "controller/serve.js",
+      "controller/texts.js",
       "dist/elasticjob_wasm.d.ts",
       "dist/elasticjob_wasm.js",
       "dist/elasticjob_wasm_bg.wasm",
       "dist/types.d.ts",
       "index.d.ts",
+      "json.js",
       "node.js",
       "package.json",
+      "text.d.ts",
+      "text.js",
     ],
   );
   t.diagnostic(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.unpackedSize} bytes unpacked, ${packed.entryCount} files`);
