@@ -11,11 +11,12 @@
 //   plans again, with what this pass already did;
 // - after writing, the next pass of the job waits until the caches have seen the writes
 //   (expectations.js).
-import { ElasticJobError, constants, controllerPass, jobKey } from "../node.js";
+import { ElasticJobError, constants, jobKey, text } from "../node.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
 import { EventRecorder, rfc3339 } from "./events.js";
 import { Incomplete, PHASE_MODES, carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
+import { jsonOf, jsonOfAll } from "./texts.js";
 
 const { labels: LABELS } = constants();
 /** The reason of the Warning event of a refused action, as Kubernetes' controllers name theirs. */
@@ -65,7 +66,7 @@ export class Reconciler {
    */
   constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates }) {
     Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, maxPodCreates });
-    this.options = masterImage ? { masterImage } : undefined;
+    this.options = masterImage ? JSON.stringify({ masterImage }) : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
     this.refusals = new Map();
@@ -161,9 +162,14 @@ export class Reconciler {
     return { key, namespace, name, job, plans, pods, services, now: rfc3339(this.clock()) };
   }
 
-  /** The plan of this pass: the core's one pass over the job, its plans, its pods and its services. */
+  /**
+   * The plan of this pass: the core's one pass over the job, its plans, its pods and its services,
+   * handed over as the JSON text each object was given once (texts.js).
+   */
   decide(state) {
-    return controllerPass(state.job ?? null, state.plans, state.pods, state.services, state.now, this.options);
+    const job = state.job ? jsonOf(state.job) : "null";
+    const now = JSON.stringify(state.now);
+    return JSON.parse(text.controllerPass(job, jsonOfAll(state.plans), jsonOfAll(state.pods), jsonOfAll(state.services), now, this.options));
   }
 
   /** An event of a cache: the object of a job was added, changed or deleted. */
@@ -323,11 +329,11 @@ export class Reconciler {
           // The caches hold only services with the job's label: one of that name that another
           // object controls is not the job's to overwrite (as the core never touches one it sees).
           const { namespace, name } = action.service.metadata;
+          // The core says whether the job controls it (as it never touches a service it sees that
+          // the job does not control).
           const there = await this.adapter.get("Service", namespace ?? state.namespace, name);
-          const owner = there?.metadata?.ownerReferences?.find((r) => r.controller);
-          const uid = state.job?.metadata?.uid;
-          if (owner && uid && owner.uid !== uid) {
-            throw new Error(`service ${name} exists and is controlled by ${owner.kind} ${owner.name}, not by this job: it is left as it is`);
+          if (!text.jobControls(jsonOf(state.job), JSON.stringify(there))) {
+            throw new Error(`service ${name} exists and this job does not control it: it is left as it is`);
           }
           made = await this.adapter.apply("Service", action.service);
         }

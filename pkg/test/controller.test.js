@@ -260,7 +260,7 @@ test("a service of the job's name that another object controls is not overwritte
     patch: async () => ({}),
   };
   const reconciler = reconcilerOf(adapter, job);
-  await assert.rejects(reconciler.reconcile("training/mnist"), /controlled by Deployment web, not by this job/);
+  await assert.rejects(reconciler.reconcile("training/mnist"), /exists and this job does not control it/);
   assert.ok(!calls.some((c) => c.startsWith("apply")), calls.join(", "));
   assert.ok(!calls.includes("create Pod elasticjob-mnist-dlrover-master"), "the master's pod waits for its address");
   assert.ok(calls.includes("event Warning FailedCreate"), calls.join(", "));
