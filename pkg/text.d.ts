@@ -9,6 +9,7 @@ export {
   jobKey,
   jobKeyFields,
   jobView,
+  ObjectStore,
   reconcile,
   reconcilePods,
   reconcileScalePlan,

@@ -13,6 +13,7 @@ export {
   jobKey,
   jobKeyFields,
   jobView,
+  ObjectStore,
   reconcile,
   reconcilePods,
   reconcileScalePlan,

@@ -44,6 +44,7 @@
 //!
 //! | layer | modules | what they hold |
 //! |---|---|---|
+//! | 10 | [`store`] | a host's store of the objects it observes, read once, for passes that read none again |
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
 //! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
 //! | 7 | `planner` | the planner: scaling, the job's lifecycle, the job's services, the controller's pass |
@@ -78,6 +79,7 @@ pub mod reconcile;
 mod render;
 mod service;
 mod status;
+pub mod store;
 mod template;
 pub mod tfconfig;
 pub mod validate;

@@ -82,6 +82,7 @@ export async function startController(options = {}) {
       },
       log,
       onRestart: () => metrics.watchRestarts.inc({ kind }),
+      onObject: (type, obj) => reconciler.keep(kind, type, obj),
     });
   const caches = {
     jobs: informer("ElasticJob"),

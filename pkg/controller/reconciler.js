@@ -16,7 +16,7 @@ import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
 import { EventRecorder, rfc3339 } from "./events.js";
 import { Incomplete, PHASE_MODES, carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
-import { jsonOf, jsonOfAll } from "./texts.js";
+import { jsonOf } from "./texts.js";
 
 const { labels: LABELS } = constants();
 /** The reason of the Warning event of a refused action, as Kubernetes' controllers name theirs. */
@@ -29,6 +29,8 @@ const REFUSED_REASONS = {
   setScalePlanStatus: "FailedUpdateStatus",
 };
 const MAX_CONFLICT_RETRIES = 3;
+/** The kinds the core's store keeps; a pass is given its job's JSON text. */
+const STORED = new Set(["ScalePlan", "Pod", "Service"]);
 
 /** The job key (`namespace/name`) an object belongs to, by the core's rule (`undefined`: none). */
 export const jobKeyOf = (obj) => jobKey(obj);
@@ -71,6 +73,20 @@ export class Reconciler {
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
     this.refusals = new Map();
     this.events = new EventRecorder({ adapter, log, metrics, clock });
+    /** The jobs' plans, pods and services, each read by the core once as it changes (the caches' events feed it). */
+    this.store = new text.ObjectStore();
+  }
+
+  /** An event of a cache, whatever job its object is of: the core's store keeps the plans, pods and services. */
+  keep(kind, type, obj) {
+    if (!STORED.has(kind)) {
+      return;
+    }
+    if (type === "delete") {
+      this.store.remove(kind, obj.metadata.namespace ?? "", obj.metadata.name);
+    } else {
+      this.store.put(kind, JSON.stringify(obj));
+    }
   }
 
   /**
@@ -159,7 +175,7 @@ export class Reconciler {
     }
     const pods = overlay(this.caches.pods.ofJob(key), done.created, done.deleted);
     const services = overlay(this.caches.services.ofJob(key), done.services, done.deletedServices);
-    return { key, namespace, name, job, plans, pods, services, now: rfc3339(this.clock()) };
+    return { key, namespace, name, job, plans, pods, services, fresh, done, now: rfc3339(this.clock()) };
   }
 
   /**
@@ -168,8 +184,7 @@ export class Reconciler {
    */
   decide(state) {
     const job = state.job ? jsonOf(state.job) : "null";
-    const now = JSON.stringify(state.now);
-    return JSON.parse(text.controllerPass(job, jsonOfAll(state.plans), jsonOfAll(state.pods), jsonOfAll(state.services), now, this.options));
+    return JSON.parse(this.store.controllerPass(state.key, job, overlayOf(state.fresh, state.done), JSON.stringify(state.now), this.options));
   }
 
   /** An event of a cache: the object of a job was added, changed or deleted. */
@@ -437,6 +452,24 @@ const MODES = {
   status: PHASE_MODES.parallel,
 };
 
+
+/**
+ * What this pass's own writes changed, which the caches may not show yet, as the core's store lays
+ * it over its objects for one pass (the JSON text of `{plans, pods, deletedPods, services,
+ * deletedServices}`); `undefined` when nothing.
+ */
+function overlayOf(fresh, done) {
+  if (fresh.plans.size + done.created.size + done.deleted.size + done.services.size + done.deletedServices.size === 0) {
+    return undefined;
+  }
+  return JSON.stringify({
+    plans: [...fresh.plans.values()],
+    pods: [...done.created.values()],
+    deletedPods: [...done.deleted],
+    services: [...done.services.values()],
+    deletedServices: [...done.deletedServices],
+  });
+}
 
 /** The cached objects of a job without those this pass deleted, and those it made that the cache lacks (by name). */
 function overlay(cached, made, deleted) {

@@ -1,7 +1,7 @@
-// The JSON text of each object the controller hands to the core, written once per object: the
-// caches replace an object when it changes and never change one in place, so a pass over a job
-// whose objects are unchanged writes none of them again, and what a pass costs to hand over grows
-// with what changed, not with the job's size.
+// The JSON text of each job the controller hands to the core, written once per version of it: the
+// caches replace an object when it changes and never change one in place, so a pass over an
+// unchanged job writes nothing again. (The jobs' plans, pods and services are in the core's store,
+// read once as they change.)
 const texts = new WeakMap();
 
 /** The JSON text of a cached object (or of one this controller made or read), written once. */
@@ -12,9 +12,4 @@ export function jsonOf(obj) {
     texts.set(obj, text);
   }
   return text;
-}
-
-/** The JSON text of an array of such objects. */
-export function jsonOfAll(objects) {
-  return `[${objects.map(jsonOf).join(",")}]`;
 }

@@ -187,16 +187,26 @@ function fixedCache(objects) {
   };
 }
 
-/** A reconciler over `adapter` whose caches hold `job` alone, its clock at 2026-03-01T10:00:00Z. */
-function reconcilerOf(adapter, job) {
-  return new Reconciler({
+/**
+ * A reconciler over `adapter` whose caches hold `job` and `objects` (`{plans, pods, services}`),
+ * its clock at 2026-03-01T10:00:00Z; the core's store is fed the cached objects, as the caches'
+ * events feed it.
+ */
+function reconcilerOf(adapter, job, { plans = [], pods = [], services = [] } = {}) {
+  const reconciler = new Reconciler({
     adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
+    caches: { jobs: fixedCache([job]), plans: fixedCache(plans), pods: fixedCache(pods), services: fixedCache(services) },
     log: quiet,
     metrics: new Metrics(),
     isStopping: () => false,
     clock: () => new Date("2026-03-01T10:00:00Z"),
   });
+  for (const [kind, objects] of [["ScalePlan", plans], ["Pod", pods], ["Service", services]]) {
+    for (const obj of objects) {
+      reconciler.keep(kind, "add", obj);
+    }
+  }
+  return reconciler;
 }
 
 test("a status write that conflicts is read again and planned again, and what the pass did is not done again", async () => {
@@ -289,14 +299,7 @@ test("a service deleted from a running job is made again once: the next pass wai
     delete: async (kind, ns, name) => assert.fail(`delete ${kind} ${name}`),
     replaceStatus: async (kind, obj) => assert.fail(`status ${kind} ${obj.metadata.name}`),
   };
-  const reconciler = new Reconciler({
-    adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache(pods), services: fixedCache(cached) },
-    log: quiet,
-    metrics: new Metrics(),
-    isStopping: () => false,
-    clock: () => new Date("2026-03-01T10:00:00Z"),
-  });
+  const reconciler = reconcilerOf(adapter, job, { pods, services: cached });
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
   assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"]);
   // The cache has not shown the new service yet: the next pass waits rather than make it again.
@@ -306,6 +309,7 @@ test("a service deleted from a running job is made again once: the next pass wai
   // The watch brings it: the pass has nothing left to do.
   const made = { ...gone, metadata: { ...gone.metadata, uid: "uid-new" } };
   cached.push(made);
+  reconciler.keep("Service", "add", made);
   reconciler.observed(key, "Service", "add", made);
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
   assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"], "one call in all");

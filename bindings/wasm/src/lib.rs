@@ -68,6 +68,25 @@ export declare class ElasticJobError extends Error {
   readonly errors: Problem[];
   constructor(message: string, code: string, errors: Problem[]);
 }
+
+/**
+ * A store of the ScalePlans, pods and services a host observes, each read once as it changes: a
+ * host's watches feed it (`put` for an object added or changed, `remove` for one deleted), and its
+ * passes read none of them again. Its memory is the WebAssembly core's: `free()` gives it back.
+ */
+export class ObjectStore {
+  constructor();
+  /** Gives the store's memory back; the store cannot be used afterwards. */
+  free(): void;
+  /** Keeps an object of `kind` (`ScalePlan`, `Pod`, `Service`) from its JSON text; returns its job's key, `undefined` for none. */
+  put(kind: string, object: string): string | undefined;
+  /** Forgets a deleted object; returns the key of the job it was kept under. */
+  remove(kind: string, namespace: string, name: string): string | undefined;
+  /** How many objects the store keeps. */
+  readonly size: number;
+  /** `controllerPass` over the job of `key` (`job`: its JSON text, or `null`) and the objects kept for it, `overlay` laid over them for this pass. */
+  controllerPass(key: string, job: string, overlay: string | null | undefined, now: string, options?: string | null): string;
+}
 "#;
 
 /// The JSON text of every object the job will have once `scalePlan` (by default its first plan)
@@ -444,6 +463,77 @@ pub fn job_view(
         elasticjob::view::job_view(&job, &plans, &read_pods(pods)?)
     };
     output(read_all())
+}
+
+/// A store of the ScalePlans, pods and services a host observes, each read once as it changes
+/// (the core's `store::Store`): a host's watches feed it (`put` for an object added or changed,
+/// `remove` for one deleted), and its passes read none of them again (`controllerPass`).
+///
+/// Declared in the custom TypeScript section above, not by wasm-bindgen: its declaration of a class
+/// names `Symbol.dispose`, which only TypeScript's `esnext` library knows.
+#[wasm_bindgen(skip_typescript)]
+#[derive(Default)]
+pub struct ObjectStore(elasticjob::store::Store);
+
+#[wasm_bindgen]
+impl ObjectStore {
+    /// An empty store.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> ObjectStore {
+        ObjectStore::default()
+    }
+
+    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod` or `Service`), from its JSON
+    /// text, under the job it belongs to; returns that job's key, or `undefined` for an object of
+    /// no job (not kept).
+    ///
+    /// # Errors
+    /// An `ElasticJobError` when the text is not JSON.
+    pub fn put(&mut self, kind: &str, object: &str) -> Result<Option<String>, JsValue> {
+        Ok(self.0.put(kind, value(object, "object").map_err(throw)?))
+    }
+
+    /// Forgets a deleted object; returns the key of the job it was kept under, if any.
+    pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> Option<String> {
+        self.0.remove(kind, namespace, name)
+    }
+
+    /// How many objects the store keeps.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.0.len()
+    }
+
+    /// `controllerPass` over the job of `key` (`job`: its JSON text, `null` when it does not exist)
+    /// and the objects kept for it, with `overlay` (JSON: `{plans, pods, deletedPods, services,
+    /// deletedServices}`, what the host's own writes of this pass changed) laid over them for this
+    /// pass alone.
+    ///
+    /// # Errors
+    /// An `ElasticJobError` when an argument is malformed or invalid, or a kept object could not be
+    /// read (at its index, as `controllerPass` reports it).
+    #[wasm_bindgen(js_name = controllerPass)]
+    pub fn controller_pass(
+        &self,
+        key: &str,
+        job: &str,
+        overlay: Option<String>,
+        now: &str,
+        options: Option<String>,
+    ) -> Result<String, JsValue> {
+        let run = || {
+            let job = match value(job, "")? {
+                Value::Null => None,
+                job => Some(parse::job(job)?),
+            };
+            let overlay = match overlay {
+                Some(text) => elasticjob::store::Overlay::read(value(&text, "overlay")?)?,
+                None => elasticjob::store::Overlay::default(),
+            };
+            self.0.controller_pass(key, job.as_ref(), &overlay, &read_time(now)?, &read_options(options.as_deref())?)
+        };
+        output(run())
+    }
 }
 
 /// The error of a JavaScript value that JSON cannot hold, found by the object API before it
