@@ -89,7 +89,7 @@ pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
 pub use job::initial_scale_plan;
 /// The same names as one value, and the job an object belongs to, for hosts that keep no copy.
-pub use naming::{Constants, JOB_KEY_FIELDS, LabelKeys, constants, job_key, job_key_of_fields};
+pub use naming::{Constants, JOB_KEY_FIELDS, LabelKeys, TaskType, constants, job_key, job_key_of_fields};
 /// The labels the operator puts on the objects it makes and reads on those it is given: a host
 /// selects a job's pods by [`LABEL_JOB_NAME`], and carries out the ScalePlans labelled
 /// [`LABEL_SCALE_TYPE`]` = `[`SCALE_TYPE_AUTO`].
