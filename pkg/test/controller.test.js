@@ -8,6 +8,7 @@ import http from "node:http";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
+import * as api from "elasticjob";
 import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
@@ -16,7 +17,7 @@ import { Informer } from "../controller/informer.js";
 import { Logger } from "../controller/log.js";
 import { Metrics } from "../controller/metrics.js";
 import { Reconciler } from "../controller/reconciler.js";
-import { job as fixtureJob } from "./fixtures.js";
+import { goldenCases, job as fixtureJob } from "./fixtures.js";
 
 const quiet = new Logger({ write: () => true }, { level: "error" });
 
@@ -313,6 +314,46 @@ test("a service deleted from a running job is made again once: the next pass wai
   reconciler.observed(key, "Service", "add", made);
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
   assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"], "one call in all");
+});
+
+test("events come from the core: a PS migration beside an old failed pod is no relaunch; a relaunch is one", async () => {
+  const { input } = goldenCases().find((c) => c.name === "ps-migration-creates-pods-as-written");
+  const job = { ...input.job, status: { ...input.job.status, scalePlan: undefined } };
+  const ps = input.pods.find((p) => p.metadata.name === "mnist-edljob-ps-0");
+  const psAt = (id, phase) => ({
+    ...ps,
+    metadata: { ...ps.metadata, name: `mnist-edljob-ps-${id}`, uid: `uid-ps-${id}`, labels: { ...ps.metadata.labels, "elasticjob.dlrover/replica-index": String(id) } },
+    status: { phase },
+  });
+  // The master's plan makes ps-2 at rank 0.
+  const entry = { ...input.scalePlan.spec.createPods[0], name: "mnist-edljob-ps-2", id: 2, service: "mnist-edljob-ps-2:2222" };
+  const plan = { ...input.scalePlan, metadata: { ...input.scalePlan.metadata, uid: "uid-plan" }, spec: { ...input.scalePlan.spec, createPods: [entry], psHosts: ["mnist-edljob-ps-2:2222"] }, status: undefined };
+  const others = input.pods.filter((p) => p.metadata.name !== "mnist-edljob-ps-0");
+  const pass = async (pods) => {
+    const events = [];
+    const adapter = {
+      create: async (kind, obj) => {
+        if (kind === "Event") {
+          events.push(obj.reason);
+        }
+        return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}` } };
+      },
+      replaceStatus: async (kind, obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
+      patch: async () => ({}),
+    };
+    const reconciler = reconcilerOf(adapter, job, { plans: [plan], pods });
+    assert.equal((await reconciler.reconcile("ml/mnist")).result, "success");
+    const created = api.controllerPass(job, [plan], pods, [], "2026-03-01T10:00:00Z").phases.flatMap((p) => p.actions).find((a) => a.action === "createPod");
+    return { events, cause: created.cause, event: created.event?.reason };
+  };
+  // ps-0 failed and was relaunched as ps-1, which runs: ps-2 beside it is a migration.
+  const migration = await pass([...others, psAt(0, "Failed"), psAt(1, "Running")]);
+  assert.deepEqual([migration.cause, migration.event], ["migration", undefined]);
+  assert.ok(!migration.events.includes("Relaunched"), migration.events.join(", "));
+  // ps-0 failed and nothing runs at its rank: ps-2 relaunches it.
+  const relaunch = await pass([...others, psAt(0, "Failed")]);
+  assert.deepEqual([relaunch.cause, relaunch.event], ["relaunch", "Relaunched"]);
+  assert.ok(relaunch.events.includes("Relaunched"), relaunch.events.join(", "));
 });
 
 test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach exits 1 with the reason", async () => {
