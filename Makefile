@@ -62,6 +62,7 @@ bench: npm policy www npm-chromium ## every benchmark (core and its curves, reso
 	BENCH_JSON=$(abspath $(BENCH_DIR))/core.json $(CARGO) bench --bench core
 	BENCH_JSON=$(abspath $(BENCH_DIR))/bounds.json $(CARGO) bench --bench bounds
 	BENCH_JSON=$(abspath $(BENCH_DIR))/npm.json $(MAKE) --no-print-directory bench-npm
+	BENCH_JSON=$(abspath $(BENCH_DIR))/pass.json $(MAKE) --no-print-directory bench-pass
 	BENCH_JSON=$(abspath $(BENCH_DIR))/policy.json $(MAKE) --no-print-directory bench-policy
 	BENCH_JSON=$(abspath $(BENCH_DIR))/www.json $(MAKE) --no-print-directory bench-www
 	BENCH_JSON=$(abspath $(BENCH_DIR))/controller.json $(MAKE) --no-print-directory bench-controller

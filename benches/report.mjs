@@ -1,8 +1,8 @@
 // `make bench` writes its figures here: `node benches/report.mjs machine OUT.json` notes the machine
 // and its load before the benchmarks run; `node benches/report.mjs table DIR` reads what each
-// benchmark wrote into DIR (core.json, bounds.json, npm.json, policy.json, www.json, controller.json, kubeflow-tfconfig.json,
+// benchmark wrote into DIR (core.json, bounds.json, npm.json, pass.json, policy.json, www.json, controller.json, kubeflow-tfconfig.json,
 // cluster.json, machine.json; benches/controller-before.json gives the controller's figures before
-// issue 19)
+// issue 19, benches/pass-before.json a pass's before issue 25)
 // and prints one Markdown table, the machine it ran on at the top; `node benches/report.mjs page
 // DIR PAGE` writes that table into PAGE (docs/benchmarks.md) between its two markers, replacing
 // what the last run wrote there and leaving the page's own text as it is.
@@ -70,6 +70,9 @@ function table(dir) {
   const core = read("core");
   const bounds = read("bounds");
   const npm = read("npm");
+  const pass = read("pass");
+  // The pass's figures before the store (main at the commit it names, the same benchmark, checked in).
+  const passBefore = JSON.parse(readFileSync(new URL("./pass-before.json", import.meta.url), "utf8"));
   const policy = read("policy");
   const www = read("www");
   const controller = read("controller");
@@ -119,6 +122,23 @@ function table(dir) {
     row("native render + serialize (the same job, `native_render`)", ms(npm.nativeRenderAndSerializeMs), `render alone ${ms(npm.nativeRenderMs)}`);
   } else {
     row("npm benchmark", "not run");
+  }
+
+  section("One controller pass through the npm package (CPU time, median)");
+  if (pass) {
+    const was = (k, f) => (passBefore[k]?.[f] != null ? `before (${passBefore.commit}, objects walked across the boundary): ${ms(passBefore[k][f], 3)}` : "");
+    for (const [k, what] of [
+      ["running11", "1 PS + 10 workers, running"],
+      ["plan1000", "1,000 workers, the master's first plan just written"],
+      ["unchanged1000", "1,000 workers, running, unchanged"],
+    ]) {
+      const f = pass[k];
+      row(`${what} (${n(f.pods)} pods, ${n(f.services)} services): the pass as the controller makes it (core's store)`, ms(f.storeMs, 3), was(k, "valuesMs"));
+      row(`the same: handing the inputs over (no job, nothing decided)`, ms(f.readStoreMs, 3), `${was(k, "readValuesMs")}; goal: at most a tenth`);
+      row(`the same over values (\`controllerPass\` with objects)`, ms(f.valuesMs, 3), `handing over ${ms(f.readValuesMs, 3)}; one pod's watch event into the store ${ms(f.eventMs, 3)}`);
+    }
+  } else {
+    row("pass benchmark", "not run");
   }
 
   section("Admission policy in a waPC host (wasmtime, as Kubewarden's policy-server)");

@@ -6,6 +6,7 @@
 #   make test-npm   wasm-bindgen tests in Node and headless Chromium, the package's node:test suite
 #                   (API, errors, CLI, golden parity in Node and Chromium, tsc, npm pack), size check
 #   make bench-npm  render of the 1,000-worker job through the package, next to the native figure
+#   make bench-pass one controller pass through the package, over values and from the core's store
 #   make demo-npm   `elasticjob render examples/elasticjob.yaml -o summary`, then the YAML
 
 TEST_TARGETS += test-npm
@@ -40,7 +41,7 @@ NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 NPM_NODE_TEST := node --test --test-reporter=spec
 
-.PHONY: npm test-npm bench-npm demo-npm npm-toolchain npm-chromium npm-always
+.PHONY: npm test-npm bench-npm bench-pass demo-npm npm-toolchain npm-chromium npm-always
 
 npm: $(NPM_DIST)/.built ## build the npm package pkg/ (wasm core, glue, TypeScript types)
 
@@ -104,6 +105,9 @@ test-npm: npm npm-chromium ## npm package: wasm-bindgen tests (Node, Chromium), 
 	  $(CARGO) test -p elasticjob-wasm --target wasm32-unknown-unknown --test browser
 	cd $(NPM_PKG) && CHROMIUM=$(NPM_CHROMIUM) $(NPM_NODE_TEST) test/*.test.js
 	node $(NPM_PKG)/scripts/size.js $(NPM_BINDGEN)/elasticjob_wasm_bg.wasm $(NPM_DIST)/elasticjob_wasm_bg.wasm $(NPM_WASM_BUDGET)
+
+bench-pass: npm ## npm package: the CPU time of one controller pass (1 PS + 10 workers; a 1,000-worker plan; 1,000 unchanged), over values and from the core's store (figures printed)
+	cd $(NPM_PKG) && node bench/pass.js
 
 bench-npm: npm ## npm package: render of a 1,000-worker job in Node next to native (figures printed)
 	$(CARGO) build --quiet --release -p elasticjob-wasm --example native_render

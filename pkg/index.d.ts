@@ -1,27 +1,5 @@
-// The types of the package entry (both node.js and browser.js): the functions and the error class
-// as the generated glue declares them, and every type of the core, generated from its JSON Schemas.
-export {
-  ElasticJobError,
-  constants,
-  controllerPass,
-  handleFaultPods,
-  initialScalePlan,
-  insertTfConfigToEnv,
-  jobKey,
-  jobView,
-  reconcile,
-  reconcilePods,
-  reconcileScalePlan,
-  render,
-  renderItem,
-  renderJson,
-  renderSummary,
-  stopRunningPods,
-  summary,
-  syncJobState,
-  tfConfig,
-  validate,
-  validateScalePlan,
-} from "./dist/elasticjob_wasm.js";
-export type { Pods, ScalePlans, Services } from "./dist/elasticjob_wasm.js";
+// The types of the package entry (both node.js and browser.js): the functions over values and the
+// error class (api.d.ts), `text` (the same functions over JSON text), and every type of the core,
+// generated from its JSON Schemas.
+export * from "./api.js";
 export type * from "./dist/types.js";

@@ -44,6 +44,7 @@
 //!
 //! | layer | modules | what they hold |
 //! |---|---|---|
+//! | 10 | [`store`] | a host's store of the objects it observes, read once, for passes that read none again |
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
 //! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
 //! | 7 | `planner` | the planner: scaling, the job's lifecycle, the job's services, the controller's pass |
@@ -78,6 +79,7 @@ pub mod reconcile;
 mod render;
 mod service;
 mod status;
+pub mod store;
 mod template;
 pub mod tfconfig;
 pub mod validate;
@@ -87,7 +89,7 @@ pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
 pub use job::initial_scale_plan;
 /// The same names as one value, and the job an object belongs to, for hosts that keep no copy.
-pub use naming::{Constants, JOB_KEY_FIELDS, LabelKeys, constants, job_key, job_key_of_fields};
+pub use naming::{Constants, JOB_KEY_FIELDS, LabelKeys, TaskType, constants, job_key, job_key_of_fields};
 /// The labels the operator puts on the objects it makes and reads on those it is given: a host
 /// selects a job's pods by [`LABEL_JOB_NAME`], and carries out the ScalePlans labelled
 /// [`LABEL_SCALE_TYPE`]` = `[`SCALE_TYPE_AUTO`].
@@ -101,6 +103,7 @@ pub use reconcile::{
     sync_job_state,
 };
 pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
+pub use service::job_controls;
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;
 

@@ -313,6 +313,28 @@ pub struct Constants {
     pub labels: LabelKeys,
     /// The value of the `scale-type` label of the plans the operator carries out.
     pub scale_type_auto: &'static str,
+    /// Every replica type, in planning order.
+    pub replica_types: [ReplicaType; 5],
+    /// The replica type of the job's master (`dlrover-master`), which is not a TensorFlow task.
+    pub master_type: ReplicaType,
+    /// The TensorFlow task types, in planning order, with what a page calls them.
+    pub task_types: Vec<TaskType>,
+}
+
+/// A TensorFlow task type of [`Constants`], as a page names it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TaskType {
+    /// The type (`ps`, `chief`, `worker`, `evaluator`).
+    #[serde(rename = "type")]
+    pub replica_type: ReplicaType,
+    /// One task of it, for people: `PS`, `chief`, `worker`, `evaluator`.
+    pub one: &'static str,
+    /// Several: `PS`, `workers`.
+    pub many: &'static str,
+    /// Whether a job has at most one of it (TensorFlow refuses a cluster with two).
+    pub single: bool,
 }
 
 /// The label keys of [`Constants`].
@@ -360,6 +382,19 @@ pub fn constants() -> Constants {
             scale_plan_job: LABEL_SCALE_PLAN_JOB,
         },
         scale_type_auto: SCALE_TYPE_AUTO,
+        replica_types: ReplicaType::ALL,
+        master_type: ReplicaType::DlroverMaster,
+        task_types: ReplicaType::TASKS
+            .into_iter()
+            .map(|t| {
+                let (one, many) = match t {
+                    ReplicaType::Ps => ("PS", "PS"),
+                    ReplicaType::Worker => ("worker", "workers"),
+                    other => (other.as_str(), other.as_str()),
+                };
+                TaskType { replica_type: t, one, many, single: t.is_singleton() }
+            })
+            .collect(),
     }
 }
 

@@ -4,6 +4,8 @@
 //! a phase starts only once the one before it is done, and a failure in one phase leaves the later
 //! ones to the next pass.
 
+use std::collections::BTreeSet;
+
 use k8s_openapi::api::core::v1::{Pod, Service};
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +13,9 @@ use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
 use crate::error::Problem;
 use crate::reader;
 
-/// One thing to do to the cluster.
+/// One thing to do to the cluster. Each carries its [`Cause`], machine-readable, beside a `reason`
+/// for people; one worth telling on the job (a relaunch, a plan taken up) carries the [`Event`] a
+/// host records once it is done.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "action", rename_all = "camelCase", rename_all_fields = "camelCase")]
@@ -22,6 +26,11 @@ pub enum Action {
         pod: Box<Pod>,
         /// Why, for logs and events.
         reason: String,
+        /// Why, for programs.
+        cause: Cause,
+        /// What to tell on the job once the pod is made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<Event>,
     },
     /// Create this service, or update the existing one of that name to match it.
     CreateOrUpdateService {
@@ -29,6 +38,8 @@ pub enum Action {
         service: Box<Service>,
         /// Why, for logs and events.
         reason: String,
+        /// Why, for programs.
+        cause: Cause,
     },
     /// Delete this pod with a grace period of 0 seconds (the operator stops pods at once, as
     /// upstream does). A pod already gone is not an error.
@@ -40,6 +51,8 @@ pub enum Action {
         name: String,
         /// Why, for logs and events.
         reason: String,
+        /// Why, for programs.
+        cause: Cause,
     },
     /// Delete this service: the address of a rank a scale-down removed. A service already gone is
     /// not an error.
@@ -51,11 +64,18 @@ pub enum Action {
         name: String,
         /// Why, for logs and events.
         reason: String,
+        /// Why, for programs.
+        cause: Cause,
     },
     /// Replace the job's status subresource with this one.
     SetJobStatus {
         /// The whole new status.
         status: ElasticJobStatus,
+        /// Why, for programs.
+        cause: Cause,
+        /// What to tell on the job once the status is written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<Event>,
     },
     /// Replace a scale plan's status subresource with this one.
     SetScalePlanStatus {
@@ -66,7 +86,59 @@ pub enum Action {
         name: String,
         /// The whole new status.
         status: ScalePlanStatus,
+        /// Why, for programs.
+        cause: Cause,
     },
+}
+
+/// Why the core planned an action, for programs (a host's metrics and events, a test): the
+/// machine-readable half of its `reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Cause {
+    /// The job's master pod or its service: the job has none.
+    Master,
+    /// A task pod and its service at a rank a plan's `replicas` adds.
+    ScaleUp,
+    /// A task pod and its service at a rank a plan's `replicas` removes.
+    ScaleDown,
+    /// A task pod (and its service) at a rank whose newest pod failed or is going away: DLRover's
+    /// master relaunches it through its plan's `createPods`.
+    Relaunch,
+    /// A task pod beside a live one at its rank (a `migratePods` entry, or a `createPods` entry
+    /// for a rank that runs), and the old pod deleted once its replacement runs.
+    Migration,
+    /// A task pod at a fresh rank, or one deleted, as a plan's `createPods` or `removePods` lists it.
+    Planned,
+    /// The service of a live pod, made again: it was missing.
+    MissingAddress,
+    /// The service of a rank the job no longer runs.
+    UnusedAddress,
+    /// A running pod stopped: the job finished or is suspended.
+    Stop,
+    /// A status written: the job's or a plan's state as the pass leaves it.
+    Status,
+}
+
+/// What to tell on the job (a Kubernetes Event of its) once an action is done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Event {
+    /// `Normal` or `Warning`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The event's reason, such as `Relaunched`.
+    pub reason: String,
+    /// Its message.
+    pub message: String,
+}
+
+impl Event {
+    /// A `Normal` event.
+    pub fn normal(reason: &str, message: String) -> Event {
+        Event { type_: "Normal".to_owned(), reason: reason.to_owned(), message }
+    }
 }
 
 /// Which phase of a plan an action belongs to; phases run in this order.
@@ -85,6 +157,30 @@ pub enum PhaseKind {
     Status,
 }
 
+/// How a host carries out the actions of a phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum PhaseMode {
+    /// In batches of 1, 2, 4, ... actions, each batch at once, stopping after the first batch with
+    /// a failure (client-go's `slowStartBatch`): a quota or a webhook that refuses every create
+    /// costs a few calls, not thousands.
+    SlowStart,
+    /// All at once.
+    Parallel,
+}
+
+impl PhaseKind {
+    /// How the phase's actions are carried out: creations in slow start (as Kubernetes' Job and
+    /// ReplicaSet controllers create), deletions and status writes at once.
+    pub fn mode(self) -> PhaseMode {
+        match self {
+            PhaseKind::Services | PhaseKind::CreatePods => PhaseMode::SlowStart,
+            PhaseKind::Deletions | PhaseKind::Status => PhaseMode::Parallel,
+        }
+    }
+}
+
 impl Action {
     /// The phase the action runs in.
     pub fn phase(&self) -> PhaseKind {
@@ -95,6 +191,18 @@ impl Action {
             Action::SetJobStatus { .. } | Action::SetScalePlanStatus { .. } => PhaseKind::Status,
         }
     }
+
+    /// Why the action was planned.
+    pub fn cause(&self) -> Cause {
+        match self {
+            Action::CreatePod { cause, .. }
+            | Action::CreateOrUpdateService { cause, .. }
+            | Action::DeletePod { cause, .. }
+            | Action::DeleteService { cause, .. }
+            | Action::SetJobStatus { cause, .. }
+            | Action::SetScalePlanStatus { cause, .. } => *cause,
+        }
+    }
 }
 
 /// One phase of a plan: independent actions a host may carry out together.
@@ -103,6 +211,8 @@ impl Action {
 pub struct Phase {
     /// Which phase this is.
     pub phase: PhaseKind,
+    /// How its actions are carried out.
+    pub mode: PhaseMode,
     /// Its actions, none of which depends on another.
     pub actions: Vec<Action>,
 }
@@ -114,6 +224,11 @@ pub struct Phase {
 pub struct Plan {
     /// The phases, in the order to carry them out.
     pub phases: Vec<Phase>,
+    /// How many actions a cap on the pods one pass creates ([`crate::Options`]'s
+    /// `maxPodCreates`) left for the next pass, which plans them again from what the cluster then
+    /// shows: a host passes again at once. Absent when none were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<usize>,
 }
 
 impl Plan {
@@ -136,7 +251,61 @@ impl Plan {
             (PhaseKind::Status, status),
         ];
         let phases = phases.into_iter().filter(|(_, actions)| !actions.is_empty());
-        Plan { phases: phases.map(|(phase, actions)| Phase { phase, actions }).collect() }
+        Plan {
+            phases: phases.map(|(phase, actions)| Phase { phase, mode: phase.mode(), actions }).collect(),
+            left: None,
+        }
+    }
+
+    /// The plan within a cap of `max` pod creations, for a pass that must not run for minutes
+    /// without looking at the cluster (the ReplicaSet controller's `burstReplicas`): its first
+    /// `max` pods, the services only the pods left out would be selected by left out with them,
+    /// and every phase after the pods left for the next pass ([`Plan::left`] counts what is).
+    #[must_use]
+    pub fn capped(self, max: usize) -> Plan {
+        let pods: Vec<&Pod> = self.created_pods().collect();
+        if pods.len() <= max {
+            return self;
+        }
+        let (kept, dropped) = pods.split_at(max);
+        let selects = |service: &Service, pod: &Pod| {
+            let selector = service.spec.as_ref().and_then(|s| s.selector.as_ref());
+            let labels = pod.metadata.labels.as_ref();
+            selector
+                .is_some_and(|sel| !sel.is_empty() && sel.iter().all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v)))
+        };
+        // Which actions leave, by phase and place: the pods past the cap, the services only they
+        // are selected by, and every phase after the pods'.
+        let mut out = BTreeSet::new();
+        let mut cut = false;
+        for (i, phase) in self.phases.iter().enumerate() {
+            for (j, action) in phase.actions.iter().enumerate() {
+                let leaves = cut
+                    || match action {
+                        Action::CreatePod { pod, .. } => dropped.iter().any(|p| std::ptr::eq(*p, pod.as_ref())),
+                        Action::CreateOrUpdateService { service, .. } => {
+                            dropped.iter().any(|p| selects(service, p)) && !kept.iter().any(|p| selects(service, p))
+                        }
+                        _ => false,
+                    };
+                if leaves {
+                    out.insert((i, j));
+                }
+            }
+            cut |= phase.phase == PhaseKind::CreatePods;
+        }
+        let left = out.len();
+        let phases = self.phases.into_iter().enumerate().filter_map(|(i, phase)| {
+            let actions: Vec<Action> = phase
+                .actions
+                .into_iter()
+                .enumerate()
+                .filter(|(j, _)| !out.contains(&(i, *j)))
+                .map(|(_, a)| a)
+                .collect();
+            (!actions.is_empty()).then_some(Phase { phase: phase.phase, mode: phase.mode, actions })
+        });
+        Plan { phases: phases.collect(), left: Some(left) }
     }
 
     /// Whether the plan does nothing.
@@ -169,7 +338,7 @@ impl Plan {
     pub fn job_status(&self) -> Option<&ElasticJobStatus> {
         self.actions()
             .filter_map(|a| match a {
-                Action::SetJobStatus { status } => Some(status),
+                Action::SetJobStatus { status, .. } => Some(status),
                 _ => None,
             })
             .last()
@@ -263,6 +432,57 @@ pub struct SummaryRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pod(name: &str, rank: &str) -> Action {
+        let pod: Pod = serde_json::from_value(serde_json::json!({"metadata": {"name": name,
+            "labels": {"elasticjob.dlrover/replica-type": "worker", "elasticjob.dlrover/rank-index": rank}}}))
+        .unwrap();
+        Action::CreatePod { pod: Box::new(pod), reason: String::new(), cause: Cause::ScaleUp, event: None }
+    }
+
+    fn service(name: &str, rank: Option<&str>) -> Action {
+        let selector = rank.map(
+            |r| serde_json::json!({"elasticjob.dlrover/replica-type": "worker", "elasticjob.dlrover/rank-index": r}),
+        );
+        let service: Service =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": name}, "spec": {"selector": selector}}))
+                .unwrap();
+        Action::CreateOrUpdateService { service: Box::new(service), reason: String::new(), cause: Cause::ScaleUp }
+    }
+
+    fn names(plan: &Plan) -> Vec<String> {
+        plan.actions()
+            .map(|a| match a {
+                Action::CreatePod { pod, .. } => pod.metadata.name.clone().unwrap_or_default(),
+                Action::CreateOrUpdateService { service, .. } => service.metadata.name.clone().unwrap_or_default(),
+                Action::SetScalePlanStatus { name, .. } => name.clone(),
+                _ => String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_capped_plan_keeps_its_first_pods_and_their_services_and_leaves_the_rest() {
+        let mut actions: Vec<Action> = (0..10).map(|i| service(&format!("s{i}"), Some(&i.to_string()))).collect();
+        actions.push(service("master", None));
+        actions.extend((0..10).map(|i| pod(&format!("p{i}"), &i.to_string())));
+        actions.push(Action::SetScalePlanStatus {
+            namespace: None,
+            name: "plan".into(),
+            status: ScalePlanStatus::default(),
+            cause: Cause::Status,
+        });
+        let plan = Plan::from_actions(actions);
+        assert_eq!(plan.clone().capped(10), plan, "within the cap: the plan as it is");
+        let capped = plan.capped(4);
+        // The services of the 4 pods and the one that serves no pod of the plan; the plan's status waits.
+        assert_eq!(names(&capped), ["s0", "s1", "s2", "s3", "master", "p0", "p1", "p2", "p3"]);
+        assert_eq!(capped.left, Some(13));
+        assert_eq!(
+            capped.phases.iter().map(|p| p.mode).collect::<Vec<_>>(),
+            [PhaseMode::SlowStart, PhaseMode::SlowStart]
+        );
+    }
 
     #[test]
     fn a_rendered_list_reads_back_by_kind() {

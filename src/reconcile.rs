@@ -247,7 +247,11 @@ pub fn controller_pass(
         }
     }
     into_result(problems)?;
-    planner::controller_pass(job, plans, pods, services, now, options)
+    let plan = planner::controller_pass(job, plans, pods, services, now, options)?;
+    Ok(match options.max_pod_creates {
+        Some(max) => plan.capped(max),
+        None => plan,
+    })
 }
 
 /// One pass of the scale-plan controller: a plan labelled `scale-type: auto` moves its owner job to

@@ -37,12 +37,7 @@ pub fn in_namespace_of(service: &Service, job: &ElasticJob) -> bool {
 /// reference from the core, so for such a job a service no object controls is its own.
 pub fn owned_task_rank(service: &Service, job: &ElasticJob) -> Option<(ReplicaType, i32)> {
     let controller = service.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
-    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
-    let owned = match (controller, uid) {
-        (Some(owner), Some(uid)) => owner.uid == uid,
-        (None, None) => true,
-        _ => false,
-    };
+    let owned = controlled_by(controller.map(|r| r.uid.as_str()), job);
     let labelled = label(service, naming::LABEL_APP) == Some(naming::APP_NAME)
         && label(service, naming::LABEL_JOB_NAME) == Some(job.name());
     if !owned || !labelled || !in_namespace_of(service, job) {
@@ -51,6 +46,33 @@ pub fn owned_task_rank(service: &Service, job: &ElasticJob) -> Option<(ReplicaTy
     let replica_type = label(service, naming::LABEL_REPLICA_TYPE).and_then(ReplicaType::parse)?;
     let rank: i32 = label(service, naming::LABEL_RANK_INDEX)?.parse().ok()?;
     (replica_type != ReplicaType::DlroverMaster && rank >= 0).then_some((replica_type, rank))
+}
+
+/// Whether an object whose controller owner reference has uid `controller` (`None`: no controller)
+/// is the job's: its controller is the job, by uid; for a job without a uid (a manifest not
+/// applied, as in a preview), one no object controls.
+fn controlled_by(controller: Option<&str>, job: &ElasticJob) -> bool {
+    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
+    match (controller, uid) {
+        (Some(owner), Some(uid)) => owner == uid,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether the job controls `object` (any Kubernetes object, as JSON), by the rule the planner
+/// applies to the services it observes: its controller owner reference is the job, by uid. A
+/// host asks this of an object it found in the way of one the plan creates (a create answered
+/// `409 AlreadyExists`) before it writes over it: an object the job does not control, one with
+/// no controller among them, is never written over.
+pub fn job_controls(job: &ElasticJob, object: &serde_json::Value) -> bool {
+    let references = object.pointer("/metadata/ownerReferences").and_then(serde_json::Value::as_array);
+    let controller = references
+        .into_iter()
+        .flatten()
+        .find(|r| r.get("controller").and_then(serde_json::Value::as_bool) == Some(true))
+        .map(|r| r.get("uid").and_then(serde_json::Value::as_str).unwrap_or_default());
+    controlled_by(controller, job)
 }
 
 #[cfg(test)]
@@ -101,5 +123,25 @@ mod tests {
             labels.insert(naming::LABEL_REPLICA_TYPE.into(), "dlrover-master".into());
         }
         assert_eq!(owned_task_rank(&master, &job(Some("u1"))), None, "the master's is never a rank's");
+    }
+
+    #[test]
+    fn an_object_in_the_way_is_written_over_only_when_the_job_controls_it() {
+        let with = |refs: serde_json::Value| serde_json::json!({"metadata": {"name": "s", "ownerReferences": refs}});
+        let job_ref = |controller: Option<bool>| {
+            let mut r = serde_json::json!({"apiVersion": "elastic.iml.github.io/v1alpha1", "kind": "ElasticJob", "name": "j", "uid": "u1"});
+            if let Some(c) = controller {
+                r["controller"] = c.into();
+            }
+            r
+        };
+        assert!(job_controls(&job(Some("u1")), &with(serde_json::json!([job_ref(Some(true))]))));
+        assert!(!job_controls(&job(Some("u2")), &with(serde_json::json!([job_ref(Some(true))]))), "an earlier job's");
+        // DLRover's master names the job as an owner without `controller`: nobody controls it.
+        assert!(!job_controls(&job(Some("u1")), &with(serde_json::json!([job_ref(None)]))));
+        assert!(!job_controls(&job(Some("u1")), &with(serde_json::json!([job_ref(Some(false))]))));
+        assert!(!job_controls(&job(Some("u1")), &serde_json::json!({"metadata": {"name": "s"}})), "nobody's");
+        assert!(job_controls(&job(None), &serde_json::json!({"metadata": {"name": "s"}})), "a preview's");
+        assert!(!job_controls(&job(None), &with(serde_json::json!([job_ref(Some(true))]))));
     }
 }

@@ -39,6 +39,12 @@ pub struct Options {
     /// The image of the job master when the job gives no `dlrover-master` template with one.
     #[serde(default = "default_master_image")]
     pub master_image: String,
+    /// The pods one controller pass creates at most ([`crate::controller_pass`]; the ReplicaSet
+    /// controller's `burstReplicas`, 500, is a host's usual choice): a larger plan creates the
+    /// first ones, with their services, and leaves the rest ([`crate::Plan::left`]) for the next
+    /// pass, which plans it again from what the cluster then shows. None: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pod_creates: Option<usize>,
 }
 
 fn default_master_image() -> String {
@@ -47,7 +53,7 @@ fn default_master_image() -> String {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { master_image: default_master_image() }
+        Options { master_image: default_master_image(), max_pod_creates: None }
     }
 }
 

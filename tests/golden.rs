@@ -64,3 +64,59 @@ fn render_summary_is_the_summary_of_render() {
     }
     assert!(compared >= 5, "only {compared} render cases");
 }
+
+/// A store fed a case's plans, pods and services one at a time, as a host's watches feed it, gives
+/// the bytes of the pass over them as lists, for every golden case of the controller's pass.
+#[test]
+fn a_pass_over_a_store_is_the_pass_over_its_objects() {
+    use elasticjob::store::{Overlay, Store};
+    use serde_json::{Value, json};
+    let mut compared = 0;
+    for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
+        let input = common::yaml_file(&entry.unwrap().path().join("input.yaml"));
+        if input["op"] != "controllerPass" {
+            continue;
+        }
+        let field = |k: &str| input.get(k).cloned().unwrap_or(json!([]));
+        let job = input.get("job").map(|j| elasticjob::parse::job(j.clone()).unwrap());
+        let now = elasticjob::parse::time(input["now"].as_str().unwrap()).unwrap();
+        let options = elasticjob::Options::default();
+        let key = job.as_ref().map(|j| {
+            format!(
+                "{}/{}",
+                j.metadata.namespace.clone().unwrap_or_default(),
+                j.metadata.name.clone().unwrap_or_default()
+            )
+        });
+        let key = key.unwrap_or_else(|| {
+            let plan = &field("scalePlans")[0];
+            format!(
+                "{}/{}",
+                plan["metadata"]["namespace"].as_str().unwrap_or_default(),
+                plan["spec"]["ownerJob"].as_str().unwrap()
+            )
+        });
+        let mut store = Store::new();
+        let items = |v: Value| v.as_array().cloned().unwrap_or_default();
+        let (plans, pods, services) = (items(field("scalePlans")), items(field("pods")), items(field("services")));
+        // Only the objects of the job: a list may hold others, which the store keeps elsewhere.
+        for (kind, objects) in [("ScalePlan", &plans), ("Pod", &pods), ("Service", &services)] {
+            for object in objects {
+                store.put(kind, object.clone());
+            }
+        }
+        let of_job = |kind: &str, objects: &[Value]| -> Vec<Value> {
+            let mut s = Store::new();
+            objects.iter().filter(|o| s.put(kind, (*o).clone()).as_deref() == Some(key.as_str())).cloned().collect()
+        };
+        let listed = elasticjob::parse::scale_plans(Value::Array(of_job("ScalePlan", &plans))).and_then(|plans| {
+            let pods = elasticjob::parse::pods(Value::Array(of_job("Pod", &pods)))?;
+            let services = elasticjob::parse::services(Value::Array(of_job("Service", &services)))?;
+            elasticjob::controller_pass(job.as_ref(), &plans, &pods, &services, &now, &options)
+        });
+        let stored = store.controller_pass(&key, job.as_ref(), &Overlay::default(), &now, &options);
+        assert_eq!(stored, listed, "{key}");
+        compared += 1;
+    }
+    assert!(compared >= 2, "only {compared} controller-pass cases");
+}

@@ -1,5 +1,5 @@
 // Builds the page into www/dist: esbuild bundles the page's modules (CodeMirror, yaml and ours)
-// into main.js and worker.js, and the npm package's browser build (pkg/browser.js, api.js and
+// into main.js and worker.js, and the npm package's browser build (pkg/browser.js, api.js, json.js, text.js and
 // dist/, made by `make npm`) is copied as it ships into dist/elasticjob/, which the worker imports.
 // Usage: node build.js   (MINIFY=0 for readable output, to profile)
 import { build } from "esbuild";
@@ -41,7 +41,7 @@ await build({
 });
 cpSync(here("index.html"), `${out}index.html`);
 mkdirSync(`${out}elasticjob/dist`, { recursive: true });
-for (const file of ["browser.js", "api.js"]) {
+for (const file of ["browser.js", "api.js", "json.js", "text.js"]) {
   cpSync(`${pkg}${file}`, `${out}elasticjob/${file}`);
 }
 for (const file of ["elasticjob_wasm.js", "elasticjob_wasm_bg.wasm", "snippets"]) {

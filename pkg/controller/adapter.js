@@ -54,6 +54,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A request that got no answer from the API server: the connection was refused or reset, it timed
+ * out, or it was cut short (`cause`). Like an ApiError, the cluster's trouble, not a bug here.
+ */
+export class RequestError extends Error {
+  constructor(what, cause) {
+    super(`${what}: ${cause?.message ?? String(cause)}`, { cause });
+    this.name = "RequestError";
+    this.aborted = cause?.name === "AbortError";
+  }
+}
+
+/** What a failure is: `api` (the API server refused, or could not be reached) or `internal` (a bug of this controller). */
+export const failureKind = (e) => (e instanceof ApiError || e instanceof RequestError ? "api" : "internal");
+
 /** The object exists already (a create). */
 export const isAlreadyExists = (e) => e instanceof ApiError && e.status === 409 && e.reason === "AlreadyExists";
 /** The object changed since it was read (a write with a stale resourceVersion). */
@@ -173,7 +188,11 @@ export class KubeAdapter {
    */
   async request(method, path, { query, body, contentType = "application/json", verb, resource, signal: callerSignal }) {
     const signal = callerSignal ? AbortSignal.any([callerSignal, this.aborter.signal]) : this.aborter.signal;
-    await this.limiter.take(signal);
+    try {
+      await this.limiter.take(signal);
+    } catch (e) {
+      throw new RequestError(`${verb} ${path}`, e);
+    }
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) {
@@ -209,7 +228,7 @@ export class KubeAdapter {
       });
     } catch (e) {
       count("error");
-      throw e;
+      throw new RequestError(what, e);
     }
     count(String(answer.status));
     let parsed = answer.text;

@@ -26,12 +26,12 @@ export class Expectations {
   }
 
   /** Expects the object (Pod, Service) to show up (`present`) or go; `uid`, when known, names the very object. */
-  presence(key, kind, name, present, uid) {
-    return this.add(key, { kind, name, present, uid });
+  presence(key, kind, namespace, name, present, uid) {
+    return this.add(key, { kind, namespace, name, present, uid });
   }
 
   /** Expects the object (ElasticJob, ScalePlan) at a resourceVersion other than those in `stale`. */
-  newer(key, kind, name, stale) {
+  newer(key, kind, namespace, name, stale) {
     const entry = this.entries(key).get(`${kind}/${name}`);
     if (entry?.stale) {
       for (const version of stale) {
@@ -39,7 +39,7 @@ export class Expectations {
       }
       return entry;
     }
-    return this.add(key, { kind, name, stale: new Set(stale) });
+    return this.add(key, { kind, namespace, name, stale: new Set(stale) });
   }
 
   add(key, entry) {
@@ -89,9 +89,8 @@ export class Expectations {
     if (!job) {
       return 0;
     }
-    const namespace = key.slice(0, key.indexOf("/"));
     for (const [id, entry] of job.entries) {
-      if (this.meets(entry, this.caches[CACHES[entry.kind]].get(namespace, entry.name))) {
+      if (this.meets(entry, this.caches[CACHES[entry.kind]].get(entry.namespace, entry.name))) {
         job.entries.delete(id);
       }
     }

@@ -90,14 +90,21 @@ export interface Ended {
   code: 0 | 1;
 }
 
-/** A running controller. */
-export interface Controller {
+/** The controller: its caches, its workers while it acts, its endpoints and its Lease. */
+export declare class Controller {
+  constructor(options?: ControllerOptions);
+  /**
+   * Starts the endpoints and the caches, then (when leading, or without leader election) the
+   * workers. Resolves once the endpoints listen; rejects when the cluster configuration cannot be
+   * read or a port is taken.
+   */
+  start(): Promise<Controller>;
   /** Its name in the leader Lease. */
   readonly identity: string;
-  /** The ports its endpoints listen on. */
+  /** The ports its endpoints listen on (once started). */
   readonly healthPort: number;
   readonly metricsPort: number;
-  /** Resolves once its caches are filled. */
+  /** Resolves once its caches are filled (once started). */
   readonly ready: Promise<void>;
   /** Resolves once it has stopped. */
   readonly done: Promise<Ended>;
@@ -107,10 +114,7 @@ export interface Controller {
   stop(): Promise<Ended>;
 }
 
-/**
- * Starts the controller: its endpoints, its caches, then (when leading, or without leader
- * election) its workers. Rejects when the cluster configuration cannot be read or a port is taken.
- */
+/** `new Controller(options).start()`. */
 export declare function startController(options?: ControllerOptions): Promise<Controller>;
 
 /**

@@ -1,13 +1,16 @@
 // `elasticjob/controller`: the ElasticJob controller, the only part of elasticjob that talks to a
-// cluster. It carries out the core's plans against the API server:
+// cluster. It carries out the core's plans against the API server. A job key's path, each module
+// once:
 //
-//   caches (list + watch: ElasticJobs, ScalePlans, the jobs' pods) --change--> work queue keyed by
-//   job --one pass per job at a time--> reconciler (core: controllerPass) --plan-->
-//   adapter (create, apply, delete, status with the resourceVersion read)
+//   informer.js (list + watch: ElasticJobs, ScalePlans, the jobs' pods and services; each plan, pod
+//   and service also into the core's store) --change--> queue.js (a work queue keyed by job, with
+//   per-job backoff) --> runner.js (workers: one pass per job at a time) --> reconciler.js (one
+//   pass: the core's controllerPass decides the plan) --> executor.js (phases in order, each in its
+//   mode) --> handlers.js (each action kind) --> adapter.js (every call to the API server)
 //
-// adapter.js holds every call to the API server, informer.js the caches, queue.js the work queue
-// (per-job exponential backoff), reconciler.js one pass, leader.js the Lease election, metrics.js and
-// serve.js the Prometheus metrics and the health endpoints, log.js the JSON log lines.
+// This module is the manager beside them (controller-runtime's Manager): it builds them, serves
+// the endpoints (serve.js, metrics.js), holds the leader Lease (leader.js) and starts and stops the
+// runner as it leads. log.js writes the JSON log lines.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { constants } from "../node.js";
@@ -18,235 +21,214 @@ import { LeaderElector } from "./leader.js";
 import { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { WorkQueue } from "./queue.js";
-import { Reconciler, Stopped, jobKeyOf } from "./reconciler.js";
+import { Reconciler, jobKeyOf } from "./reconciler.js";
+import { Runner } from "./runner.js";
 import { serve } from "./serve.js";
 
 export { DEFAULTS } from "./defaults.js";
 export { LOG_LEVELS, Logger } from "./log.js";
 export { WorkQueue } from "./queue.js";
 
-/**
- * Starts the controller: its endpoints, its caches, then (when leading, or without leader election)
- * its workers. Resolves once the endpoints listen; `ready` resolves once the caches are filled, and
- * `done` once the controller has stopped (`stop()`, a lost lease, or a fatal error).
- */
-export async function startController(options = {}) {
-  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-  const log = o.logger ?? new Logger(o.logStream ?? process.stdout, { level: o.logLevel });
-  const metrics = new Metrics();
-  const kc = loadKubeConfig(o.kubeconfig);
-  const onRequest = ({ verb, resource, code, seconds }) => {
-    metrics.requests.inc({ verb, resource, code });
-    if (seconds !== undefined) {
-      metrics.requestDuration.observe({ verb }, seconds);
-    }
-  };
-  const rateLimit = { qps: o.kubeApiQps, burst: o.kubeApiBurst };
-  const adapter = new KubeAdapter(kc, { onRequest, ...rateLimit });
-  await adapter.connect();
-  // A client of its own for the leader election (as controller-runtime's has): the lease's calls
-  // neither wait behind a large plan's in the rate limit nor share its connections.
-  const leaseAdapter = o.leaderElect ? new KubeAdapter(kc, { onRequest, ...rateLimit }) : undefined;
-  await leaseAdapter?.connect();
-  const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
-  const scope = o.namespace ? { namespace: o.namespace } : {};
-  log.info("starting", {
-    server: adapter.serverUrl,
-    namespace: o.namespace ?? "(all)",
-    masterImage: o.masterImage,
-    workers: o.workers,
-    resyncSeconds: o.resyncSeconds,
-    kubeApiQps: o.kubeApiQps,
-    kubeApiBurst: o.kubeApiBurst,
-    maxPodCreates: o.maxPodCreates,
-    leaderElect: o.leaderElect,
-    identity,
-  });
+/** The options given over the defaults; the Lease's namespace is the pod's when none is given. */
+function resolve(options) {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  return { ...DEFAULTS, ...given, leaseNamespace: given.leaseNamespace ?? podNamespace() ?? DEFAULTS.leaseNamespace };
+}
 
-  let queue;
-  queue = new WorkQueue({ observer: metrics.workQueue("elasticjob", () => queue) });
-  let acting = !o.leaderElect;
-  let stopping = false;
-  const enqueue = (key) => {
-    if (acting && !stopping) {
-      queue.add(key);
-    }
-  };
-  const informer = (kind, labelSelector) =>
-    new Informer(adapter.listWatch(kind, { ...scope, labelSelector }), {
-      kind,
-      jobKeyOf,
-      onChange: (key, obj, type) => {
-        reconciler.observed(key, kind, type, obj);
-        enqueue(key);
-      },
-      log,
-      onRestart: () => metrics.watchRestarts.inc({ kind }),
+/** The controller: its caches, its workers while it acts, its endpoints and its Lease. */
+export class Controller {
+  constructor(options = {}) {
+    this.o = resolve(options);
+    this.log = this.o.logger ?? new Logger(this.o.logStream ?? process.stdout, { level: this.o.logLevel });
+    this.metrics = new Metrics();
+    this.identity = this.o.identity ?? `${hostname()}_${randomUUID()}`;
+    this.acting = false;
+    this.stopping = false;
+    this.done = new Promise((resolve) => {
+      this.finish = resolve;
     });
-  const caches = {
-    jobs: informer("ElasticJob"),
-    plans: informer("ScalePlan"),
-    // The pods of every job, by the job-name label each of them carries.
-    pods: informer("Pod", constants().labels.jobName),
-    // The services the controller makes, by the same label: one deleted brings its job's pass.
-    services: informer("Service", constants().labels.jobName),
-  };
-  const allSynced = () => Object.values(caches).every((c) => c.synced);
-  // The caches call it back (observed) once they run, after this line.
-  const reconciler = new Reconciler({ adapter, caches, masterImage: o.masterImage, log, metrics, isStopping: () => stopping, maxPodCreates: o.maxPodCreates });
-  const elector = o.leaderElect
-    ? new LeaderElector({
-        adapter: leaseAdapter,
-        namespace: options.leaseNamespace ?? podNamespace() ?? DEFAULTS.leaseNamespace,
-        name: o.leaseName,
-        identity,
-        leaseDurationSeconds: o.leaseDurationSeconds,
-        renewDeadlineSeconds: o.renewDeadlineSeconds,
-        retryPeriodSeconds: o.retryPeriodSeconds,
+  }
+
+  /**
+   * Starts the endpoints and the caches, then (when leading, or without leader election) the
+   * workers. Resolves once the endpoints listen; `ready` resolves once the caches are filled, and
+   * `done` once the controller has stopped (`stop()`, a lost lease, or a fatal error).
+   */
+  async start() {
+    const { o, log, metrics } = this;
+    const kc = loadKubeConfig(o.kubeconfig);
+    const onRequest = ({ verb, resource, code, seconds }) => {
+      metrics.requests.inc({ verb, resource, code });
+      if (seconds !== undefined) {
+        metrics.requestDuration.observe({ verb }, seconds);
+      }
+    };
+    const rateLimit = { qps: o.kubeApiQps, burst: o.kubeApiBurst };
+    this.adapter = new KubeAdapter(kc, { onRequest, ...rateLimit });
+    await this.adapter.connect();
+    // A client of its own for the leader election (as controller-runtime's has): the lease's calls
+    // neither wait behind a large plan's in the rate limit nor share its connections.
+    this.leaseAdapter = o.leaderElect ? new KubeAdapter(kc, { onRequest, ...rateLimit }) : undefined;
+    await this.leaseAdapter?.connect();
+    log.info("starting", {
+      server: this.adapter.serverUrl,
+      namespace: o.namespace ?? "(all)",
+      masterImage: o.masterImage,
+      workers: o.workers,
+      resyncSeconds: o.resyncSeconds,
+      kubeApiQps: o.kubeApiQps,
+      kubeApiBurst: o.kubeApiBurst,
+      maxPodCreates: o.maxPodCreates,
+      leaderElect: o.leaderElect,
+      identity: this.identity,
+    });
+    this.queue = new WorkQueue({ observer: metrics.workQueue("elasticjob", () => this.queue) });
+    this.caches = this.informers();
+    this.reconciler = new Reconciler({
+      adapter: this.adapter,
+      caches: this.caches,
+      masterImage: o.masterImage,
+      log,
+      metrics,
+      isStopping: () => this.stopping,
+      maxPodCreates: o.maxPodCreates,
+    });
+    this.runner = new Runner({
+      queue: this.queue,
+      reconcile: (key) => this.reconciler.reconcile(key),
+      keys: () => [...this.caches.jobs.jobKeys(), ...this.caches.plans.jobKeys()],
+      workers: o.workers,
+      resyncSeconds: o.resyncSeconds,
+      metrics,
+      log,
+    });
+    this.elector = o.leaderElect
+      ? new LeaderElector({
+          adapter: this.leaseAdapter,
+          namespace: o.leaseNamespace,
+          name: o.leaseName,
+          identity: this.identity,
+          leaseDurationSeconds: o.leaseDurationSeconds,
+          renewDeadlineSeconds: o.renewDeadlineSeconds,
+          retryPeriodSeconds: o.retryPeriodSeconds,
+          log,
+        })
+      : undefined;
+    this.endpoints = await this.serve();
+    this.healthPort = this.endpoints.healthPort;
+    this.metricsPort = this.endpoints.metricsPort;
+    log.info("serving", { healthPort: this.healthPort, metricsPort: this.metricsPort });
+    this.ready = Promise.all(Object.values(this.caches).map((c) => c.start())).then(() => {
+      if (!this.stopping) {
+        log.info("caches synced", Object.fromEntries(Object.entries(this.caches).map(([k, c]) => [k, c.jobKeys().length])));
+      }
+    });
+    this.lead().catch((e) => {
+      log.error("the controller failed", { error: e });
+      this.stop(1);
+    });
+    return this;
+  }
+
+  /** The caches of the kinds a pass reads, each change brought to the reconciler and its job enqueued. */
+  informers() {
+    const { o, log, metrics } = this;
+    const scope = o.namespace ? { namespace: o.namespace } : {};
+    const informer = (kind, labelSelector) =>
+      new Informer(this.adapter.listWatch(kind, { ...scope, labelSelector }), {
+        kind,
+        jobKeyOf,
+        onObject: (type, obj) => this.reconciler.keep(kind, type, obj),
+        onChange: (key, obj, type) => {
+          this.reconciler.observed(key, kind, type, obj);
+          if (this.acting && !this.stopping) {
+            this.queue.add(key);
+          }
+        },
         log,
-      })
-    : undefined;
-
-  const endpoints = await serve({
-    healthPort: o.healthPort,
-    metricsPort: o.metricsPort,
-    host: o.host,
-    healthy: () => ({ ok: true, detail: "ok" }),
-    ready: () =>
-      stopping
-        ? { ok: false, detail: "stopping" }
-        : allSynced()
-          ? { ok: true, detail: elector && !acting ? "ok (standby: waiting for the leader lease)" : "ok" }
-          : { ok: false, detail: "caches not synced yet" },
-    metrics: () => {
-      metrics.queueDepth.set(queue.length);
-      metrics.queueDelayed.set(queue.delayedCount);
-      metrics.leader.set(acting ? 1 : 0);
-      return metrics.text();
-    },
-  });
-  log.info("serving", { healthPort: endpoints.healthPort, metricsPort: endpoints.metricsPort });
-
-  let finish;
-  const done = new Promise((resolve) => {
-    finish = resolve;
-  });
-  const workers = [];
-  let resync;
-
-  async function work() {
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) {
-        return;
-      }
-      const stopTimer = metrics.duration.startTimer();
-      try {
-        const outcome = await reconciler.reconcile(key);
-        metrics.reconciles.inc({ result: outcome.result });
-        if (outcome.result !== "deferred") {
-          stopTimer();
-          queue.forget(key);
-        }
-        if (outcome.requeueAfterMs !== undefined) {
-          queue.addAfter(key, outcome.requeueAfterMs);
-        }
-      } catch (e) {
-        if (!(e instanceof Stopped)) {
-          stopTimer();
-          metrics.reconciles.inc({ result: "error" });
-          // An API call that failed is the cluster's trouble; anything else is a bug of this controller.
-          const kind = e.status !== undefined || e.code?.startsWith?.("E") ? "api" : "internal";
-          metrics.errors.inc({ kind });
-          const retryInMs = queue.addRateLimited(key);
-          log[kind === "api" ? "warn" : "error"]("reconcile failed; retrying", { job: key, error: e, failures: queue.failuresOf(key), retryInMs });
-        }
-      } finally {
-        queue.done(key);
-      }
-    }
+        onRestart: () => metrics.watchRestarts.inc({ kind }),
+      });
+    const { jobKind, scalePlanKind, labels } = constants();
+    return {
+      jobs: informer(jobKind),
+      plans: informer(scalePlanKind),
+      // The pods of every job, by the job-name label each of them carries.
+      pods: informer("Pod", labels.jobName),
+      // The services the controller makes, by the same label: one deleted brings its job's pass.
+      services: informer("Service", labels.jobName),
+    };
   }
 
-  function enqueueAll() {
-    for (const key of new Set([...caches.jobs.jobKeys(), ...caches.plans.jobKeys()])) {
-      queue.add(key);
-    }
+  serve() {
+    const { o } = this;
+    const synced = () => Object.values(this.caches).every((c) => c.synced);
+    return serve({
+      healthPort: o.healthPort,
+      metricsPort: o.metricsPort,
+      host: o.host,
+      healthy: () => ({ ok: true, detail: "ok" }),
+      ready: () =>
+        this.stopping
+          ? { ok: false, detail: "stopping" }
+          : synced()
+            ? { ok: true, detail: this.elector && !this.acting ? "ok (standby: waiting for the leader lease)" : "ok" }
+            : { ok: false, detail: "caches not synced yet" },
+      metrics: () => {
+        this.metrics.queueDepth.set(this.queue.length);
+        this.metrics.queueDelayed.set(this.queue.delayedCount);
+        this.metrics.leader.set(this.acting ? 1 : 0);
+        return this.metrics.text();
+      },
+    });
   }
 
-  function act() {
-    acting = true;
-    metrics.leader.set(1);
-    enqueueAll();
-    for (let i = 0; i < o.workers; i += 1) {
-      workers.push(work());
-    }
-    // A periodic pass over every job catches what no event announced.
-    resync = setInterval(enqueueAll, o.resyncSeconds * 1000);
-    log.info("acting", { jobs: caches.jobs.jobKeys().length });
-  }
-
-  async function stop(code = 0, lostLease = false) {
-    if (stopping && !lostLease) {
-      return done;
-    }
-    stopping = true;
-    log.info("stopping: finishing the actions under way", { inFlight: queue.processing.size });
-    clearInterval(resync);
-    queue.shutDown();
-    await Promise.all(workers);
-    acting = false;
-    await elector?.stop();
-    await Promise.all(Object.values(caches).map((c) => c.stop()));
-    await endpoints.close();
-    adapter.close();
-    leaseAdapter?.close();
-    log.info("stopped", { code });
-    finish({ code });
-    return done;
-  }
-
-  const ready = Promise.all(Object.values(caches).map((c) => c.start())).then(() => {
-    if (!stopping) {
-      log.info("caches synced", Object.fromEntries(Object.entries(caches).map(([k, c]) => [k, c.jobKeys().length])));
-    }
-  });
-
-  (async () => {
-    await ready;
-    if (stopping) {
+  /** Once the caches are filled: acts, at once without leader election, else while it holds the Lease. */
+  async lead() {
+    await this.ready;
+    if (this.stopping) {
       return;
     }
-    if (!elector) {
-      act();
+    if (this.elector && (!(await this.elector.acquire()) || this.stopping)) {
       return;
     }
-    if (!(await elector.acquire()) || stopping) {
+    this.acting = true;
+    this.metrics.leader.set(1);
+    this.runner.start();
+    this.log.info("acting", { jobs: this.caches.jobs.jobKeys().length });
+    if (!this.elector) {
       return;
     }
-    act();
-    const { lost } = await elector.keepRenewing();
-    if (lost && !stopping) {
+    const { lost } = await this.elector.keepRenewing();
+    if (lost && !this.stopping) {
       // Another instance may take over soon: no call of this one may land after that, so every
       // call under way is cut now, and the controller exits, as client-go's does.
-      stopping = true;
-      adapter.abortAll(new Error("no longer the leader"));
-      await stop(1, true);
+      this.stopping = true;
+      this.adapter.abortAll(new Error("no longer the leader"));
+      await this.stop(1, true);
     }
-  })().catch((e) => {
-    log.error("the controller failed", { error: e });
-    stop(1);
-  });
+  }
 
-  return {
-    identity,
-    healthPort: endpoints.healthPort,
-    metricsPort: endpoints.metricsPort,
-    ready,
-    done,
-    stop: () => stop(0),
-    /** Whether this instance acts (leads, or runs without leader election). */
-    get acting() {
-      return acting;
-    },
-  };
+  /** Finishes the actions under way, releases the lease, closes the caches and the endpoints. */
+  async stop(code = 0, lostLease = false) {
+    if (this.stopping && !lostLease) {
+      return this.done;
+    }
+    this.stopping = true;
+    this.log.info("stopping: finishing the actions under way", { inFlight: this.queue?.processing.size ?? 0 });
+    await this.runner?.stop();
+    this.acting = false;
+    await this.elector?.stop();
+    await Promise.all(Object.values(this.caches ?? {}).map((c) => c.stop()));
+    await this.endpoints?.close();
+    this.adapter?.close();
+    this.leaseAdapter?.close();
+    this.log.info("stopped", { code });
+    this.finish({ code });
+    return this.done;
+  }
+}
+
+/** Starts a controller (`Controller.start`) and resolves to it. */
+export function startController(options = {}) {
+  return new Controller(options).start();
 }

@@ -16,8 +16,9 @@ export class Informer {
    * @param {(key: string, obj: object, type: "add" | "update" | "delete") => void} options.onChange called for each added, changed or deleted object, with its job key
    * @param {{warn: Function, info: Function}} options.log
    * @param {() => void} [options.onRestart] called at each restart after an error
+   * @param {(type: "add" | "update" | "delete", obj: object) => void} [options.onObject] called first for every event, whatever job the object is of (or none)
    */
-  constructor(listWatch, { kind, jobKeyOf, onChange, log, onRestart = () => {} }) {
+  constructor(listWatch, { kind, jobKeyOf, onChange, log, onRestart = () => {}, onObject = () => {} }) {
     this.listWatch = listWatch;
     this.kind = kind;
     this.jobKeyOf = jobKeyOf;
@@ -34,6 +35,7 @@ export class Informer {
     this.syncWaiters = [];
     const changed = (type) => (obj) => {
       this.failures = 0;
+      onObject(type, obj);
       this.index(obj);
       const key = this.jobKeyOf(obj);
       if (key) {
@@ -43,6 +45,7 @@ export class Informer {
     listWatch.on("add", changed("add"));
     listWatch.on("update", changed("update"));
     listWatch.on("delete", (obj) => {
+      onObject("delete", obj);
       const key = this.unindex(obj);
       if (key) {
         onChange(key, obj, "delete");

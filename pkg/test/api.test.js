@@ -14,6 +14,7 @@ const FUNCTIONS = [
   "handleFaultPods",
   "initialScalePlan",
   "insertTfConfigToEnv",
+  "jobControls",
   "jobKey",
   "jobView",
   "reconcile",
@@ -30,18 +31,72 @@ const FUNCTIONS = [
   "validate",
   "validateScalePlan",
 ];
+// The same functions over JSON text (`render` with `pretty` is renderJson), and the fields a job key is read from.
+const TEXT_FUNCTIONS = [...FUNCTIONS.filter((f) => f !== "renderJson"), "jobKeyFields"].sort();
 
-test("the package exports every function of the glue and the error class, and nothing else", () => {
-  assert.deepEqual(Object.keys(api).sort(), ["ElasticJobError", ...FUNCTIONS].sort());
-  // The generated glue's exports, less its loaders: a new binding must be exported too.
+test("the package exports every function of the glue, over values and over text, and the error class, and nothing else", () => {
+  assert.deepEqual(Object.keys(api).sort(), ["ElasticJobError", "text", ...FUNCTIONS].sort());
+  assert.deepEqual(Object.keys(api.text).sort(), [...TEXT_FUNCTIONS, "ObjectStore"].sort());
+  // The generated glue's exports, less its loaders and json.js's helper: a new binding must be exported too.
   const glue = readFileSync(new URL("../dist/elasticjob_wasm.js", import.meta.url), "utf8");
   const exported = [...glue.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
-  assert.deepEqual(exported.filter((n) => n !== "initSync").sort(), FUNCTIONS);
-  const declared = readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
-  for (const name of ["ElasticJobError", ...FUNCTIONS]) {
-    assert.match(declared, new RegExp(`\\b${name},`), `index.d.ts does not export ${name}`);
+  assert.deepEqual(exported.filter((n) => n !== "initSync" && n !== "notJson").sort(), TEXT_FUNCTIONS);
+  assert.deepEqual([...glue.matchAll(/^export class (\w+) /gm)].map((m) => m[1]), ["ObjectStore"]);
+  const declared = readFileSync(new URL("../api.d.ts", import.meta.url), "utf8");
+  for (const name of FUNCTIONS) {
+    assert.match(declared, new RegExp(`export function ${name}\\(`), `api.d.ts does not declare ${name}`);
+  }
+  const declaredText = readFileSync(new URL("../text.d.ts", import.meta.url), "utf8");
+  for (const name of [...TEXT_FUNCTIONS, "ObjectStore"]) {
+    assert.match(declaredText, new RegExp(`\\b${name},`), `text.d.ts does not export ${name}`);
   }
 });
+
+test("the text functions take and give the JSON text the value functions write and read", () => {
+  const j = job();
+  assert.equal(api.text.render(JSON.stringify(j)), JSON.stringify(api.render(j)));
+  assert.equal(api.renderJson(j), api.text.render(JSON.stringify(j)));
+  assert.equal(api.text.tfConfig(JSON.stringify(j), '"worker"', "1"), api.tfConfig(j, "worker", 1));
+  const e = thrownBy(() => api.text.render("{"));
+  assert.equal(e.code, "parse_error");
+  assert.deepEqual(e.errors.map((p) => [p.path, p.code]), [["", "syntax"]]);
+  assert.deepEqual(thrownBy(() => api.text.render(JSON.stringify(j), "[1,")).errors.map((p) => [p.path, p.code]), [["scalePlan", "syntax"]]);
+});
+
+test("a store of the objects a host observes gives the pass over them, reading each once", () => {
+  const j = { ...job(), metadata: { ...job().metadata, uid: "u-1" }, status: { phase: "Running" } };
+  const { items } = api.render(j, null);
+  const pods = items.filter((o) => o.kind === "Pod").map((p) => ({ ...p, status: { phase: "Running" } }));
+  const services = items.filter((o) => o.kind === "Service").slice(1);
+  const store = new api.text.ObjectStore();
+  for (const p of pods) {
+    assert.equal(store.put("Pod", JSON.stringify(p)), `${j.metadata.namespace}/${j.metadata.name}`);
+  }
+  for (const s of services) {
+    store.put("Service", JSON.stringify(s));
+  }
+  assert.equal(store.size, pods.length + services.length);
+  const now = "2026-03-01T10:00:00Z";
+  const key = `${j.metadata.namespace}/${j.metadata.name}`;
+  const pass = (overlay) => store.controllerPass(key, JSON.stringify(j), overlay, JSON.stringify(now));
+  assert.equal(pass(), JSON.stringify(api.controllerPass(j, [], pods, services, now)));
+  // The master's service is missing: the pass makes it; laid over as made, nothing is left to do.
+  assert.equal(JSON.parse(pass()).phases[0].actions[0].action, "createOrUpdateService");
+  assert.equal(pass(JSON.stringify({ services: [items[1]] })), JSON.stringify(api.controllerPass(j, [], pods, [...services, items[1]], now)));
+  assert.equal(store.remove("Pod", j.metadata.namespace, pods[0].metadata.name), key);
+  assert.equal(pass(), JSON.stringify(api.controllerPass(j, [], pods.slice(1), services, now)));
+  store.free();
+});
+
+function thrownBy(f) {
+  try {
+    f();
+  } catch (e) {
+    assert.ok(e instanceof api.ElasticJobError, String(e));
+    return e;
+  }
+  assert.fail("did not throw");
+}
 
 test("require() gives the same module", () => {
   const required = createRequire(import.meta.url)("elasticjob");

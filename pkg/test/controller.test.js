@@ -8,6 +8,7 @@ import http from "node:http";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
+import * as api from "elasticjob";
 import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
@@ -16,7 +17,7 @@ import { Informer } from "../controller/informer.js";
 import { Logger } from "../controller/log.js";
 import { Metrics } from "../controller/metrics.js";
 import { Reconciler } from "../controller/reconciler.js";
-import { job as fixtureJob } from "./fixtures.js";
+import { goldenCases, job as fixtureJob } from "./fixtures.js";
 
 const quiet = new Logger({ write: () => true }, { level: "error" });
 
@@ -187,16 +188,26 @@ function fixedCache(objects) {
   };
 }
 
-/** A reconciler over `adapter` whose caches hold `job` alone, its clock at 2026-03-01T10:00:00Z. */
-function reconcilerOf(adapter, job) {
-  return new Reconciler({
+/**
+ * A reconciler over `adapter` whose caches hold `job` and `objects` (`{plans, pods, services}`),
+ * its clock at 2026-03-01T10:00:00Z; the core's store is fed the cached objects, as the caches'
+ * events feed it.
+ */
+function reconcilerOf(adapter, job, { plans = [], pods = [], services = [] } = {}) {
+  const reconciler = new Reconciler({
     adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache([]), services: fixedCache([]) },
+    caches: { jobs: fixedCache([job]), plans: fixedCache(plans), pods: fixedCache(pods), services: fixedCache(services) },
     log: quiet,
     metrics: new Metrics(),
     isStopping: () => false,
     clock: () => new Date("2026-03-01T10:00:00Z"),
   });
+  for (const [kind, objects] of [["ScalePlan", plans], ["Pod", pods], ["Service", services]]) {
+    for (const obj of objects) {
+      reconciler.keep(kind, "add", obj);
+    }
+  }
+  return reconciler;
 }
 
 test("a status write that conflicts is read again and planned again, and what the pass did is not done again", async () => {
@@ -260,7 +271,7 @@ test("a service of the job's name that another object controls is not overwritte
     patch: async () => ({}),
   };
   const reconciler = reconcilerOf(adapter, job);
-  await assert.rejects(reconciler.reconcile("training/mnist"), /controlled by Deployment web, not by this job/);
+  await assert.rejects(reconciler.reconcile("training/mnist"), /exists and this job does not control it/);
   assert.ok(!calls.some((c) => c.startsWith("apply")), calls.join(", "));
   assert.ok(!calls.includes("create Pod elasticjob-mnist-dlrover-master"), "the master's pod waits for its address");
   assert.ok(calls.includes("event Warning FailedCreate"), calls.join(", "));
@@ -289,14 +300,7 @@ test("a service deleted from a running job is made again once: the next pass wai
     delete: async (kind, ns, name) => assert.fail(`delete ${kind} ${name}`),
     replaceStatus: async (kind, obj) => assert.fail(`status ${kind} ${obj.metadata.name}`),
   };
-  const reconciler = new Reconciler({
-    adapter,
-    caches: { jobs: fixedCache([job]), plans: fixedCache([]), pods: fixedCache(pods), services: fixedCache(cached) },
-    log: quiet,
-    metrics: new Metrics(),
-    isStopping: () => false,
-    clock: () => new Date("2026-03-01T10:00:00Z"),
-  });
+  const reconciler = reconcilerOf(adapter, job, { pods, services: cached });
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
   assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"]);
   // The cache has not shown the new service yet: the next pass waits rather than make it again.
@@ -306,9 +310,50 @@ test("a service deleted from a running job is made again once: the next pass wai
   // The watch brings it: the pass has nothing left to do.
   const made = { ...gone, metadata: { ...gone.metadata, uid: "uid-new" } };
   cached.push(made);
+  reconciler.keep("Service", "add", made);
   reconciler.observed(key, "Service", "add", made);
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
   assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"], "one call in all");
+});
+
+test("events come from the core: a PS migration beside an old failed pod is no relaunch; a relaunch is one", async () => {
+  const { input } = goldenCases().find((c) => c.name === "ps-migration-creates-pods-as-written");
+  const job = { ...input.job, status: { ...input.job.status, scalePlan: undefined } };
+  const ps = input.pods.find((p) => p.metadata.name === "mnist-edljob-ps-0");
+  const psAt = (id, phase) => ({
+    ...ps,
+    metadata: { ...ps.metadata, name: `mnist-edljob-ps-${id}`, uid: `uid-ps-${id}`, labels: { ...ps.metadata.labels, "elasticjob.dlrover/replica-index": String(id) } },
+    status: { phase },
+  });
+  // The master's plan makes ps-2 at rank 0.
+  const entry = { ...input.scalePlan.spec.createPods[0], name: "mnist-edljob-ps-2", id: 2, service: "mnist-edljob-ps-2:2222" };
+  const plan = { ...input.scalePlan, metadata: { ...input.scalePlan.metadata, uid: "uid-plan" }, spec: { ...input.scalePlan.spec, createPods: [entry], psHosts: ["mnist-edljob-ps-2:2222"] }, status: undefined };
+  const others = input.pods.filter((p) => p.metadata.name !== "mnist-edljob-ps-0");
+  const pass = async (pods) => {
+    const events = [];
+    const adapter = {
+      create: async (kind, obj) => {
+        if (kind === "Event") {
+          events.push(obj.reason);
+        }
+        return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}` } };
+      },
+      replaceStatus: async (kind, obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } }),
+      patch: async () => ({}),
+    };
+    const reconciler = reconcilerOf(adapter, job, { plans: [plan], pods });
+    assert.equal((await reconciler.reconcile("ml/mnist")).result, "success");
+    const created = api.controllerPass(job, [plan], pods, [], "2026-03-01T10:00:00Z").phases.flatMap((p) => p.actions).find((a) => a.action === "createPod");
+    return { events, cause: created.cause, event: created.event?.reason };
+  };
+  // ps-0 failed and was relaunched as ps-1, which runs: ps-2 beside it is a migration.
+  const migration = await pass([...others, psAt(0, "Failed"), psAt(1, "Running")]);
+  assert.deepEqual([migration.cause, migration.event], ["migration", undefined]);
+  assert.ok(!migration.events.includes("Relaunched"), migration.events.join(", "));
+  // ps-0 failed and nothing runs at its rank: ps-2 relaunches it.
+  const relaunch = await pass([...others, psAt(0, "Failed")]);
+  assert.deepEqual([relaunch.cause, relaunch.event], ["relaunch", "Relaunched"]);
+  assert.ok(relaunch.events.includes("Relaunched"), relaunch.events.join(", "));
 });
 
 test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach exits 1 with the reason", async () => {

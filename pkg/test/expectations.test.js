@@ -19,9 +19,9 @@ const pod = (name, uid, extra = {}) => ({ metadata: { name, namespace: "ns", uid
 test("a created pod is expected until a watch event shows that very pod (its uid), or the cache does", () => {
   const { store, caches: c } = caches();
   const e = new Expectations({ caches: c });
-  const a = e.presence(KEY, "Pod", "a", true);
+  const a = e.presence(KEY, "Pod", "ns", "a", true);
   a.uid = "uid-a";
-  e.presence(KEY, "Pod", "b", true);
+  e.presence(KEY, "Pod", "ns", "b", true);
   assert.ok(e.pending(KEY) > 0, "nothing seen yet");
   // An older pod of the same name (not yet collected) is not the one created.
   e.observed(KEY, "Pod", "update", pod("a", "uid-old"));
@@ -37,7 +37,7 @@ test("a deleted pod is expected gone: met by its delete event, a pod of another 
   const e = new Expectations({ caches: c });
   for (const name of ["x", "y", "z"]) {
     store.Pod.set(`ns/${name}`, pod(name, `uid-${name}`));
-    e.presence(KEY, "Pod", name, false, `uid-${name}`);
+    e.presence(KEY, "Pod", "ns", name, false, `uid-${name}`);
   }
   assert.ok(e.pending(KEY) > 0);
   e.observed(KEY, "Pod", "delete", pod("x", "uid-x"));
@@ -49,10 +49,10 @@ test("a deleted pod is expected gone: met by its delete event, a pod of another 
 test("a service made is expected until the cache shows it, a service deleted until it is gone", () => {
   const { store, caches: c } = caches();
   const e = new Expectations({ caches: c });
-  const made = e.presence(KEY, "Service", "mnist-edljob-worker-1", true);
+  const made = e.presence(KEY, "Service", "ns", "mnist-edljob-worker-1", true);
   made.uid = "uid-s1";
   store.Service.set("ns/mnist-edljob-worker-2", pod("mnist-edljob-worker-2", "uid-s2"));
-  e.presence(KEY, "Service", "mnist-edljob-worker-2", false, "uid-s2");
+  e.presence(KEY, "Service", "ns", "mnist-edljob-worker-2", false, "uid-s2");
   assert.ok(e.pending(KEY) > 0, "neither shown yet");
   e.observed(KEY, "Service", "add", pod("mnist-edljob-worker-1", "uid-s1"));
   store.Service.delete("ns/mnist-edljob-worker-2");
@@ -63,14 +63,14 @@ test("a status write is expected at a version other than those read; a failed wr
   const { store, caches: c } = caches();
   const e = new Expectations({ caches: c });
   store.ElasticJob.set("ns/mnist", { metadata: { name: "mnist", resourceVersion: "7" } });
-  const first = e.newer(KEY, "ElasticJob", "mnist", ["7"]);
-  const again = e.newer(KEY, "ElasticJob", "mnist", ["8"]);
+  const first = e.newer(KEY, "ElasticJob", "ns", "mnist", ["7"]);
+  const again = e.newer(KEY, "ElasticJob", "ns", "mnist", ["8"]);
   assert.equal(again, first, "one expectation for the object");
   e.observed(KEY, "ElasticJob", "update", { metadata: { name: "mnist", resourceVersion: "8" } });
   assert.ok(e.pending(KEY) > 0, "version 8 was read by the second write: still stale");
   e.observed(KEY, "ElasticJob", "update", { metadata: { name: "mnist", resourceVersion: "9" } });
   assert.equal(e.pending(KEY), 0);
-  const plan = e.newer(KEY, "ScalePlan", "plan-1", ["3"]);
+  const plan = e.newer(KEY, "ScalePlan", "ns", "plan-1", ["3"]);
   e.drop(KEY, plan);
   assert.equal(e.pending(KEY), 0, "the write failed: nothing to wait for");
 });
@@ -78,14 +78,14 @@ test("a status write is expected at a version other than those read; a failed wr
 test("unmet, an expectation is given up after its timeout (reported), and a forgotten job waits for nothing", async () => {
   const { caches: c } = caches();
   const e = new Expectations({ caches: c, timeoutMs: 50 });
-  e.presence(KEY, "Pod", "a", true);
+  e.presence(KEY, "Pod", "ns", "a", true);
   const wait = e.pending(KEY);
   assert.ok(wait > 0 && wait <= 50);
   await sleep(60);
   let unseen;
   assert.equal(e.pending(KEY, (u) => (unseen = u)), 0);
   assert.deepEqual(unseen, ["Pod/a"]);
-  e.presence(KEY, "Pod", "b", true);
+  e.presence(KEY, "Pod", "ns", "b", true);
   e.forget(KEY);
   assert.equal(e.pending(KEY), 0);
 });

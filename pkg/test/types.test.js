@@ -31,6 +31,8 @@ test("tsc --noEmit: the declarations type a real program and refuse misuse", () 
 test("no `any` in the types, the error class or the functions' signatures", () => {
   assert.doesNotMatch(code("dist/types.d.ts"), /\bany\b/);
   assert.doesNotMatch(code("index.d.ts"), /\bany\b/);
+  assert.doesNotMatch(code("api.d.ts"), /\bany\b/);
+  assert.doesNotMatch(code("text.d.ts"), /\bany\b/);
   assert.doesNotMatch(code("cli/index.d.ts"), /\bany\b/);
   assert.doesNotMatch(code("controller/index.d.ts"), /\bany\b/);
   // The glue also declares its loader's internals (`InitOutput`), which the package does not export.

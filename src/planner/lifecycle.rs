@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use super::{ObservedServices, Planner, plan_status_action};
 use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::Result;
-use crate::plan::{Action, Plan};
+use crate::plan::{Action, Cause, Event, Plan};
 use crate::status::{self, update_status};
 use crate::template::Options;
 use crate::{job, naming, pod, validate};
@@ -120,7 +120,7 @@ impl<'a> Planner<'a> {
     pub(crate) fn stop(&mut self, replica_type: ReplicaType, reason: &str) {
         let pods: Vec<&Pod> = self.of_type(replica_type).iter().copied().filter(|p| pod::is_stoppable(p)).collect();
         for p in pods {
-            self.delete(p, reason.to_owned());
+            self.delete(p, reason.to_owned(), Cause::Stop);
         }
     }
 
@@ -245,7 +245,7 @@ pub(crate) fn controller_pass(
                     let (mut moved_job, mut moved_plan) = (job.clone(), plan.clone());
                     for action in pass.actions() {
                         match action {
-                            Action::SetJobStatus { status } => moved_job.status = Some(status.clone()),
+                            Action::SetJobStatus { status, .. } => moved_job.status = Some(status.clone()),
                             Action::SetScalePlanStatus { status, .. } => moved_plan.status = Some(status.clone()),
                             _ => {}
                         }
@@ -378,7 +378,12 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
         }
         update_status(&mut status, JobConditionType::Scaling, status::REASON_SCALING, message, now);
         if status != job_before {
-            actions.push(Action::SetJobStatus { status });
+            // Telling on the job that it took a plan up, as it moves to it.
+            let event = (status.scale_plan != job_before.scale_plan).then(|| {
+                let name = status.scale_plan.as_deref().unwrap_or_default();
+                Event::normal("ScalePlanTakenUp", format!("took up scale plan {name}"))
+            });
+            actions.push(Action::SetJobStatus { status, cause: Cause::Status, event });
         }
     } else if plan_status != before {
         actions.push(plan_status_action(scale_plan, plan_status));

@@ -28,7 +28,7 @@ use crate::api::{
     DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
 };
 use crate::error::{Code, Error, Result};
-use crate::plan::{Action, Plan};
+use crate::plan::{Action, Cause, Event, Plan};
 use crate::template::{self, Options, PodFactory, TaskMeta};
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
@@ -244,6 +244,7 @@ impl<'a> Planner<'a> {
         meta: TaskMeta,
         tf_config: Option<String>,
         reason: String,
+        cause: Cause,
     ) -> Result<()> {
         let hosts = self.tf_hosts.saturating_add(self.factory.tf_config_hosts(replica_type, meta.rank));
         if hosts > MAX_TF_CONFIG_HOSTS || self.deferred {
@@ -251,36 +252,54 @@ impl<'a> Planner<'a> {
             return Ok(());
         }
         self.tf_hosts = hosts;
+        // What the new pod follows at its rank: a pod that failed or is going away (a relaunch), one
+        // alive (a migration), or none (the caller's cause).
+        let follows = self.newest.get(&(replica_type, meta.rank)).copied();
+        let (cause, event) = match follows {
+            Some(old) if !pod::is_alive(old) => {
+                let name = naming::task_pod_name(self.job.name(), replica_type, i64::from(meta.id));
+                let message = format!("{replica_type} rank {}: {name} relaunches {}", meta.rank, pod::name(old));
+                (Cause::Relaunch, Some(Event::normal("Relaunched", message)))
+            }
+            Some(_) => (Cause::Migration, None),
+            None => (cause, None),
+        };
         let new_pod = self.factory.task_pod(replica_type, &meta, tf_config)?;
         self.created.insert((replica_type, meta.rank));
         self.created_names.insert(pod::name(&new_pod).to_owned());
-        self.actions.push(Action::CreatePod { pod: Box::new(new_pod), reason });
+        self.actions.push(Action::CreatePod { pod: Box::new(new_pod), reason, cause, event });
         let service = template::task_pod_service(self.job, replica_type, &meta);
         let service_name = service.metadata.name.clone().unwrap_or_default();
         if self.services.insert(service_name) {
             self.actions.push(Action::CreateOrUpdateService {
                 service: Box::new(service),
                 reason: format!("the address of {replica_type} rank {}", meta.rank),
+                cause,
             });
         }
         Ok(())
     }
 
-    fn delete(&mut self, p: &Pod, reason: String) {
+    fn delete(&mut self, p: &Pod, reason: String, cause: Cause) {
         let name = pod::name(p).to_owned();
         if self.deleted.insert(name.clone()) {
             let namespace = p.metadata.namespace.clone().or_else(|| job::namespace(self.job).map(str::to_owned));
-            self.actions.push(Action::DeletePod { namespace: namespace.filter(|n| !n.is_empty()), name, reason });
+            self.actions.push(Action::DeletePod {
+                namespace: namespace.filter(|n| !n.is_empty()),
+                name,
+                reason,
+                cause,
+            });
         }
     }
 
     /// Deletes the service of a rank that is removed, so it does not outlive the rank until the job
     /// is deleted.
-    fn delete_service(&mut self, replica_type: ReplicaType, rank: i32, reason: String) {
+    fn delete_service(&mut self, replica_type: ReplicaType, rank: i32, reason: String, cause: Cause) {
         let name = naming::task_service_name(self.job.name(), replica_type, i64::from(rank));
         if self.deleted_services.insert(name.clone()) {
             let namespace = job::namespace(self.job).map(str::to_owned);
-            self.actions.push(Action::DeleteService { namespace, name, reason });
+            self.actions.push(Action::DeleteService { namespace, name, reason, cause });
         }
     }
 
@@ -303,10 +322,12 @@ impl<'a> Planner<'a> {
         let master = template::master_pod(self.job, self.options)?;
         self.services.insert(name.clone());
         self.created_names.insert(name);
-        self.actions.push(Action::CreatePod { pod: Box::new(master), reason: "the job has no master pod".to_owned() });
+        let reason = "the job has no master pod".to_owned();
+        self.actions.push(Action::CreatePod { pod: Box::new(master), reason, cause: Cause::Master, event: None });
         self.actions.push(Action::CreateOrUpdateService {
             service: Box::new(template::master_service(self.job)),
             reason: "the address of the job master".to_owned(),
+            cause: Cause::Master,
         });
         Ok(())
     }
@@ -314,7 +335,7 @@ impl<'a> Planner<'a> {
     /// Sets the job status when it differs from what was read.
     pub(crate) fn set_job_status(&mut self, before: &ElasticJobStatus, status: ElasticJobStatus) {
         if &status != before {
-            self.actions.push(Action::SetJobStatus { status });
+            self.actions.push(Action::SetJobStatus { status, cause: Cause::Status, event: None });
         }
     }
 }
@@ -340,6 +361,7 @@ fn plan_status_action(plan: &ScalePlan, status: ScalePlanStatus) -> Action {
         namespace: plan.metadata.namespace.clone().filter(|n| !n.is_empty()),
         name: plan.metadata.name.clone().unwrap_or_default(),
         status,
+        cause: Cause::Status,
     }
 }
 
@@ -418,8 +440,8 @@ mod tests {
         let pods = [task(ReplicaType::Worker, 0, 0, "Running")];
         let Ok(mut planner) = Planner::new(&j, &options, &pods, &ScalePlan::default()) else { panic!("planner") };
         let [p] = &pods;
-        planner.delete(p, "a".into());
-        planner.delete(p, "b".into());
+        planner.delete(p, "a".into(), Cause::Stop);
+        planner.delete(p, "b".into(), Cause::Stop);
         let plan = planner.finish();
         assert_eq!(plan.deleted_pods().collect::<Vec<_>>(), ["j-edljob-worker-0"]);
         assert!(matches!(plan.actions().next(), Some(Action::DeletePod { namespace: Some(ns), .. }) if ns == "ns"));

@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use super::{NewId, Planner, plan_status_action};
 use crate::api::{JobConditionType, PodMeta, ReplicaType, ResourceList, ScalePlan};
 use crate::error::Result;
+use crate::plan::Cause;
 use crate::template::TaskMeta;
 use crate::{job, naming, pod};
 
@@ -57,9 +58,9 @@ impl<'a> Planner<'a> {
                     }
                     let why = format!("scale {replica_type} down to {want}: rank {rank} is removed");
                     for p in stoppable {
-                        self.delete(p, why.clone());
+                        self.delete(p, why.clone(), Cause::ScaleDown);
                     }
-                    self.delete_service(replica_type, *rank, why);
+                    self.delete_service(replica_type, *rank, why, Cause::ScaleDown);
                     excess -= 1;
                 }
             } else if want > total.len() {
@@ -73,7 +74,13 @@ impl<'a> Planner<'a> {
                     let resource = with_migration(target.resource.clone(), migrate_to.get(&name).copied());
                     let (restarts_left, relaunches) = self.succession(replica_type, rank);
                     let meta = TaskMeta { id, rank, resource, restarts_left, relaunches, service: None };
-                    self.create_task(replica_type, meta, None, format!("scale {replica_type} up to {want}"))?;
+                    self.create_task(
+                        replica_type,
+                        meta,
+                        None,
+                        format!("scale {replica_type} up to {want}"),
+                        Cause::ScaleUp,
+                    )?;
                 }
             }
         }
@@ -101,13 +108,13 @@ impl<'a> Planner<'a> {
                 relaunches,
                 service: (!meta.service.is_empty()).then(|| meta.service.clone()),
             };
-            self.create_task(replica_type, task, None, "listed in the plan's createPods".to_owned())?;
+            self.create_task(replica_type, task, None, "listed in the plan's createPods".to_owned(), Cause::Planned)?;
         }
         for name in &removed {
             let found =
                 self.of_type(replica_type).iter().copied().find(|p| pod::name(p) == name && !pod::is_terminating(p));
             if let Some(p) = found {
-                self.delete(p, "listed in the plan's removePods".to_owned());
+                self.delete(p, "listed in the plan's removePods".to_owned(), Cause::Planned);
             }
         }
         for (name, resource) in migrate_to {
@@ -152,11 +159,17 @@ impl<'a> Planner<'a> {
                     // A pod this operator did not make at a rank the plan has no address for.
                     return Ok(());
                 }
-                self.create_task(replica_type, meta, tf_config, format!("migrate {name} to a new resource"))?;
+                self.create_task(
+                    replica_type,
+                    meta,
+                    tf_config,
+                    format!("migrate {name} to a new resource"),
+                    Cause::Migration,
+                )?;
             }
             Some(new) if pod::pod_phase(new) == Some("Running") => {
                 let reason = format!("migrated: its replacement {} runs", pod::name(new));
-                self.delete(old, reason);
+                self.delete(old, reason, Cause::Migration);
             }
             _ => {}
         }

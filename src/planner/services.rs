@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::Planner;
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
-use crate::plan::Action;
+use crate::plan::{Action, Cause};
 use crate::{job, naming, pod, service, template};
 
 /// The services one pass observed, as the planner reads them.
@@ -90,6 +90,7 @@ impl<'a> Planner<'a> {
             self.actions.push(Action::CreateOrUpdateService {
                 service: Box::new(template::task_service_at(self.job, replica_type, rank, address)),
                 reason: format!("the address of {replica_type} rank {rank} is missing: {pod_name} runs there"),
+                cause: Cause::MissingAddress,
             });
         }
         let master = naming::master_name(self.job.name());
@@ -97,6 +98,7 @@ impl<'a> Planner<'a> {
             self.actions.push(Action::CreateOrUpdateService {
                 service: Box::new(template::master_service(self.job)),
                 reason: "the address of the job master is missing: the master runs".to_owned(),
+                cause: Cause::MissingAddress,
             });
         }
         for (replica_type, rank, s) in observed.owned {
@@ -111,6 +113,7 @@ impl<'a> Planner<'a> {
                     namespace: namespace.or_else(|| job::namespace(self.job).map(str::to_owned)),
                     name: name.to_owned(),
                     reason: format!("{replica_type} rank {rank} has no pod and is not among the {target} the job runs"),
+                    cause: Cause::UnusedAddress,
                 });
             }
         }

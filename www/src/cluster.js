@@ -4,8 +4,8 @@
 // the chief, while a PS knows every worker.
 
 const SVG = "http://www.w3.org/2000/svg";
-const TYPES = ["chief", "ps", "worker", "evaluator"];
-const NAMES = { chief: "chief", ps: "PS", worker: "workers", evaluator: "evaluator" };
+// The TensorFlow task types and what they are called, from the core's constants() (setTaskTypes).
+let taskTypes = [];
 const PAD = 12;
 const BIG = { w: 104, h: 30, gap: 8 };
 const SMALL = { w: 10, h: 10, gap: 3 };
@@ -61,7 +61,7 @@ export function createCluster(svg, caption, { onPick }) {
     setTasks(rows, jobName) {
       laidOut = [rows, jobName];
       svg.closest("section").hidden = !jobName; // before the width is read
-      const tasks = rows.filter((r) => r.kind === "Pod" && TYPES.includes(r.replicaType));
+      const tasks = rows.filter((r) => r.kind === "Pod" && taskTypes.some((t) => t.type === r.replicaType));
       // Names are not drawn (a node's tooltip is made when the pointer comes), so a new job name
       // alone, typed letter by letter, does not draw everything again.
       const next = `${jobName === "" ? "" : "job"}|${tasks.map((r) => `${r.replicaType}${r.rank}`).join(",")}`;
@@ -76,12 +76,12 @@ export function createCluster(svg, caption, { onPick }) {
       const parts = [lines];
       lines.replaceChildren();
       let y = PAD;
-      for (const type of TYPES) {
+      for (const { type, many } of taskTypes) {
         const ofType = tasks.filter((r) => r.replicaType === type).sort((a, b) => a.rank - b.rank);
         if (ofType.length === 0) {
           continue;
         }
-        const label = text(PAD, y + 12, `${NAMES[type]} (${ofType.length})`, "group");
+        const label = text(PAD, y + 12, `${many} (${ofType.length})`, "group");
         parts.push(label);
         y += 22;
         const size = ofType.length <= 24 ? BIG : SMALL;
@@ -162,19 +162,23 @@ export function createCluster(svg, caption, { onPick }) {
   return api;
 }
 
-/** "4 workers (0–3), 2 PS (0–1) and the chief" */
+/** The TensorFlow task types of the core's `constants().taskTypes`, in its order: what the view draws and how it names them. */
+export function setTaskTypes(types) {
+  taskTypes = types;
+}
+
+/** "2 PS (0–1), the chief and 4 workers (0–3)" */
 export function describe(cluster) {
   const parts = [];
-  for (const type of TYPES) {
+  for (const { type, one, many, single } of taskTypes) {
     const n = cluster[type]?.length ?? 0;
     if (n === 0) {
       continue;
     }
-    if (type === "chief" || type === "evaluator") {
-      parts.push(`the ${type}`);
+    if (single) {
+      parts.push(`the ${one}`);
     } else {
-      const noun = type === "ps" ? "PS" : n === 1 ? "worker" : "workers";
-      parts.push(n === 1 ? `1 ${noun} (0)` : `${n} ${noun} (0–${n - 1})`);
+      parts.push(n === 1 ? `1 ${one} (0)` : `${n} ${many} (0–${n - 1})`);
     }
   }
   if (parts.length === 0) {

@@ -7,7 +7,7 @@ import samplePlan from "../../examples/scaleplan.yaml";
 import allreduce from "../examples/allreduce.yaml";
 import mistakes from "../examples/mistakes.yaml";
 import psChiefEvaluator from "../examples/ps-chief-evaluator.yaml";
-import { createCluster } from "./cluster.js";
+import { createCluster, setTaskTypes } from "./cluster.js";
 import { createEditor } from "./editor.js";
 import { decodeState, encodeState } from "./share.js";
 import { createSimulator } from "./simulator.js";
@@ -32,7 +32,7 @@ function startWorker() {
   const ready = new Promise((resolve, reject) => {
     worker.addEventListener("message", ({ data }) => {
       if (data.ready) {
-        resolve();
+        resolve(data.constants);
         return;
       }
       const call = calls.get(data.id);
@@ -48,14 +48,23 @@ function startWorker() {
       reject(new Error(`a worker could not start: ${event.message ?? "see the browser console"}`));
     });
   });
-  return async function call(op, args = {}) {
+  const call = async (op, args = {}) => {
     await ready;
     const id = ++callId;
     worker.postMessage({ id, op, args });
     return new Promise((resolve, reject) => calls.set(id, { resolve, reject }));
   };
+  call.constants = ready;
+  return call;
 }
 const call = startWorker();
+// The core's names (from the worker, which loads the core): the task types the cluster view draws,
+// and the master's type, which is not a task.
+let constants = { taskTypes: [], masterType: undefined };
+call.constants.then((c) => {
+  constants = c;
+  setTaskTypes(c.taskTypes);
+});
 const callSimulator = startWorker();
 
 // What the page shows: the last valid analysis, and a shared state being restored.
@@ -296,10 +305,10 @@ function drawDetail(detail) {
   const rendezvous = $("rendezvous");
   rendezvous.hidden = detail.rendezvous === null;
   rendezvous.textContent = detail.rendezvous === null ? "" : `No TF_CONFIG: an ${state.result.strategy} pod gets RDZV_ENDPOINT, ${detail.rendezvous}.`;
-  const isTask = row.kind === "Pod" && ["chief", "ps", "worker", "evaluator"].includes(row.replicaType);
+  const isTask = row.kind === "Pod" && constants.taskTypes.some((t) => t.type === row.replicaType);
   if (isTask) {
     cluster.highlight(row.replicaType, row.rank, detail.tfConfig?.cluster ?? null, detail.rendezvous ? `${row.replicaType} ${row.rank} gets RDZV_ENDPOINT instead of TF_CONFIG.` : null);
-  } else if (row.kind === "Service" && row.replicaType && row.replicaType !== "dlrover-master") {
+  } else if (row.kind === "Service" && row.replicaType && row.replicaType !== constants.masterType) {
     cluster.highlight(row.replicaType, row.rank, null, `The service ${row.name} is the address of ${row.replicaType} ${row.rank}.`);
   } else {
     cluster.highlight(null, 0, null, `${row.name} is the DLRover master, not a TensorFlow task.`);

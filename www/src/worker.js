@@ -10,6 +10,8 @@ import * as core from "elasticjob";
 import { LineCounter, parseAllDocuments, parse as parseYaml, stringify } from "yaml";
 import { locate } from "./locate.js";
 
+const MASTER_TYPE = core.constants().masterType;
+
 /** The last valid job `analyse` read, for the requests about it that follow. */
 let current = null;
 
@@ -25,7 +27,8 @@ self.onmessage = ({ data }) => {
   }
   self.postMessage(reply);
 };
-self.postMessage({ ready: true });
+// The names the page shares with the core (replica types among them), once, before any answer.
+self.postMessage({ ready: true, constants: core.constants() });
 
 /** Reads `text`: every problem with its place, and the object table when the job is valid. */
 function analyse({ text }) {
@@ -153,7 +156,7 @@ function tasks(job, base, initial) {
   const specs = (plan) => plan?.spec?.replicaResourceSpecs ?? {};
   return Object.keys(job.spec.replicaSpecs ?? {})
     .map((t) => t.toLowerCase())
-    .filter((t) => t !== "dlrover-master")
+    .filter((t) => t !== MASTER_TYPE)
     .map((type) => {
       const spec = specs(base)[type] ?? specs(initial)[type] ?? {};
       return { type, replicas: spec.replicas ?? 0, cpu: String(spec.resource?.cpu ?? ""), memory: String(spec.resource?.memory ?? "") };

@@ -13,6 +13,7 @@ import { chromium } from "playwright-core";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { bigJob } from "../../pkg/bench/job.js";
 import { main as cli } from "../../pkg/cli/index.js";
+import { jobKey } from "../../pkg/node.js";
 import { Reconciler } from "../../pkg/controller/reconciler.js";
 import { serve } from "../serve.js";
 
@@ -208,7 +209,7 @@ test("selecting worker 1 shows its manifest and TF_CONFIG, and highlights whom i
   // The cluster view: worker 1 selected; workers 0, both PS and the chief known; the rest not.
   const classes = await page.$$eval("#cluster .node", (gs) => gs.map((g) => `${g.dataset.type}-${g.dataset.rank}:${g.classList.contains("self") ? "self" : g.classList.contains("known") ? "known" : "-"}`));
   assert.deepEqual(classes.sort(), ["chief-0:known", "evaluator-0:-", "ps-0:known", "ps-1:known", "worker-0:known", "worker-1:self", "worker-2:-", "worker-3:-"]);
-  assert.equal(await page.textContent("#cluster-caption"), "worker 1's TF_CONFIG lists the chief, 2 PS (0–1) and 2 workers (0–1).");
+  assert.equal(await page.textContent("#cluster-caption"), "worker 1's TF_CONFIG lists 2 PS (0–1), the chief and 2 workers (0–1).");
   assert.equal(await page.locator("#cluster .links line").count(), 4);
   // The copy button puts the TF_CONFIG on the clipboard.
   await page.click("button[data-copy=tfconfig]");
@@ -218,7 +219,7 @@ test("selecting worker 1 shows its manifest and TF_CONFIG, and highlights whom i
   // Picking a node in the cluster view selects that task in the table too.
   await page.click("#cluster .node[data-type=ps][data-rank='1']");
   await page.waitForFunction(() => document.getElementById("detail-title").textContent === "Pod uploaded-edljob-ps-1");
-  assert.equal(await page.textContent("#cluster-caption"), "ps 1's TF_CONFIG lists the chief, 2 PS (0–1) and 4 workers (0–3).");
+  assert.equal(await page.textContent("#cluster-caption"), "ps 1's TF_CONFIG lists 2 PS (0–1), the chief and 4 workers (0–3).");
 });
 
 test("a job name that is too long: a marker on its line, and the message", async () => {
@@ -311,9 +312,15 @@ test("one pass, three hosts: the simulator in the browser, the controller and `e
       [sample, { values }],
     );
     const { job, scalePlans, pods, services, now } = pass.input;
-    // The controller's pass over the same objects, as its reconciler decides it.
+    // The controller's pass over the same objects, as its reconciler decides it: the caches' events
+    // feed its store, and the pass gives the job.
     const controller = new Reconciler({ adapter: undefined, caches: {}, log: undefined, metrics: undefined, isStopping: () => false });
-    const decided = controller.decide({ job, plans: scalePlans, pods, services, now });
+    for (const [kind, objects] of [["ScalePlan", scalePlans], ["Pod", pods], ["Service", services]]) {
+      for (const obj of objects) {
+        controller.keep(kind, "add", obj);
+      }
+    }
+    const decided = controller.decide({ ...controller.pass(jobKey(job)), job, now });
     // `elasticjob plan` over the same objects in files, as kubectl would print them.
     const dir = mkdtempSync(join(tmpdir(), "elasticjob-pass-"));
     const files = [
@@ -461,7 +468,7 @@ test("the 1,000-worker job of the benchmark: 2,106 rows, only those in view in t
   assert.equal(tfConfig.cluster.worker.length, 1000);
   assert.equal(tfConfig.cluster.ps.length, 50);
   assert.deepEqual(tfConfig.task, { type: "worker", index: 999 });
-  assert.equal(await page.textContent("#cluster-caption"), "worker 999's TF_CONFIG lists the chief, 50 PS (0–49) and 1000 workers (0–999).");
+  assert.equal(await page.textContent("#cluster-caption"), "worker 999's TF_CONFIG lists 50 PS (0–49), the chief and 1000 workers (0–999).");
   assert.equal(await page.locator("#cluster .node").count(), 1052);
   assert.equal(await page.locator("#cluster .node.known").count(), 1050);
   // Sorting 2,106 rows by rank, descending: worker 999's pod and service come first.

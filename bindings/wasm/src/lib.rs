@@ -1,23 +1,30 @@
 //! # elasticjob-wasm
 //!
 //! The wasm-bindgen layer of the npm package `elasticjob` (built into `pkg/`): one function per
-//! operation of the [`elasticjob`] core, named in camelCase. Each one reads its arguments from
-//! plain JavaScript values ([`json::from_js`], then the core's [`elasticjob::parse`] functions,
-//! which report wrong types and unknown fields with their path), calls the core, and returns the
-//! result as plain objects (serialised by serde_json and read back with `JSON.parse`, so keys keep
-//! the core's field order). Nothing here decides anything.
+//! operation of the [`elasticjob`] core, named in camelCase, over JSON text. Every argument is
+//! the JSON text of a value and every result is JSON text, so nothing is walked property by
+//! property across the boundary: a JavaScript engine writes and reads JSON natively, and serde_json
+//! reads it here. Each function reads its arguments with the core's [`elasticjob::parse`]
+//! functions (which report wrong types and unknown fields with their path), calls the core, and
+//! writes the result with serde_json (so keys keep the core's field order). Nothing here decides
+//! anything.
+//!
+//! The package's object API (`pkg/api.js`: objects in, objects out) is these functions with
+//! `JSON.stringify` before and `JSON.parse` after, and a check that refuses what JSON cannot
+//! hold (`NaN`, `bigint`, a `Map`, a cycle) at its path ([`not_json`] makes that error); hosts that
+//! hold JSON text already (a controller that keeps each cached object's text) call these directly,
+//! as the package's `text` namespace.
 //!
 //! A failure is thrown as an [`ElasticJobError`], a JavaScript `Error` subclass with `name`,
 //! `code` and `errors: [{path, code, message}]` ([`elasticjob::Error::report`]). Paths inside an
 //! argument other than the job start with the argument's name: `scalePlan.spec.psHosts[0]`,
-//! `pods[3].status.phase`, `options.masterImage`.
-//!
-//! The TypeScript types named in the signatures come from the core's JSON Schemas
-//! (`examples/schema.rs`, the `schema` feature), generated into `types.d.ts` next to the glue.
+//! `pods[3].status.phase`, `options.masterImage`. Text that is not JSON is a `syntax` problem at
+//! the argument's name, with its line and column.
 
 pub mod json;
 
 use elasticjob::api::{ElasticJob, ScalePlan};
+use elasticjob::error::Step;
 use elasticjob::tfconfig::SparseClusterSpec;
 
 use elasticjob::{Code, Error, ErrorReport, List, Options, Problem, Result, parse};
@@ -48,19 +55,7 @@ extern "C" {
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-import type {
-  Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, Problem, ReplicaType,
-  ScalePlan, Service, SparseClusterSpec, SummaryRow, Validation,
-} from "./types.js";
-
-/** Observed pods: an array, or a `List` / `PodList` holding them in `items`. */
-export type Pods = Pod[] | { items: Pod[] };
-
-/** Observed services: an array, or a `List` / `ServiceList` holding them in `items`. */
-export type Services = Service[] | { items: Service[] };
-
-/** A job's scale plans: an array, or a `List` holding them in `items`. */
-export type ScalePlans = ScalePlan[] | { items: ScalePlan[] };
+import type { Problem } from "./types.js";
 
 /**
  * What every function throws for input the core refuses: `code` is `parse_error` (the input does
@@ -73,81 +68,84 @@ export declare class ElasticJobError extends Error {
   readonly errors: Problem[];
   constructor(message: string, code: string, errors: Problem[]);
 }
+
+/**
+ * A store of the ScalePlans, pods and services a host observes, each read once as it changes: a
+ * host's watches feed it (`put` for an object added or changed, `remove` for one deleted), and its
+ * passes read none of them again. Its memory is the WebAssembly core's: `free()` gives it back.
+ */
+export class ObjectStore {
+  constructor();
+  /** Gives the store's memory back; the store cannot be used afterwards. */
+  free(): void;
+  /** Keeps an object of `kind` (`ScalePlan`, `Pod`, `Service`) from its JSON text; returns its job's key, `undefined` for none. */
+  put(kind: string, object: string): string | undefined;
+  /** Forgets a deleted object; returns the key of the job it was kept under. */
+  remove(kind: string, namespace: string, name: string): string | undefined;
+  /** How many objects the store keeps. */
+  readonly size: number;
+  /** `controllerPass` over the job of `key` (`job`: its JSON text, or `null`) and the objects kept for it, `overlay` laid over them for this pass. */
+  controllerPass(key: string, job: string, overlay: string | null | undefined, now: string, options?: string | null): string;
+}
 "#;
 
-/// Every object the job will have once `scalePlan` (by default its first plan) has run on an empty
-/// cluster, as a Kubernetes `List` (the core's `render`).
+/// The JSON text of every object the job will have once `scalePlan` (by default its first plan)
+/// has run on an empty cluster, as a Kubernetes `List` (the core's `render`); with `pretty`,
+/// indented as `JSON.stringify(list, null, 2)` writes it.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(unchecked_return_type = "List")]
+#[wasm_bindgen]
 pub fn render(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    output(render_list(&job, &scale_plan, &options))
-}
-
-/// What `render` returns, as JSON text: for callers that write the objects out as they are (the
-/// CLI's `-o json`), so that they are never built as JavaScript objects (for a large job, parsing
-/// them is most of what `render` costs in JavaScript: the 1,000-worker job's are 22.8 MB of JSON).
-/// Compact, or with `pretty` as `JSON.stringify(list, null, 2)` writes it.
-///
-/// # Errors
-/// An `ElasticJobError` when an argument is malformed or invalid, as `render`.
-#[wasm_bindgen(js_name = renderJson)]
-pub fn render_json(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "boolean")] pretty: JsValue,
+    job: &str,
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
+    options: Option<String>,
+    pretty: Option<bool>,
 ) -> Result<String, JsValue> {
-    let list = render_list(&job, &scale_plan, &options).map_err(throw)?;
-    json::to_text(&list, pretty.is_truthy()).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+    let list = render_list(job, scale_plan.as_deref(), options.as_deref()).map_err(throw)?;
+    json::to_text(&list, pretty.unwrap_or(false)).map_err(|e| js_sys::Error::new(&e.to_string()).into())
 }
 
-/// Whether `job` is a valid `ElasticJob`: `{valid: true}`, or `{valid: false, error}` with every
-/// problem (what `render` would throw).
+/// Whether `job` is a valid `ElasticJob`: `{"valid": true}`, or `{"valid": false, "error": ...}`
+/// with every problem (what `render` would throw).
 ///
 /// # Errors
-/// Never for any JSON value; only if the result cannot be returned.
-#[wasm_bindgen(unchecked_return_type = "Validation")]
-pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] job: JsValue) -> Result<JsValue, JsValue> {
-    to_js(&Validation::of(read_job(&job)))
+/// Never for any text; only if the result cannot be written.
+#[wasm_bindgen]
+pub fn validate(job: &str) -> Result<String, JsValue> {
+    output(Ok(Validation::of(read_job(job))))
 }
 
 /// Whether `scalePlan` is a valid `ScalePlan` on its own; paths start with `scalePlan`.
 ///
 /// # Errors
-/// Never for any JSON value; only if the result cannot be returned.
-#[wasm_bindgen(js_name = validateScalePlan, unchecked_return_type = "Validation")]
-pub fn validate_scale_plan(
-    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "unknown")] scale_plan: JsValue,
-) -> Result<JsValue, JsValue> {
-    to_js(&Validation::of(required(&scale_plan, "scalePlan", parse::scale_plan)))
+/// Never for any text; only if the result cannot be written.
+#[wasm_bindgen(js_name = validateScalePlan)]
+pub fn validate_scale_plan(#[wasm_bindgen(js_name = scalePlan)] scale_plan: &str) -> Result<String, JsValue> {
+    output(Ok(Validation::of(required(scale_plan, "scalePlan", parse::scale_plan))))
 }
 
-/// The `TF_CONFIG` string the pod of `replicaType` at rank `index` gets under `scalePlan` (by
-/// default the job's first plan): exactly the env value (the core's `tf_config`).
+/// The `TF_CONFIG` string the pod of `replicaType` at rank `index` (both JSON text: `"worker"`,
+/// `1`) gets under `scalePlan` (by default the job's first plan): exactly the env value (the
+/// core's `tf_config`), not JSON-quoted.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid, or the task has no
 /// `TF_CONFIG`.
 #[wasm_bindgen(js_name = tfConfig)]
 pub fn tf_config(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
+    job: &str,
+    #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
+    index: &str,
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
 ) -> Result<String, JsValue> {
     let run = || {
-        let job = read_job(&job)?;
+        let job = read_job(job)?;
         elasticjob::tf_config(
             &job,
-            read(&replica_type, "replicaType")?,
-            read(&index, "index")?,
-            read_scale_plan(&scale_plan)?.as_ref(),
+            read(replica_type, "replicaType")?,
+            read(index, "index")?,
+            read_scale_plan(scale_plan.as_deref())?.as_ref(),
         )
     };
     run().map_err(throw)
@@ -157,29 +155,33 @@ pub fn tf_config(
 ///
 /// # Errors
 /// An `ElasticJobError` when the job is malformed or invalid.
-#[wasm_bindgen(js_name = initialScalePlan, unchecked_return_type = "ScalePlan")]
-pub fn initial_scale_plan(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-) -> Result<JsValue, JsValue> {
-    output(read_job(&job).map(|job| elasticjob::initial_scale_plan(&job)))
+#[wasm_bindgen(js_name = initialScalePlan)]
+pub fn initial_scale_plan(job: &str) -> Result<String, JsValue> {
+    output(read_job(job).map(|job| elasticjob::initial_scale_plan(&job)))
 }
 
-/// One pass of the job controller at time `now` (an RFC 3339 string or a `Date`) (the core's
-/// `reconcile`).
+/// One pass of the job controller at time `now` (the JSON text of an RFC 3339 string) (the
+/// core's `reconcile`); `scalePlan` may be `null`.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(unchecked_return_type = "Plan")]
+#[wasm_bindgen]
 pub fn reconcile(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "ScalePlan | null | undefined")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    output(read_job(&job).and_then(|job| {
-        let plan = read_scale_plan(&scale_plan)?;
-        elasticjob::reconcile(&job, plan.as_ref(), &read_pods(&pods)?, &read_time(&now)?, &read_options(&options)?)
+    job: &str,
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
+    pods: &str,
+    now: &str,
+    options: Option<String>,
+) -> Result<String, JsValue> {
+    output(read_job(job).and_then(|job| {
+        let plan = read_scale_plan(scale_plan.as_deref())?;
+        elasticjob::reconcile(
+            &job,
+            plan.as_ref(),
+            &read_pods(pods)?,
+            &read_time(now)?,
+            &read_options(options.as_deref())?,
+        )
     }))
 }
 
@@ -188,18 +190,18 @@ pub fn reconcile(
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = reconcilePods, unchecked_return_type = "Plan")]
+#[wasm_bindgen(js_name = reconcilePods)]
 pub fn reconcile_pods(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "ScalePlan")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    output(read_job(&job).and_then(|job| {
-        let replica_type = read(&replica_type, "replicaType")?;
-        let plan = required(&scale_plan, "scalePlan", parse::scale_plan)?;
-        elasticjob::reconcile_pods(&job, replica_type, &plan, &read_pods(&pods)?, &read_options(&options)?)
+    job: &str,
+    #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: &str,
+    pods: &str,
+    options: Option<String>,
+) -> Result<String, JsValue> {
+    output(read_job(job).and_then(|job| {
+        let replica_type = read(replica_type, "replicaType")?;
+        let plan = required(scale_plan, "scalePlan", parse::scale_plan)?;
+        elasticjob::reconcile_pods(&job, replica_type, &plan, &read_pods(pods)?, &read_options(options.as_deref())?)
     }))
 }
 
@@ -208,16 +210,16 @@ pub fn reconcile_pods(
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = handleFaultPods, unchecked_return_type = "Plan")]
+#[wasm_bindgen(js_name = handleFaultPods)]
 pub fn handle_fault_pods(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    output(read_job(&job).and_then(|job| {
-        let replica_type = read(&replica_type, "replicaType")?;
-        elasticjob::handle_fault_pods(&job, replica_type, &read_pods(&pods)?, &read_options(&options)?)
+    job: &str,
+    #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
+    pods: &str,
+    options: Option<String>,
+) -> Result<String, JsValue> {
+    output(read_job(job).and_then(|job| {
+        let replica_type = read(replica_type, "replicaType")?;
+        elasticjob::handle_fault_pods(&job, replica_type, &read_pods(pods)?, &read_options(options.as_deref())?)
     }))
 }
 
@@ -225,16 +227,15 @@ pub fn handle_fault_pods(
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = stopRunningPods, unchecked_return_type = "Plan")]
+#[wasm_bindgen(js_name = stopRunningPods)]
 pub fn stop_running_pods(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-) -> Result<JsValue, JsValue> {
+    job: &str,
+    #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
+    pods: &str,
+) -> Result<String, JsValue> {
     output(
-        read_job(&job).and_then(|job| {
-            elasticjob::stop_running_pods(&job, read(&replica_type, "replicaType")?, &read_pods(&pods)?)
-        }),
+        read_job(job)
+            .and_then(|job| elasticjob::stop_running_pods(&job, read(replica_type, "replicaType")?, &read_pods(pods)?)),
     )
 }
 
@@ -242,16 +243,16 @@ pub fn stop_running_pods(
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = syncJobState, unchecked_return_type = "Plan")]
+#[wasm_bindgen(js_name = syncJobState)]
 pub fn sync_job_state(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
-) -> Result<JsValue, JsValue> {
-    output(read_job(&job).and_then(|job| {
-        let replica_type = read(&replica_type, "replicaType")?;
-        elasticjob::sync_job_state(&job, replica_type, &read_pods(&pods)?, &read_time(&now)?)
+    job: &str,
+    #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
+    pods: &str,
+    now: &str,
+) -> Result<String, JsValue> {
+    output(read_job(job).and_then(|job| {
+        let replica_type = read(replica_type, "replicaType")?;
+        elasticjob::sync_job_state(&job, replica_type, &read_pods(pods)?, &read_time(now)?)
     }))
 }
 
@@ -259,29 +260,32 @@ pub fn sync_job_state(
 /// the job's ScalePlans it takes up, which pods are the job's, the job's own pass and its
 /// services, as a plan in phases. `job` is `null` when the job does not exist; `scalePlans` are
 /// the job's plans, `pods` the pods with its name label, `services` the services with its name
-/// label (in its namespace).
+/// label (in its namespace), each an array or a `List`.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = controllerPass, unchecked_return_type = "Plan")]
+#[wasm_bindgen(js_name = controllerPass)]
 pub fn controller_pass(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob | null | undefined")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlans")] scale_plans: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Services")] services: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
+    job: &str,
+    #[wasm_bindgen(js_name = scalePlans)] scale_plans: &str,
+    pods: &str,
+    services: &str,
+    now: &str,
+    options: Option<String>,
+) -> Result<String, JsValue> {
     let run = || {
-        let job = if job.is_null() || job.is_undefined() { None } else { Some(read_job(&job)?) };
-        let plans = parse::scale_plans(value(&scale_plans, "scalePlans")?)?;
+        let job = match value(job, "")? {
+            Value::Null => None,
+            job => Some(parse::job(job)?),
+        };
+        let plans = parse::scale_plans(value(scale_plans, "scalePlans")?)?;
         elasticjob::controller_pass(
             job.as_ref(),
             &plans,
-            &read_pods(&pods)?,
-            &parse::services(value(&services, "services")?)?,
-            &read_time(&now)?,
-            &read_options(&options)?,
+            &read_pods(pods)?,
+            &parse::services(value(services, "services")?)?,
+            &read_time(now)?,
+            &read_options(options.as_deref())?,
         )
     };
     output(run())
@@ -292,34 +296,42 @@ pub fn controller_pass(
 ///
 /// # Errors
 /// None in practice: the constants always serialise.
-#[wasm_bindgen(unchecked_return_type = "Constants")]
-pub fn constants() -> Result<JsValue, JsValue> {
-    to_js(&elasticjob::constants())
+#[wasm_bindgen]
+pub fn constants() -> Result<String, JsValue> {
+    output(Ok(elasticjob::constants()))
+}
+
+/// The paths of the fields [`job_key`] reads of an object (the core's `JOB_KEY_FIELDS`), as JSON:
+/// a host that holds objects gives it those fields alone, not a watch event's whole pod.
+///
+/// # Errors
+/// None in practice.
+#[wasm_bindgen(js_name = jobKeyFields)]
+pub fn job_key_fields() -> Result<String, JsValue> {
+    output(Ok(elasticjob::JOB_KEY_FIELDS))
 }
 
 /// The job key (`namespace/name`) an object belongs to: an ElasticJob's own, a ScalePlan's owner
 /// job, a pod's or service's job label; `undefined` for an object of no job (the core's
-/// `naming::job_key`).
+/// `naming::job_key`). Only the [`job_key_fields`] of the object are read.
 ///
 /// # Errors
-/// An `ElasticJobError` when the object cannot be read as JSON.
-#[wasm_bindgen(js_name = jobKey, unchecked_return_type = "string | undefined")]
-pub fn job_key(#[wasm_bindgen(unchecked_param_type = "object")] object: JsValue) -> Result<JsValue, JsValue> {
-    // Only the fields the key is read from cross into WebAssembly, not a watch event's whole pod.
-    let mut fields = Vec::new();
-    for path in elasticjob::JOB_KEY_FIELDS {
-        let at = path.iter().fold(object.clone(), |at, key| {
-            if at.is_object() {
-                js_sys::Reflect::get(&at, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-            } else {
-                JsValue::UNDEFINED
-            }
-        });
-        if !at.is_undefined() {
-            fields.push((path, value(&at, &format!("object.{}", path.join("."))).map_err(throw)?));
-        }
-    }
-    Ok(elasticjob::job_key_of_fields(fields).map_or(JsValue::UNDEFINED, |k| JsValue::from_str(&k)))
+/// An `ElasticJobError` when the text is not JSON.
+#[wasm_bindgen(js_name = jobKey)]
+pub fn job_key(object: &str) -> Result<Option<String>, JsValue> {
+    Ok(elasticjob::job_key(&value(object, "object").map_err(throw)?))
+}
+
+/// Whether the job controls `object` (the JSON text of any object), the rule by which the core
+/// keeps its hands off what is not the job's: a host asks it of the object in the way of a create
+/// (`409 AlreadyExists`) before writing over it (the core's `job_controls`).
+///
+/// # Errors
+/// An `ElasticJobError` when the job is malformed or invalid, or the object is not JSON.
+#[wasm_bindgen(js_name = jobControls)]
+pub fn job_controls(job: &str, object: &str) -> Result<bool, JsValue> {
+    let run = || Ok(elasticjob::job_controls(&read_job(job)?, &value(object, "object")?));
+    run().map_err(throw)
 }
 
 /// One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does
@@ -327,16 +339,19 @@ pub fn job_key(#[wasm_bindgen(unchecked_param_type = "object")] object: JsValue)
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = reconcileScalePlan, unchecked_return_type = "Plan")]
+#[wasm_bindgen(js_name = reconcileScalePlan)]
 pub fn reconcile_scale_plan(
-    #[wasm_bindgen(js_name = scalePlan, unchecked_param_type = "ScalePlan")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob | null | undefined")] job: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string | Date")] now: JsValue,
-) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: &str,
+    job: &str,
+    now: &str,
+) -> Result<String, JsValue> {
     let run = || {
-        let plan = required(&scale_plan, "scalePlan", parse::scale_plan)?;
-        let job = if job.is_null() || job.is_undefined() { None } else { Some(read_job(&job)?) };
-        elasticjob::reconcile_scale_plan(&plan, job.as_ref(), &read_time(&now)?)
+        let plan = required(scale_plan, "scalePlan", parse::scale_plan)?;
+        let job = match value(job, "")? {
+            Value::Null => None,
+            job => Some(parse::job(job)?),
+        };
+        elasticjob::reconcile_scale_plan(&plan, job.as_ref(), &read_time(now)?)
     };
     output(run())
 }
@@ -346,21 +361,21 @@ pub fn reconcile_scale_plan(
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed, or the cluster misses an index.
-#[wasm_bindgen(js_name = insertTfConfigToEnv, unchecked_return_type = "Container")]
+#[wasm_bindgen(js_name = insertTfConfigToEnv)]
 pub fn insert_tf_config_to_env(
-    #[wasm_bindgen(unchecked_param_type = "Container")] container: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "SparseClusterSpec")] cluster: JsValue,
-    #[wasm_bindgen(js_name = replicaType, unchecked_param_type = "ReplicaType")] replica_type: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "number")] rank: JsValue,
-) -> Result<JsValue, JsValue> {
+    container: &str,
+    cluster: &str,
+    #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
+    rank: &str,
+) -> Result<String, JsValue> {
     let run = || {
-        let mut container: Container = read_strict(&container, "container")?;
-        let cluster: SparseClusterSpec = read_strict(&cluster, "cluster")?;
+        let mut container: Container = read_strict(container, "container")?;
+        let cluster: SparseClusterSpec = read_strict(cluster, "cluster")?;
         elasticjob::insert_tf_config_to_env(
             &mut container,
             &cluster,
-            read(&replica_type, "replicaType")?,
-            read(&rank, "rank")?,
+            read(replica_type, "replicaType")?,
+            read(rank, "rank")?,
         )?;
         Ok(container)
     };
@@ -372,46 +387,50 @@ pub fn insert_tf_config_to_env(
 ///
 /// # Errors
 /// An `ElasticJobError` when the list is malformed.
-#[wasm_bindgen(unchecked_return_type = "SummaryRow[]")]
-pub fn summary(#[wasm_bindgen(unchecked_param_type = "List")] list: JsValue) -> Result<JsValue, JsValue> {
-    output(read_strict::<List>(&list, "list").map(|list| elasticjob::summary(&list)))
+#[wasm_bindgen]
+pub fn summary(list: &str) -> Result<String, JsValue> {
+    output(read_strict::<List>(list, "list").map(|list| elasticjob::summary(&list)))
 }
 
-/// The rows of `summary(render(job, scalePlan, options))`, without the objects themselves crossing
-/// into JavaScript: for a previewer's table of a large
-/// job (the 1,000-worker job renders 22.8 MB of JSON, its rows 0.2 MB).
+/// The rows of `summary(render(job, scalePlan, options))`, without the objects themselves being
+/// written: for a previewer's table of a large job (the 1,000-worker job renders 22.8 MB of JSON,
+/// its rows 0.2 MB).
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
-#[wasm_bindgen(js_name = renderSummary, unchecked_return_type = "SummaryRow[]")]
+#[wasm_bindgen(js_name = renderSummary)]
 pub fn render_summary(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
+    job: &str,
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
+    options: Option<String>,
+) -> Result<String, JsValue> {
     let run = || {
-        let job = read_job(&job)?;
-        elasticjob::render_summary(&job, read_scale_plan(&scale_plan)?.as_ref(), &read_options(&options)?)
+        let job = read_job(job)?;
+        elasticjob::render_summary(
+            &job,
+            read_scale_plan(scale_plan.as_deref())?.as_ref(),
+            &read_options(options.as_deref())?,
+        )
     };
     output(run())
 }
 
-/// The object at `index` of `render(job, scalePlan, options).items` (the row of the same index of
-/// `renderSummary`), without the others crossing into JavaScript.
+/// The object at `index` (JSON text of a number) of `render(job, scalePlan, options).items` (the
+/// row of the same index of `renderSummary`), without the others being written.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid, or `index` is past the last
 /// object (`out_of_range` at `index`).
-#[wasm_bindgen(js_name = renderItem, unchecked_return_type = "Object")]
+#[wasm_bindgen(js_name = renderItem)]
 pub fn render_item(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
-    #[wasm_bindgen(js_name = scalePlan, unchecked_optional_param_type = "ScalePlan | null")] scale_plan: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Options | null")] options: JsValue,
-) -> Result<JsValue, JsValue> {
+    job: &str,
+    index: &str,
+    #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
+    options: Option<String>,
+) -> Result<String, JsValue> {
     let run = || {
-        let list = render_list(&job, &scale_plan, &options)?;
-        let index: u32 = read(&index, "index")?;
+        let list = render_list(job, scale_plan.as_deref(), options.as_deref())?;
+        let index: u32 = read(index, "index")?;
         let count = list.items.len();
         list.items.into_iter().nth(index as usize).ok_or_else(|| {
             let message = format!("the job renders {count} objects, so the last index is {}", count.saturating_sub(1));
@@ -419,6 +438,121 @@ pub fn render_item(
         })
     };
     output(run())
+}
+
+/// What `kubectl elasticjob status` shows of a job (the core's `view::job_view`): its phase and
+/// conditions, per replica type the pods it wants and their counts by phase, and its scale plans
+/// oldest first with what each changed. `job` and the plans are read as stored, without the core's
+/// rules (a job the controller refuses is shown too); `scalePlans` is an array or a `List` of them, and plans of
+/// other jobs among them, like pods of other jobs among `pods`, are left out.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument does not have the shape of its type or has a field it
+/// does not know.
+#[wasm_bindgen(js_name = jobView)]
+pub fn job_view(
+    job: &str,
+    #[wasm_bindgen(js_name = scalePlans)] scale_plans: &str,
+    pods: &str,
+) -> Result<String, JsValue> {
+    // The readers the other functions use (`parse::strict`: shapes and unknown fields, not the
+    // rules), so no second copy of the job's and the plan's readers is built into the wasm.
+    let read_all = || {
+        let job = parse::strict::<ElasticJob>(value(job, "")?)?;
+        let plans = parse::scale_plans(value(scale_plans, "scalePlans")?)?;
+        elasticjob::view::job_view(&job, &plans, &read_pods(pods)?)
+    };
+    output(read_all())
+}
+
+/// A store of the ScalePlans, pods and services a host observes, each read once as it changes
+/// (the core's `store::Store`): a host's watches feed it (`put` for an object added or changed,
+/// `remove` for one deleted), and its passes read none of them again (`controllerPass`).
+///
+/// Declared in the custom TypeScript section above, not by wasm-bindgen: its declaration of a class
+/// names `Symbol.dispose`, which only TypeScript's `esnext` library knows.
+#[wasm_bindgen(skip_typescript)]
+#[derive(Default)]
+pub struct ObjectStore(elasticjob::store::Store);
+
+#[wasm_bindgen]
+impl ObjectStore {
+    /// An empty store.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> ObjectStore {
+        ObjectStore::default()
+    }
+
+    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod` or `Service`), from its JSON
+    /// text, under the job it belongs to; returns that job's key, or `undefined` for an object of
+    /// no job (not kept).
+    ///
+    /// # Errors
+    /// An `ElasticJobError` when the text is not JSON.
+    pub fn put(&mut self, kind: &str, object: &str) -> Result<Option<String>, JsValue> {
+        Ok(self.0.put(kind, value(object, "object").map_err(throw)?))
+    }
+
+    /// Forgets a deleted object; returns the key of the job it was kept under, if any.
+    pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> Option<String> {
+        self.0.remove(kind, namespace, name)
+    }
+
+    /// How many objects the store keeps.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.0.len()
+    }
+
+    /// `controllerPass` over the job of `key` (`job`: its JSON text, `null` when it does not exist)
+    /// and the objects kept for it, with `overlay` (JSON: `{plans, pods, deletedPods, services,
+    /// deletedServices}`, what the host's own writes of this pass changed) laid over them for this
+    /// pass alone.
+    ///
+    /// # Errors
+    /// An `ElasticJobError` when an argument is malformed or invalid, or a kept object could not be
+    /// read (at its index, as `controllerPass` reports it).
+    #[wasm_bindgen(js_name = controllerPass)]
+    pub fn controller_pass(
+        &self,
+        key: &str,
+        job: &str,
+        overlay: Option<String>,
+        now: &str,
+        options: Option<String>,
+    ) -> Result<String, JsValue> {
+        let run = || {
+            let job = match value(job, "")? {
+                Value::Null => None,
+                job => Some(parse::job(job)?),
+            };
+            let overlay = match overlay {
+                Some(text) => elasticjob::store::Overlay::read(value(&text, "overlay")?)?,
+                None => elasticjob::store::Overlay::default(),
+            };
+            self.0.controller_pass(key, job.as_ref(), &overlay, &read_time(now)?, &read_options(options.as_deref())?)
+        };
+        output(run())
+    }
+}
+
+/// The error of a JavaScript value that JSON cannot hold, found by the object API before it
+/// writes an argument as JSON: `message` at the place `steps` (the JSON text of an array of keys
+/// and indexes) inside the argument `root`, as the core writes every path. Returned, for the
+/// caller to throw.
+#[wasm_bindgen(js_name = notJson, unchecked_return_type = "ElasticJobError")]
+pub fn not_json(root: &str, steps: &str, message: &str) -> JsValue {
+    let steps: Vec<Value> = serde_json::from_str(steps).unwrap_or_default();
+    let steps: Vec<Step> = steps
+        .into_iter()
+        .map(|s| match s {
+            Value::Number(n) => Step::Index(n.as_u64().and_then(|i| usize::try_from(i).ok()).unwrap_or_default()),
+            Value::String(k) => Step::Key(k),
+            other => Step::Key(other.to_string()),
+        })
+        .collect();
+    let error = Error::Parse(Problem::at(&steps, Code::InvalidType, message));
+    throw(if root.is_empty() { error } else { error.prefixed(root) })
 }
 
 /// The answer of `validate` and `validateScalePlan`.
@@ -442,98 +576,72 @@ impl Validation {
     }
 }
 
-/// What `kubectl elasticjob status` shows of a job (the core's `view::job_view`): its phase and
-/// conditions, per replica type the pods it wants and their counts by phase, and its scale plans
-/// oldest first with what each changed. `job` and the plans are read as stored, without the core's
-/// rules (a job the controller refuses is shown too); `scalePlans` is an array or a `List` of them, and plans of
-/// other jobs among them, like pods of other jobs among `pods`, are left out.
-///
-/// # Errors
-/// An `ElasticJobError` when an argument does not have the shape of its type or has a field it
-/// does not know.
-#[wasm_bindgen(js_name = jobView, unchecked_return_type = "JobView")]
-pub fn job_view(
-    #[wasm_bindgen(unchecked_param_type = "ElasticJob")] job: JsValue,
-    #[wasm_bindgen(js_name = scalePlans, unchecked_param_type = "ScalePlans")] scale_plans: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pods")] pods: JsValue,
-) -> Result<JsValue, JsValue> {
-    // The readers the other functions use (`parse::strict`: shapes and unknown fields, not the
-    // rules), so no second copy of the job's and the plan's readers is built into the wasm.
-    let read_all = || {
-        let job = parse::strict::<ElasticJob>(value(&job, "")?)?;
-        let plans = parse::scale_plans(value(&scale_plans, "scalePlans")?)?;
-        elasticjob::view::job_view(&job, &plans, &read_pods(&pods)?)
-    };
-    output(read_all())
+/// Reads JSON text as a value, with `root` in front of the path of a problem: a syntax error is a
+/// `syntax` problem at `root`, with its line and column.
+fn value(text: &str, root: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| Error::Parse(Problem::new(root, Code::Syntax, e.to_string())))
 }
 
-/// Reads a JavaScript value as JSON, with `root` in front of the path of a refusal.
-fn value(value: &JsValue, root: &str) -> Result<Value> {
-    json::from_js(value).map_err(|e| if root.is_empty() { e } else { e.prefixed(root) })
-}
-
-fn read_job(job: &JsValue) -> Result<ElasticJob> {
+fn read_job(job: &str) -> Result<ElasticJob> {
     parse::job(value(job, "")?)
 }
 
-fn render_list(job: &JsValue, scale_plan: &JsValue, options: &JsValue) -> Result<List> {
+fn render_list(job: &str, scale_plan: Option<&str>, options: Option<&str>) -> Result<List> {
     let job = read_job(job)?;
     elasticjob::render(&job, read_scale_plan(scale_plan)?.as_ref(), &read_options(options)?)
 }
 
 /// Reads a required argument with a core reader; paths start with `root`.
-fn required<T>(arg: &JsValue, root: &str, reader: fn(Value) -> Result<T>) -> Result<T> {
+fn required<T>(arg: &str, root: &str, reader: fn(Value) -> Result<T>) -> Result<T> {
     reader(value(arg, root)?).map_err(|e| e.prefixed(root))
 }
 
-fn read_scale_plan(scale_plan: &JsValue) -> Result<Option<ScalePlan>> {
-    if scale_plan.is_null() || scale_plan.is_undefined() {
-        return Ok(None);
+/// Reads an optional argument: absent or `null` is `None`.
+fn optional<T>(arg: Option<&str>, root: &str, reader: fn(Value) -> Result<T>) -> Result<Option<T>> {
+    match arg.map(|text| value(text, root)).transpose()? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => reader(v).map(Some).map_err(|e| e.prefixed(root)),
     }
-    required(scale_plan, "scalePlan", parse::scale_plan).map(Some)
 }
 
-fn read_options(options: &JsValue) -> Result<Options> {
-    if options.is_null() || options.is_undefined() {
-        return Ok(Options::default());
-    }
-    read_strict(options, "options")
+fn read_scale_plan(scale_plan: Option<&str>) -> Result<Option<ScalePlan>> {
+    optional(scale_plan, "scalePlan", parse::scale_plan)
 }
 
-fn read_pods(pods: &JsValue) -> Result<Vec<Pod>> {
+fn read_options(options: Option<&str>) -> Result<Options> {
+    Ok(optional(options, "options", parse::strict::<Options>)?.unwrap_or_default())
+}
+
+fn read_pods(pods: &str) -> Result<Vec<Pod>> {
     parse::pods(value(pods, "pods")?)
 }
 
-fn read_time(now: &JsValue) -> Result<Time> {
+fn read_time(now: &str) -> Result<Time> {
     parse::time(&read::<String>(now, "now")?)
 }
 
 /// Reads a value of any type; shape problems start with `root`, unknown fields are ignored
 /// (the types read here have none).
-fn read<T: DeserializeOwned>(arg: &JsValue, root: &str) -> Result<T> {
+fn read<T: DeserializeOwned>(arg: &str, root: &str) -> Result<T> {
     required(arg, root, |v| parse::from_value(v).map(|(v, _)| v))
 }
 
 /// Reads a value whose unknown fields are problems, like the core's readers of jobs and plans.
-fn read_strict<T: DeserializeOwned>(arg: &JsValue, root: &str) -> Result<T> {
+fn read_strict<T: DeserializeOwned>(arg: &str, root: &str) -> Result<T> {
     required(arg, root, parse::strict)
 }
 
-/// Returns a result as plain objects, or throws its error.
-fn output<T: Serialize>(result: Result<T>) -> Result<JsValue, JsValue> {
-    to_js(&result.map_err(throw)?)
-}
-
-/// Plain objects through JSON text: maps become objects (never `Map`s), keys keep the order the
-/// core writes them, and one `JSON.parse` is faster than building the objects one by one.
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text = json::to_text(value, false).map_err(|e| js_sys::Error::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text)
+/// Writes a result as JSON text, or throws its error.
+fn output<T: Serialize>(result: Result<T>) -> Result<String, JsValue> {
+    json::to_text(&result.map_err(throw)?, false).map_err(|e| js_sys::Error::new(&e.to_string()).into())
 }
 
 /// The core's error as an [`ElasticJobError`].
 fn throw(error: Error) -> JsValue {
     let report = error.report();
-    let errors = to_js(&report.errors).unwrap_or(JsValue::NULL);
+    let errors = json::to_text(&report.errors, false)
+        .ok()
+        .and_then(|text| js_sys::JSON::parse(&text).ok())
+        .unwrap_or(JsValue::NULL);
     ElasticJobError::new(&report.message, &report.code, &errors).into()
 }

@@ -1,18 +1,20 @@
-//! What a JavaScript caller of the bindings sees, run in Node (`tests/node.rs`) and in headless
-//! Chromium (`tests/browser.rs`): plain objects in the core's field order, the same bytes as the
-//! core, and `ElasticJobError`s that name the field at fault.
+//! What a host of the bindings sees, run in Node (`tests/node.rs`) and in headless Chromium
+//! (`tests/browser.rs`): JSON text in, the core's bytes out, and `ElasticJobError`s that name the
+//! field at fault. (What the package's object functions add, refusing values JSON cannot hold at
+//! their path, is tested from JavaScript in pkg/test/errors.test.js and pkg/test/browser.test.js.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use elasticjob::{Options, parse};
 use elasticjob_wasm as ej;
-use js_sys::{Array, JSON, Object, Reflect};
+use js_sys::{Array, Reflect};
+use serde_json::{Value, json};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const JOB: &str = r#"{
   "apiVersion": "elastic.iml.github.io/v1alpha1",
   "kind": "ElasticJob",
-  "metadata": {"name": "mnist", "namespace": "training"},
+  "metadata": {"name": "mnist", "namespace": "training", "uid": "u-1"},
   "spec": {
     "distributionStrategy": "ParameterServerStrategy",
     "replicaSpecs": {
@@ -23,53 +25,35 @@ const JOB: &str = r#"{
   }
 }"#;
 
-const NOW: &str = "2026-01-02T03:04:05Z";
+const NOW: &str = r#""2026-01-02T03:04:05Z""#;
 
-fn js(text: &str) -> JsValue {
-    JSON::parse(text).unwrap()
+fn job() -> Value {
+    serde_json::from_str(JOB).unwrap()
 }
 
-fn job() -> JsValue {
-    js(JOB)
+fn text(value: &Value) -> String {
+    value.to_string()
 }
 
-/// `a.b[0].c` of a JavaScript value.
-fn get(value: &JsValue, path: &str) -> JsValue {
-    let mut v = value.clone();
-    for part in path.split('.') {
-        let (name, index) = match part.split_once('[') {
-            Some((name, rest)) => (name, Some(rest.trim_end_matches(']').parse::<u32>().unwrap())),
-            None => (part, None),
-        };
-        if !name.is_empty() {
-            v = Reflect::get(&v, &JsValue::from_str(name)).unwrap();
-        }
-        if let Some(i) = index {
-            v = Reflect::get_u32(&v, i).unwrap();
-        }
-    }
-    v
+fn read(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
 }
 
-fn string(value: &JsValue, path: &str) -> String {
-    get(value, path).as_string().unwrap_or_else(|| panic!("{path} is not a string"))
-}
-
-fn stringify(value: &JsValue) -> String {
-    JSON::stringify(value).unwrap().as_string().unwrap()
-}
-
-fn set(object: &JsValue, key: &str, value: &JsValue) {
-    Reflect::set(object, &JsValue::from_str(key), value).unwrap();
+fn string(value: &JsValue, key: &str) -> String {
+    Reflect::get(value, &JsValue::from_str(key)).unwrap().as_string().unwrap_or_else(|| panic!("{key} is not a string"))
 }
 
 /// The thrown value, checked to be an `ElasticJobError`, and its `(path, code)` pairs.
-fn thrown(result: Result<JsValue, JsValue>) -> (JsValue, Vec<(String, String)>) {
+fn thrown<T: std::fmt::Debug>(result: Result<T, JsValue>) -> (JsValue, Vec<(String, String)>) {
     let error = result.expect_err("the call should throw");
+    problems_of(error)
+}
+
+fn problems_of(error: JsValue) -> (JsValue, Vec<(String, String)>) {
     assert!(error.is_instance_of::<js_sys::Error>(), "not an Error: {error:?}");
     assert!(error.is_instance_of::<ej::ElasticJobError>(), "not an ElasticJobError: {error:?}");
     assert_eq!(string(&error, "name"), "ElasticJobError");
-    let errors: Array = get(&error, "errors").dyn_into().expect("errors is an array");
+    let errors: Array = Reflect::get(&error, &"errors".into()).unwrap().dyn_into().expect("errors is an array");
     let problems = errors.iter().map(|p| (string(&p, "path"), string(&p, "code"))).collect();
     (error, problems)
 }
@@ -79,26 +63,20 @@ fn pair(path: &str, code: &str) -> (String, String) {
 }
 
 #[wasm_bindgen_test]
-fn render_returns_plain_objects_with_the_bytes_of_the_core() {
-    let list = ej::render(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    assert_eq!(string(&list, "apiVersion"), "v1");
-    assert_eq!(string(&list, "kind"), "List");
+fn render_gives_the_bytes_of_the_core() {
+    let list = ej::render(JOB, None, None, None).unwrap();
+    let native = elasticjob::render(&parse::job(job()).unwrap(), None, &Options::default()).unwrap();
+    assert_eq!(list, serde_json::to_string(&native).unwrap());
     // The master pod and service, one PS and two workers with a service each.
-    assert_eq!(Array::from(&get(&list, "items")).length(), 8);
-    // Maps (labels, requests) are plain objects, not `Map`s.
-    let labels = get(&list, "items[2].metadata.labels");
-    assert_eq!(Object::get_prototype_of(&labels), Object::get_prototype_of(&Object::new()));
-    assert_eq!(string(&list, "items[2].spec.containers[0].resources.requests.memory"), "2Gi");
-
-    let native =
-        elasticjob::render(&parse::job(serde_json::from_str(JOB).unwrap()).unwrap(), None, &Options::default())
-            .unwrap();
-    assert_eq!(stringify(&list), serde_json::to_string(&native).unwrap());
+    assert_eq!(read(&list)["items"].as_array().map(Vec::len), Some(8));
+    // Pretty: as `JSON.stringify(list, null, 2)` writes it.
+    let pretty = ej::render(JOB, None, None, Some(true)).unwrap();
+    assert_eq!(pretty, serde_json::to_string_pretty(&native).unwrap());
 }
 
 #[wasm_bindgen_test]
 fn tf_config_is_the_env_value_of_the_core() {
-    let value = ej::tf_config(job(), "worker".into(), 1.into(), JsValue::NULL).unwrap();
+    let value = ej::tf_config(JOB, r#""worker""#, "1", None).unwrap();
     assert_eq!(
         value,
         r#"{"cluster":{"worker":["mnist-edljob-worker-0:3333","mnist-edljob-worker-1:3333"],"ps":["mnist-edljob-ps-0:2222"],"chief":[]},"task":{"type":"worker","index":1}}"#
@@ -107,9 +85,9 @@ fn tf_config_is_the_env_value_of_the_core() {
 
 #[wasm_bindgen_test]
 fn a_wrong_type_is_reported_at_its_path() {
-    let job = job();
-    set(&get(&job, "spec.replicaSpecs.worker"), "replicas", &"three".into());
-    let (error, problems) = thrown(ej::render(job, JsValue::UNDEFINED, JsValue::UNDEFINED));
+    let mut job = job();
+    job["spec"]["replicaSpecs"]["worker"]["replicas"] = json!("three");
+    let (error, problems) = thrown(ej::render(&text(&job), None, None, None));
     assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(problems, [pair("spec.replicaSpecs.worker.replicas", "invalid_type")]);
     assert!(string(&error, "message").starts_with("spec.replicaSpecs.worker.replicas: invalid type"));
@@ -117,10 +95,10 @@ fn a_wrong_type_is_reported_at_its_path() {
 
 #[wasm_bindgen_test]
 fn unknown_fields_are_all_reported() {
-    let job = job();
-    set(&get(&job, "spec.replicaSpecs.worker"), "replica", &3.into());
-    set(&get(&job, "metadata"), "nmae", &"x".into());
-    let (error, problems) = thrown(ej::initial_scale_plan(job));
+    let mut job = job();
+    job["spec"]["replicaSpecs"]["worker"]["replica"] = json!(3);
+    job["metadata"]["nmae"] = json!("x");
+    let (error, problems) = thrown(ej::initial_scale_plan(&text(&job)));
     assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(
         problems,
@@ -129,141 +107,140 @@ fn unknown_fields_are_all_reported() {
 }
 
 #[wasm_bindgen_test]
-fn undefined_properties_are_absent_and_null_is_not() {
-    let job = job();
-    set(&job, "status", &JsValue::UNDEFINED);
-    set(&get(&job, "metadata"), "labels", &JsValue::UNDEFINED);
-    assert!(ej::render(job.clone(), JsValue::UNDEFINED, JsValue::UNDEFINED).is_ok());
-    set(&get(&job, "spec"), "replicaSpecs", &JsValue::NULL);
-    let (_, problems) = thrown(ej::render(job, JsValue::UNDEFINED, JsValue::UNDEFINED));
+fn text_that_is_not_json_is_a_syntax_problem_at_its_argument() {
+    let (error, problems) = thrown(ej::render("{\"metadata\": ", None, None, None));
+    assert_eq!(string(&error, "code"), "parse_error");
+    assert_eq!(problems, [pair("", "syntax")]);
+    assert!(string(&error, "message").contains("line 1 column"), "{}", string(&error, "message"));
+    let (_, problems) = thrown(ej::reconcile(JOB, None, "[{]", NOW, None));
+    assert_eq!(problems, [pair("pods", "syntax")]);
+}
+
+#[wasm_bindgen_test]
+fn null_is_not_absent_for_a_required_field() {
+    let mut job = job();
+    job["spec"]["replicaSpecs"] = Value::Null;
+    let (_, problems) = thrown(ej::render(&text(&job), None, None, None));
     assert_eq!(problems, [pair("spec.replicaSpecs", "invalid_type")]);
-}
-
-#[wasm_bindgen_test]
-fn values_json_cannot_hold_are_refused_at_their_path() {
-    let cases: [(&str, JsValue); 4] = [
-        ("metadata.labels", js_sys::Map::new().into()),
-        ("metadata.generation", JsValue::from_f64(f64::NAN)),
-        ("metadata.uid", js_sys::BigInt::from(7).into()),
-        ("spec.replicaSpecs.worker.template.spec.containers[0].args", js_sys::Set::new(&JsValue::UNDEFINED).into()),
-    ];
-    for (path, value) in cases {
-        let job = job();
-        let (parent, key) = path.rsplit_once('.').unwrap();
-        set(&get(&job, parent), key, &value);
-        let (error, problems) = thrown(ej::render(job, JsValue::UNDEFINED, JsValue::UNDEFINED));
-        assert_eq!(string(&error, "code"), "parse_error");
-        assert_eq!(problems, [pair(path, "invalid_type")], "{path}");
-    }
-}
-
-#[wasm_bindgen_test]
-fn a_cycle_is_refused_not_a_stack_overflow() {
-    let job = job();
-    set(&get(&job, "metadata"), "labels", &job);
-    let (_, problems) = thrown(ej::render(job, JsValue::UNDEFINED, JsValue::UNDEFINED));
-    assert_eq!(problems.len(), 1);
-    assert!(problems[0].0.starts_with("metadata.labels.metadata.labels."), "{problems:?}");
+    // An optional argument given as `null` is absent.
+    assert_eq!(ej::render(JOB, Some("null".into()), Some("null".into()), None), ej::render(JOB, None, None, None));
 }
 
 #[wasm_bindgen_test]
 fn paths_in_other_arguments_start_with_their_name() {
-    let plan = js(r#"{"spec": {"psHosts": [5]}}"#);
-    let (_, problems) = thrown(ej::render(job(), plan, JsValue::UNDEFINED));
+    let (_, problems) = thrown(ej::render(JOB, Some(r#"{"spec": {"psHosts": [5]}}"#.into()), None, None));
     assert_eq!(problems, [pair("scalePlan.spec.psHosts[0]", "invalid_type")]);
 
-    let options = js(r#"{"masterImage": "m:1", "mastrImage": "x"}"#);
-    let (_, problems) = thrown(ej::render(job(), JsValue::NULL, options));
+    let (_, problems) =
+        thrown(ej::render(JOB, None, Some(r#"{"masterImage": "m:1", "mastrImage": "x"}"#.into()), None));
     assert_eq!(problems, [pair("options.mastrImage", "unknown_field")]);
 
-    let pods = js(r#"[{"metadata": {"name": "p"}, "status": {"phase": 5}}]"#);
-    let (_, problems) = thrown(ej::reconcile(job(), JsValue::NULL, pods, NOW.into(), JsValue::UNDEFINED));
+    let pods = r#"[{"metadata": {"name": "p"}, "status": {"phase": 5}}]"#;
+    let (_, problems) = thrown(ej::reconcile(JOB, None, pods, NOW, None));
     assert_eq!(problems, [pair("pods[0].status.phase", "invalid_type")]);
 
-    let (_, problems) =
-        thrown(ej::reconcile(job(), JsValue::NULL, Array::new().into(), "yesterday".into(), JsValue::UNDEFINED));
+    let (_, problems) = thrown(ej::reconcile(JOB, None, "[]", r#""yesterday""#, None));
     assert_eq!(problems, [pair("now", "invalid_value")]);
+    let (_, problems) = thrown(ej::reconcile(JOB, None, "[]", "5", None));
+    assert_eq!(problems, [pair("now", "invalid_type")]);
 
-    let error = ej::tf_config(job(), "workers".into(), 0.into(), JsValue::UNDEFINED).map(JsValue::from);
-    assert_eq!(thrown(error).1, [pair("replicaType", "invalid_value")]);
-    let error = ej::tf_config(job(), "worker".into(), (-1).into(), JsValue::UNDEFINED).map(JsValue::from);
-    assert_eq!(thrown(error).1, [pair("index", "invalid_value")]);
+    assert_eq!(thrown(ej::tf_config(JOB, r#""workers""#, "0", None)).1, [pair("replicaType", "invalid_value")]);
+    assert_eq!(thrown(ej::tf_config(JOB, r#""worker""#, "-1", None)).1, [pair("index", "invalid_value")]);
 }
 
 #[wasm_bindgen_test]
-fn a_date_is_read_as_its_json_time() {
-    let date = js_sys::Date::new(&NOW.into());
-    let with_date = ej::reconcile(job(), JsValue::NULL, Array::new().into(), date.into(), JsValue::UNDEFINED).unwrap();
-    let with_text = ej::reconcile(job(), JsValue::NULL, Array::new().into(), NOW.into(), JsValue::UNDEFINED).unwrap();
-    assert_eq!(stringify(&with_date), stringify(&with_text));
-    assert_eq!(string(&with_text, "phases[1].actions[0].action"), "createPod");
+fn not_json_is_the_error_of_a_value_json_cannot_hold_at_its_path() {
+    let (error, problems) = problems_of(ej::not_json("pods", r#"[3,"metadata","labels"]"#, "a Map is not JSON"));
+    assert_eq!(string(&error, "code"), "parse_error");
+    assert_eq!(problems, [pair("pods[3].metadata.labels", "invalid_type")]);
+    assert_eq!(string(&error, "message"), "pods[3].metadata.labels: a Map is not JSON");
+    // Empty keys keep their place; the job's own paths have no root.
+    assert_eq!(problems_of(ej::not_json("", r#"["","",0]"#, "x")).1, [pair(".[0]", "invalid_type")]);
+    assert_eq!(problems_of(ej::not_json("now", "[]", "x")).1, [pair("now", "invalid_type")]);
 }
 
 #[wasm_bindgen_test]
 fn validate_answers_instead_of_throwing() {
-    let valid = ej::validate(job()).unwrap();
-    assert_eq!(stringify(&valid), r#"{"valid":true}"#);
-    let job = job();
-    set(&get(&job, "metadata"), "name", &"Deep_CTR".into());
-    set(&get(&job, "spec.replicaSpecs.worker"), "replicas", &(-2).into());
-    let invalid = ej::validate(job).unwrap();
-    assert_eq!(get(&invalid, "valid"), JsValue::FALSE);
-    assert_eq!(string(&invalid, "error.code"), "invalid");
-    assert_eq!(string(&invalid, "error.errors[0].path"), "metadata.name");
-    assert_eq!(string(&invalid, "error.errors[1].path"), "spec.replicaSpecs.worker.replicas");
+    assert_eq!(ej::validate(JOB).unwrap(), r#"{"valid":true}"#);
+    let mut job = job();
+    job["metadata"]["name"] = json!("Deep_CTR");
+    job["spec"]["replicaSpecs"]["worker"]["replicas"] = json!(-2);
+    let invalid = read(&ej::validate(&text(&job)).unwrap());
+    assert_eq!(invalid["valid"], json!(false));
+    assert_eq!(invalid["error"]["code"], json!("invalid"));
+    assert_eq!(invalid["error"]["errors"][0]["path"], json!("metadata.name"));
+    assert_eq!(invalid["error"]["errors"][1]["path"], json!("spec.replicaSpecs.worker.replicas"));
+    let syntax = read(&ej::validate("{").unwrap());
+    assert_eq!(syntax["error"]["errors"][0]["code"], json!("syntax"));
 
-    let plan = ej::validate_scale_plan(js(r#"{"spec": {"psHosts": ["nocolon"]}}"#)).unwrap();
-    assert_eq!(string(&plan, "error.errors[0].path"), "scalePlan.spec.psHosts[0]");
+    let plan = read(&ej::validate_scale_plan(r#"{"spec": {"psHosts": ["nocolon"]}}"#).unwrap());
+    assert_eq!(plan["error"]["errors"][0]["path"], json!("scalePlan.spec.psHosts[0]"));
 }
 
 #[wasm_bindgen_test]
 fn insert_tf_config_to_env_returns_the_container() {
-    let container =
-        js(r#"{"name": "main", "env": [{"name": "TF_CONFIG", "value": "old"}, {"name": "A", "value": "1"}]}"#);
-    let cluster = js(r#"{"worker": {"0": "w0:2222", "1": "w1:2222"}, "ps": ["ps0:2222"]}"#);
-    let out = ej::insert_tf_config_to_env(container, cluster, "worker".into(), 1.into()).unwrap();
-    assert_eq!(string(&out, "env[0].name"), "TF_CONFIG");
+    let container = r#"{"name": "main", "env": [{"name": "TF_CONFIG", "value": "old"}, {"name": "A", "value": "1"}]}"#;
+    let cluster = r#"{"worker": {"0": "w0:2222", "1": "w1:2222"}, "ps": ["ps0:2222"]}"#;
+    let out = read(&ej::insert_tf_config_to_env(container, cluster, r#""worker""#, "1").unwrap());
+    assert_eq!(out["env"][0]["name"], json!("TF_CONFIG"));
     assert_eq!(
-        string(&out, "env[0].value"),
-        r#"{"cluster":{"worker":["w0:2222","w1:2222"],"ps":["ps0:2222"],"chief":[]},"task":{"type":"worker","index":1}}"#
+        out["env"][0]["value"],
+        json!(
+            r#"{"cluster":{"worker":["w0:2222","w1:2222"],"ps":["ps0:2222"],"chief":[]},"task":{"type":"worker","index":1}}"#
+        )
     );
-    assert_eq!(string(&out, "env[1].name"), "A");
+    assert_eq!(out["env"][1]["name"], json!("A"));
 
-    let holey = js(r#"{"worker": {"1": "w1:2222"}}"#);
-    let (_, problems) =
-        thrown(ej::insert_tf_config_to_env(js(r#"{"name": "main"}"#), holey, "worker".into(), 1.into()));
+    let holey = r#"{"worker": {"1": "w1:2222"}}"#;
+    let (_, problems) = thrown(ej::insert_tf_config_to_env(r#"{"name": "main"}"#, holey, r#""worker""#, "1"));
     assert_eq!(problems, [pair("sparseCluster.worker", "tf_config_hole")]);
 }
 
 #[wasm_bindgen_test]
 fn summary_lists_every_object() {
-    let list = ej::render(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    let rows = ej::summary(list).unwrap();
-    assert_eq!(Array::from(&rows).length(), 8);
-    assert_eq!(string(&rows, "[2].name"), "mnist-edljob-ps-0");
-    assert_eq!(string(&rows, "[2].task"), "ps:0");
-    assert_eq!(string(&rows, "[2].cpu"), "1");
+    let list = ej::render(JOB, None, None, None).unwrap();
+    let rows = read(&ej::summary(&list).unwrap());
+    assert_eq!(rows.as_array().map(Vec::len), Some(8));
+    assert_eq!(rows[2]["name"], json!("mnist-edljob-ps-0"));
+    assert_eq!(rows[2]["task"], json!("ps:0"));
+    assert_eq!(rows[2]["cpu"], json!("1"));
 }
 
 #[wasm_bindgen_test]
 fn render_summary_is_summary_of_render_with_ports() {
-    let rows = ej::render_summary(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    let list = ej::render(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    let summary = ej::summary(list).unwrap();
-    assert_eq!(Array::from(&rows).length(), 8);
-    assert_eq!(string(&rows, "[2].name"), string(&summary, "[2].name"));
-    assert_eq!(string(&rows, "[2].task"), "ps:0");
-    assert_eq!(get(&rows, "[2].port").as_f64(), Some(2222.0));
-    assert_eq!(get(&rows, "[5].port").as_f64(), Some(3333.0));
-    assert_eq!(get(&rows, "[0].port").as_f64(), Some(50001.0));
+    let rows = read(&ej::render_summary(JOB, None, None).unwrap());
+    let summary = read(&ej::summary(&ej::render(JOB, None, None, None).unwrap()).unwrap());
+    assert_eq!(rows.as_array().map(Vec::len), Some(8));
+    assert_eq!(rows[2]["name"], summary[2]["name"]);
+    assert_eq!(rows[2]["port"], json!(2222));
+    assert_eq!(rows[5]["port"], json!(3333));
+    assert_eq!(rows[0]["port"], json!(50001));
 }
 
 #[wasm_bindgen_test]
 fn render_item_is_one_object_of_render() {
-    let list = ej::render(job(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    let item = ej::render_item(job(), JsValue::from(6), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    assert_eq!(stringify(&item), stringify(&get(&list, "items[6]")));
-    let (error, problems) = thrown(ej::render_item(job(), JsValue::from(8), JsValue::UNDEFINED, JsValue::UNDEFINED));
+    let list = read(&ej::render(JOB, None, None, None).unwrap());
+    let item = read(&ej::render_item(JOB, "6", None, None).unwrap());
+    assert_eq!(item, list["items"][6]);
+    let (error, problems) = thrown(ej::render_item(JOB, "8", None, None));
     assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(problems, [pair("index", "out_of_range")]);
+}
+
+#[wasm_bindgen_test]
+fn job_key_reads_the_fields_it_is_given() {
+    let fields = read(&ej::job_key_fields().unwrap());
+    assert_eq!(fields[0], json!(["kind"]));
+    let pod =
+        r#"{"kind": "Pod", "metadata": {"namespace": "training", "labels": {"elasticjob.dlrover/name": "mnist"}}}"#;
+    assert_eq!(ej::job_key(pod).unwrap().as_deref(), Some("training/mnist"));
+    assert_eq!(ej::job_key(r#"{"kind": "ConfigMap", "metadata": {"name": "x"}}"#).unwrap(), None);
+}
+
+#[wasm_bindgen_test]
+fn only_what_the_job_controls_is_written_over() {
+    let controlled = r#"{"metadata": {"name": "s", "ownerReferences": [{"apiVersion": "elastic.iml.github.io/v1alpha1",
+        "kind": "ElasticJob", "name": "mnist", "uid": "u-1", "controller": true}]}}"#;
+    assert_eq!(ej::job_controls(JOB, controlled), Ok(true));
+    assert_eq!(ej::job_controls(JOB, r#"{"metadata": {"name": "s"}}"#), Ok(false));
 }

@@ -1,0 +1,112 @@
+// The package's functions over JavaScript values (api.js): each writes its arguments as JSON text,
+// calls the core, and reads the result back. Every type comes from the core's JSON Schemas
+// (dist/types.d.ts); `text` holds the same functions over JSON text (dist/elasticjob_wasm.d.ts).
+import type {
+  Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ScalePlan, Service,
+  SparseClusterSpec, SummaryRow, Validation,
+} from "./dist/types.js";
+
+export { ElasticJobError } from "./dist/elasticjob_wasm.js";
+export * as text from "./text.js";
+
+/** Observed pods: an array, or a `List` / `PodList` holding them in `items`. */
+export type Pods = Pod[] | { items: Pod[] };
+
+/** Observed services: an array, or a `List` / `ServiceList` holding them in `items`. */
+export type Services = Service[] | { items: Service[] };
+
+/** A job's scale plans: an array, or a `List` holding them in `items`. */
+export type ScalePlans = ScalePlan[] | { items: ScalePlan[] };
+
+/**
+ * Every object the job will have once `scalePlan` (by default its first plan) has run on an empty
+ * cluster, as a Kubernetes `List` (the core's `render`). Throws an `ElasticJobError` when an
+ * argument is malformed or invalid.
+ */
+export function render(job: ElasticJob, scalePlan?: ScalePlan | null, options?: Options | null): List;
+
+/**
+ * What `render` returns, as JSON text: for callers that write the objects out as they are (the
+ * CLI's `-o json`), so that they are never built as JavaScript objects. Compact, or with `pretty`
+ * as `JSON.stringify(list, null, 2)` writes it.
+ */
+export function renderJson(job: ElasticJob, scalePlan?: ScalePlan | null, options?: Options | null, pretty?: boolean): string;
+
+/** The rows of `summary(render(job, scalePlan, options))`, without the objects being built. */
+export function renderSummary(job: ElasticJob, scalePlan?: ScalePlan | null, options?: Options | null): SummaryRow[];
+
+/** The object at `index` of `render(job, scalePlan, options).items`, without the others being built. */
+export function renderItem(job: ElasticJob, index: number, scalePlan?: ScalePlan | null, options?: Options | null): Object;
+
+/** Whether `job` is a valid `ElasticJob`: `{valid: true}`, or `{valid: false, error}` with every problem. Never throws. */
+export function validate(job: unknown): Validation;
+
+/** Whether `scalePlan` is a valid `ScalePlan` on its own; paths start with `scalePlan`. Never throws. */
+export function validateScalePlan(scalePlan: unknown): Validation;
+
+/**
+ * The `TF_CONFIG` string the pod of `replicaType` at rank `index` gets under `scalePlan` (by
+ * default the job's first plan): exactly the env value (the core's `tf_config`).
+ */
+export function tfConfig(job: ElasticJob, replicaType: ReplicaType, index: number, scalePlan?: ScalePlan | null): string;
+
+/** The first scale plan of a job (the core's `initial_scale_plan`). */
+export function initialScalePlan(job: ElasticJob): ScalePlan;
+
+/** One pass of the job controller at time `now` (an RFC 3339 string or a `Date`) (the core's `reconcile`). */
+export function reconcile(job: ElasticJob, scalePlan: ScalePlan | null | undefined, pods: Pods, now: string | Date, options?: Options | null): Plan;
+
+/** Creates, deletes and migrates the pods of one type to match the scale plan (the core's `reconcile_pods`). */
+export function reconcilePods(job: ElasticJob, replicaType: ReplicaType, scalePlan: ScalePlan, pods: Pods, options?: Options | null): Plan;
+
+/** Relaunches the failed pods of one type that the restart policy and budget allow (the core's `handle_fault_pods`). */
+export function handleFaultPods(job: ElasticJob, replicaType: ReplicaType, pods: Pods, options?: Options | null): Plan;
+
+/** Deletes every Running or Pending pod of one type (the core's `stop_running_pods`). */
+export function stopRunningPods(job: ElasticJob, replicaType: ReplicaType, pods: Pods): Plan;
+
+/** Counts one type's pods into the job status at time `now` (the core's `sync_job_state`). */
+export function syncJobState(job: ElasticJob, replicaType: ReplicaType, pods: Pods, now: string | Date): Plan;
+
+/**
+ * One pass of the controller over one job at time `now` (the core's `controller_pass`): which of
+ * the job's ScalePlans it takes up, which pods are the job's, the job's own pass and its services,
+ * as a plan in phases. `job` is `null` when the job does not exist; `scalePlans` are the job's
+ * plans, `pods` the pods with its name label, `services` the services with its name label.
+ */
+export function controllerPass(
+  job: ElasticJob | null | undefined,
+  scalePlans: ScalePlans,
+  pods: Pods,
+  services: Services,
+  now: string | Date,
+  options?: Options | null,
+): Plan;
+
+/** One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does not exist. */
+export function reconcileScalePlan(scalePlan: ScalePlan, job: ElasticJob | null | undefined, now: string | Date): Plan;
+
+/** Sets `TF_CONFIG` on a container from a sparse cluster, replacing an existing one, and returns the container. */
+export function insertTfConfigToEnv(container: Container, cluster: SparseClusterSpec, replicaType: ReplicaType, rank: number): Container;
+
+/** One row per object of a rendered `List`: kind, name, replica type, rank, CPU and memory requests, `TF_CONFIG` task. */
+export function summary(list: List): SummaryRow[];
+
+/**
+ * What `kubectl elasticjob status` shows of a job (the core's `view::job_view`): its phase and
+ * conditions, per replica type the pods it wants and their counts by phase, and its scale plans
+ * oldest first with what each changed.
+ */
+export function jobView(job: ElasticJob, scalePlans: ScalePlans, pods: Pods): JobView;
+
+/** The names the operator shares with DLRover's master and its hosts: API group, version, kinds, label keys and values. */
+export function constants(): Constants;
+
+/** The job key (`namespace/name`) an object belongs to; `undefined` for an object of no job. */
+export function jobKey(object: object): string | undefined;
+
+/**
+ * Whether the job controls `object` (its controller owner reference is the job): a host asks it of
+ * the object in the way of a create (`409 AlreadyExists`) before it writes over it.
+ */
+export function jobControls(job: ElasticJob, object: object): boolean;

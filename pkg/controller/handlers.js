@@ -1,0 +1,209 @@
+// How the controller carries out each kind of action the core plans: one handler a kind, each
+// saying what the caches must show afterwards (`expect`: the expectation raised before the call),
+// how to carry it out against the API server (`perform`: resolves to its outcome, `done`, `exists`
+// or `gone`; rejects only for a real failure), what names it in a log line (`describe`), and the
+// reason of the Warning event a refusal of it gets (`refused`, as Kubernetes' controllers name
+// theirs). A handler decides nothing the core decides: what to create, delete or write, and why, is
+// the action's.
+//
+// `pass` is the pass under way (reconciler.js): the job's objects as observed (`job`, `plans`,
+// `pods`, `services`), what the pass wrote (`done`: made and deleted objects; `fresh`: objects read
+// again), the `adapter`, the `expectations` and the caches.
+import { text } from "../node.js";
+import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
+import { jsonOf } from "./texts.js";
+
+/** A status write found the object changed since it was read: the pass reads it again and plans again. */
+export class StatusConflict extends Error {
+  constructor(kind, obj, cause) {
+    super(cause.message, { cause });
+    this.name = "StatusConflict";
+    Object.assign(this, { kind, namespace: obj.metadata.namespace, name: obj.metadata.name, status: cause.status, reason: cause.reason });
+  }
+}
+
+const namespaceOf = (action, pass) => action.namespace ?? pass.job?.metadata?.namespace;
+
+/** Where an object of a plan lives: its namespace and name. */
+const at = (obj) => [obj.metadata.namespace, obj.metadata.name];
+
+export const HANDLERS = {
+  createPod: {
+    refused: "FailedCreate",
+    describe: (a) => ({ name: a.pod.metadata.name, reason: a.reason, cause: a.cause }),
+    expect: (pass, a) => pass.expectations.presence(pass.key, "Pod", ...at(a.pod), true),
+    async perform(pass, a, expected) {
+      const { outcome, object } = await createOrExists(pass.adapter, "Pod", a.pod);
+      expected.uid = object?.metadata?.uid;
+      pass.done.created.set(a.pod.metadata.name, object ?? a.pod);
+      return outcome;
+    },
+  },
+
+  createOrUpdateService: {
+    refused: "FailedCreate",
+    describe: (a) => ({ name: a.service.metadata.name, reason: a.reason, cause: a.cause }),
+    expect: (pass, a) => pass.expectations.presence(pass.key, "Service", ...at(a.service), true),
+    async perform(pass, a, expected) {
+      // A create, which costs the API server a fifth of an apply (no managed fields to merge); a
+      // service of that name is applied over only when the job controls it (the core says whether:
+      // the caches hold only the services with the job's label, so the core has not seen it).
+      let { object } = await createOrExists(pass.adapter, "Service", a.service);
+      if (!object) {
+        const there = await getOrGone(pass.adapter, "Service", ...at(a.service));
+        if (there && !text.jobControls(jsonOf(pass.job), JSON.stringify(there))) {
+          throw new Error(`service ${a.service.metadata.name} exists and this job does not control it: it is left as it is`);
+        }
+        object = await pass.adapter.apply("Service", a.service);
+      }
+      expected.uid = object?.metadata?.uid;
+      pass.done.services.set(a.service.metadata.name, object?.metadata ? object : a.service);
+      pass.done.deletedServices.delete(a.service.metadata.name);
+      return "done";
+    },
+  },
+
+  deletePod: {
+    refused: "FailedDelete",
+    describe: (a) => ({ name: a.name, reason: a.reason, cause: a.cause }),
+    expect: (pass, a) => {
+      const uid = pass.pods.find((p) => p.metadata.name === a.name)?.metadata?.uid;
+      return pass.expectations.presence(pass.key, "Pod", namespaceOf(a, pass), a.name, false, uid);
+    },
+    async perform(pass, a, expected) {
+      // The uid a precondition: a newer pod of the same name is not this one.
+      const outcome = await deleteOrGone(pass.adapter, "Pod", namespaceOf(a, pass), a.name, { gracePeriodSeconds: 0, uid: expected.uid });
+      pass.done.deleted.add(a.name);
+      pass.done.created.delete(a.name);
+      return outcome;
+    },
+  },
+
+  deleteService: {
+    refused: "FailedDelete",
+    describe: (a) => ({ name: a.name, reason: a.reason, cause: a.cause }),
+    expect: (pass, a) => {
+      const uid = pass.services.find((s) => s.metadata.name === a.name)?.metadata?.uid;
+      return pass.expectations.presence(pass.key, "Service", namespaceOf(a, pass), a.name, false, uid);
+    },
+    async perform(pass, a) {
+      const outcome = await deleteOrGone(pass.adapter, "Service", namespaceOf(a, pass), a.name);
+      pass.done.deletedServices.add(a.name);
+      pass.done.services.delete(a.name);
+      return outcome;
+    },
+  },
+
+  setJobStatus: {
+    refused: "FailedUpdateStatus",
+    // The job is gone: the rest of the plan is for an object that is no more.
+    endsWhenGone: true,
+    describe: (a) => ({ phase: a.status.phase, scalePlan: a.status.scalePlan, cause: a.cause }),
+    expect: (pass) => expectNewer(pass, "ElasticJob", pass.job),
+    perform: (pass, a) => writeStatus(pass, "ElasticJob", pass.job, a.status),
+  },
+
+  setScalePlanStatus: {
+    refused: "FailedUpdateStatus",
+    endsWhenGone: true,
+    describe: (a) => ({ name: a.name, phase: a.status.phase, cause: a.cause }),
+    expect: (pass, a) => {
+      const plan = pass.plans.find((p) => p.metadata.name === a.name);
+      return plan ? expectNewer(pass, "ScalePlan", plan) : undefined;
+    },
+    perform(pass, a) {
+      const plan = pass.plans.find((p) => p.metadata.name === a.name);
+      return plan ? writeStatus(pass, "ScalePlan", plan, a.status) : "gone";
+    },
+  },
+};
+
+/** The handler of an action the controller does not know: a bug of this controller, or a core newer than it. */
+export const UNKNOWN = {
+  refused: "FailedAction",
+  describe: () => ({}),
+  expect: () => undefined,
+  perform: (pass, a) => Promise.reject(new Error(`the core planned an action this controller does not know: ${a.action}`)),
+};
+
+/** Expects the object at a resourceVersion newer than the one read and the one cached. */
+function expectNewer(pass, kind, obj) {
+  const cache = kind === "ElasticJob" ? pass.caches.jobs : pass.caches.plans;
+  const cached = cache.get(...at(obj));
+  const stale = [obj.metadata.resourceVersion, cached?.metadata?.resourceVersion].filter(Boolean);
+  return pass.expectations.newer(pass.key, kind, ...at(obj), stale);
+}
+
+/** Writes a status with the resourceVersion read: `done`, `gone`, or a StatusConflict. */
+async function writeStatus(pass, kind, obj, status) {
+  let written;
+  try {
+    written = await replaceStatusOrGone(pass.adapter, kind, { ...obj, status });
+  } catch (e) {
+    throw isConflict(e) ? new StatusConflict(kind, obj, e) : e;
+  }
+  if (!written) {
+    return "gone";
+  }
+  if (kind === "ElasticJob") {
+    pass.fresh.job = written;
+  } else {
+    pass.fresh.plans.set(obj.metadata.name, written);
+  }
+  return "done";
+}
+
+// The calls of the handlers, with the answers that are outcomes rather than failures: a create that
+// finds the object exists, a delete or a read that finds it gone.
+
+/** Creates the object: `{outcome: "done", object}` (the one created), or `{outcome: "exists"}` when one of its name does. */
+async function createOrExists(adapter, kind, obj) {
+  try {
+    return { outcome: "done", object: await adapter.create(kind, obj) };
+  } catch (e) {
+    if (isAlreadyExists(e)) {
+      return { outcome: "exists" };
+    }
+    throw e;
+  }
+}
+
+/**
+ * Deletes the object: `done`, or `gone` when it is not there (or, with a `uid` precondition, when
+ * another object of its name is: that one is left alone).
+ */
+async function deleteOrGone(adapter, kind, namespace, name, options = {}) {
+  try {
+    await adapter.delete(kind, namespace, name, options);
+    return "done";
+  } catch (e) {
+    if (isNotFound(e) || (options.uid !== undefined && isConflict(e))) {
+      return "gone";
+    }
+    throw e;
+  }
+}
+
+/** Reads the object, or `undefined` when it is not there. */
+export async function getOrGone(adapter, kind, namespace, name) {
+  try {
+    return await adapter.get(kind, namespace, name);
+  } catch (e) {
+    if (isNotFound(e)) {
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+/** Writes a status: the object written, or `undefined` when the object is gone; a conflict rejects. */
+async function replaceStatusOrGone(adapter, kind, obj) {
+  try {
+    return await adapter.replaceStatus(kind, obj);
+  } catch (e) {
+    if (isNotFound(e)) {
+      return undefined;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,29 @@
+// The package's functions over JSON text (`import { text } from "elasticjob"`): every argument is
+// the JSON text of a value and every result is JSON text (`tfConfig`: the TF_CONFIG value
+// itself), exactly what the object functions pass to the core and get back. For hosts that hold
+// text already: a controller that keeps each cached object's text, a tool that reads files. The
+// WebAssembly core must be loaded first (the package entry does that).
+export {
+  constants,
+  controllerPass,
+  handleFaultPods,
+  initialScalePlan,
+  insertTfConfigToEnv,
+  jobControls,
+  jobKey,
+  jobKeyFields,
+  jobView,
+  ObjectStore,
+  reconcile,
+  reconcilePods,
+  reconcileScalePlan,
+  render,
+  renderItem,
+  renderSummary,
+  stopRunningPods,
+  summary,
+  syncJobState,
+  tfConfig,
+  validate,
+  validateScalePlan,
+} from "./dist/elasticjob_wasm.js";

@@ -1,0 +1,466 @@
+//! A host's store of the objects it observes, read once when they change: the ScalePlans, pods and
+//! services of every job, by job key, fed by the host's watches (each object added or changed is
+//! [`Store::put`], each one deleted [`Store::remove`]d), so that a controller pass over a job
+//! reads none of them again ([`Store::controller_pass`]). A pass over an unchanged job costs the
+//! reading of the job alone; what a host hands over grows with what changed, not with the job's
+//! size.
+//!
+//! The store keeps each job's objects in the order a host's cache keeps them (a new one last, a
+//! changed one in its place, as a JavaScript `Map`), so a pass over the store gives the bytes
+//! [`crate::controller_pass`] gives over the same objects in that order, errors included: an
+//! object that cannot be read is kept as its problem, and a pass over its job fails as a pass over
+//! the objects would, at its index (`pods[3].status.phase`).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Pod, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::api::{ElasticJob, KIND_SCALE_PLAN, ScalePlan};
+use crate::error::{Error, Result, into_result};
+use crate::plan::Plan;
+use crate::template::Options;
+use crate::{naming, parse, reconcile, validate};
+
+/// The kinds a store keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    ScalePlan,
+    Pod,
+    Service,
+}
+
+impl Kind {
+    fn of(kind: &str) -> Option<Kind> {
+        match kind {
+            KIND_SCALE_PLAN => Some(Kind::ScalePlan),
+            "Pod" => Some(Kind::Pod),
+            "Service" => Some(Kind::Service),
+            _ => None,
+        }
+    }
+}
+
+/// The objects of one kind of one job, in the order they came, each read once.
+struct Kept<T> {
+    /// The objects read, in order; an object that could not be read holds a default in its place.
+    items: Vec<T>,
+    /// Their names, in the same order.
+    names: Vec<String>,
+    /// The problem of each object that could not be read, by name.
+    problems: BTreeMap<String, Error>,
+}
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept { items: Vec::new(), names: Vec::new(), problems: BTreeMap::new() }
+    }
+}
+
+impl<T: Default> Kept<T> {
+    /// Keeps `read` under `name`: in the place of the object of that name, else last.
+    fn put(&mut self, name: String, read: Result<T>) {
+        let item = match read {
+            Ok(item) => {
+                self.problems.remove(&name);
+                item
+            }
+            Err(e) => {
+                self.problems.insert(name.clone(), e);
+                T::default()
+            }
+        };
+        match self.names.iter().position(|n| *n == name) {
+            Some(at) => {
+                if let Some(slot) = self.items.get_mut(at) {
+                    *slot = item;
+                }
+            }
+            None => {
+                self.names.push(name);
+                self.items.push(item);
+            }
+        }
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some(at) = self.names.iter().position(|n| n == name) {
+            self.names.remove(at);
+            self.items.remove(at);
+        }
+        self.problems.remove(name);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+impl<T: Clone + Default> Kept<T> {
+    /// The objects as a pass sees them, with what the host's own writes of this pass changed laid
+    /// over (an object read again in the place of the one of its name, one made appended unless one
+    /// of that name is there, one deleted left out): the kept ones themselves when nothing is laid
+    /// over. As a pass's readers check their argument: first its length against `bound`, then the
+    /// first problem (every one, with `all`) at `root[index]`.
+    fn view(
+        &self,
+        root: &str,
+        all: bool,
+        over: &Overlaid<'_, T>,
+        bound: impl Fn(usize) -> Result<()>,
+    ) -> Result<Cow<'_, [T]>> {
+        if over.fresh.is_empty() && over.made.is_empty() && over.gone.is_empty() {
+            bound(self.items.len())?;
+            check(self.names.iter().map(|n| self.problems.get(n)), root, all)?;
+            return Ok(Cow::Borrowed(&self.items));
+        }
+        // (name, the object or its problem), in the order the pass sees them.
+        let mut seen: Vec<(&str, std::result::Result<&T, &Error>)> = Vec::with_capacity(self.items.len());
+        for (name, item) in self.names.iter().zip(&self.items) {
+            if over.gone.contains(name) {
+                continue;
+            }
+            let entry = match (over.fresh.iter().find(|(n, _)| n == name), self.problems.get(name)) {
+                (Some((_, fresh)), _) => Ok(fresh),
+                (None, Some(problem)) => Err(problem),
+                (None, None) => Ok(item),
+            };
+            seen.push((name, entry));
+        }
+        for (name, item) in over.fresh.iter().chain(over.made) {
+            if !seen.iter().any(|(n, _)| n == name) {
+                seen.push((name, Ok(item)));
+            }
+        }
+        bound(seen.len())?;
+        check(seen.iter().map(|(_, entry)| entry.err()), root, all)?;
+        Ok(Cow::Owned(seen.into_iter().filter_map(|(_, entry)| entry.ok().cloned()).collect()))
+    }
+}
+
+/// The problems of objects in order (`None`: read), each at `root[index]`: the first as a parse
+/// error, or every one with `all`.
+fn check<'e>(problems: impl Iterator<Item = Option<&'e Error>>, root: &str, all: bool) -> Result<()> {
+    let mut found = Vec::new();
+    for (i, problem) in problems.enumerate() {
+        let Some(e) = problem else { continue };
+        let e = e.clone().prefixed(&format!("{root}[{i}]"));
+        if !all {
+            return Err(e);
+        }
+        found.extend(e.problems().iter().cloned());
+    }
+    into_result(found)
+}
+
+/// What a host's writes of this pass lay over one kind ([`Kept::view`]).
+struct Overlaid<'o, T> {
+    made: &'o [(String, T)],
+    fresh: &'o [(String, T)],
+    gone: &'o [String],
+}
+
+/// The objects of one job.
+#[derive(Default)]
+struct Objects {
+    plans: Kept<ScalePlan>,
+    pods: Kept<Pod>,
+    services: Kept<Service>,
+}
+
+impl Objects {
+    fn is_empty(&self) -> bool {
+        self.plans.is_empty() && self.pods.is_empty() && self.services.is_empty()
+    }
+}
+
+/// What the host's own writes of the pass under way changed, which its watches may not show yet
+/// (as JSON: `{"plans": [...], "pods": [...], "deletedPods": [names], "services": [...],
+/// "deletedServices": [names]}`, each optional): the plans it read again, the pods and services it
+/// made, and those it deleted. Laid over the store for that one pass, never kept: the watches
+/// bring what stays.
+#[derive(Default)]
+pub struct Overlay {
+    plans: Vec<(String, ScalePlan)>,
+    pods: Vec<(String, Pod)>,
+    deleted_pods: Vec<String>,
+    services: Vec<(String, Service)>,
+    deleted_services: Vec<String>,
+}
+
+impl Overlay {
+    /// Reads an overlay from JSON.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] at `overlay...` when a part does not have its shape.
+    pub fn read(value: Value) -> Result<Overlay> {
+        let Value::Object(mut parts) = value else {
+            return Ok(Overlay::default());
+        };
+        let mut part = |key: &str| match parts.remove(key) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        let (plans, pods, deleted_pods, services, deleted_services) =
+            (part("plans"), part("pods"), part("deletedPods"), part("services"), part("deletedServices"));
+        let names = |items: Vec<Value>| items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+        Ok(Overlay {
+            plans: objects(plans, "overlay.plans", parse::strict::<ScalePlan>)?,
+            pods: objects(pods, "overlay.pods", observed::<Pod>)?,
+            deleted_pods: names(deleted_pods),
+            services: objects(services, "overlay.services", observed::<Service>)?,
+            deleted_services: names(deleted_services),
+        })
+    }
+}
+
+/// Reads `items` with `reader`, each with its name.
+fn objects<T>(items: Vec<Value>, root: &str, reader: fn(Value) -> Result<T>) -> Result<Vec<(String, T)>> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let name = name_of(&item).to_owned();
+        out.push((name, reader(item).map_err(|e| e.prefixed(&format!("{root}[{i}]")))?));
+    }
+    Ok(out)
+}
+
+/// Reads an object observed in the cluster: unknown fields ignored, the first shape problem.
+fn observed<T: DeserializeOwned>(value: Value) -> Result<T> {
+    parse::from_value(value).map(|(object, _unknown)| object)
+}
+
+fn name_of(object: &Value) -> &str {
+    object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default()
+}
+
+fn namespace_of(object: &Value) -> &str {
+    object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The ScalePlans, pods and services a host observes, by job ([the module docs](self)).
+#[derive(Default)]
+pub struct Store {
+    jobs: BTreeMap<String, Objects>,
+    /// The job key each object is kept under, by kind, namespace and name.
+    placed: BTreeMap<(Kind, String, String), String>,
+}
+
+impl Store {
+    /// An empty store.
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod` or `Service`; as JSON, its
+    /// `kind` field set to it: a list's items come without one), read now, under the job it belongs
+    /// to ([`crate::job_key`]), in the place of the one of its name; one of no job, or of another
+    /// kind, is not kept (and its earlier version, if one was kept, goes). Returns the job key it
+    /// is kept under.
+    pub fn put(&mut self, kind: &str, mut object: Value) -> Option<String> {
+        let kind_name = kind;
+        let kind = Kind::of(kind)?;
+        if let Value::Object(fields) = &mut object {
+            fields.insert("kind".to_owned(), Value::String(kind_name.to_owned()));
+        }
+        let id = (kind, namespace_of(&object).to_owned(), name_of(&object).to_owned());
+        let key = naming::job_key(&object);
+        if let Some(before) = self.placed.get(&id).filter(|k| Some(*k) != key.as_ref()).cloned() {
+            self.forget(kind, &before, &id.2);
+        }
+        let Some(key) = key else {
+            self.placed.remove(&id);
+            return None;
+        };
+        let name = id.2.clone();
+        self.placed.insert(id, key.clone());
+        let objects = self.jobs.entry(key.clone()).or_default();
+        match kind {
+            Kind::ScalePlan => objects.plans.put(name, parse::strict(object)),
+            Kind::Pod => objects.pods.put(name, observed(object)),
+            Kind::Service => objects.services.put(name, observed(object)),
+        }
+        Some(key)
+    }
+
+    /// Forgets a deleted object; returns the job key it was kept under.
+    pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> Option<String> {
+        let kind = Kind::of(kind)?;
+        let key = self.placed.remove(&(kind, namespace.to_owned(), name.to_owned()))?;
+        self.forget(kind, &key, name);
+        Some(key)
+    }
+
+    fn forget(&mut self, kind: Kind, key: &str, name: &str) {
+        let Some(objects) = self.jobs.get_mut(key) else { return };
+        match kind {
+            Kind::ScalePlan => objects.plans.remove(name),
+            Kind::Pod => objects.pods.remove(name),
+            Kind::Service => objects.services.remove(name),
+        }
+        if objects.is_empty() {
+            self.jobs.remove(key);
+        }
+    }
+
+    /// How many objects the store keeps, for a host's metrics.
+    pub fn len(&self) -> usize {
+        self.placed.len()
+    }
+
+    /// Whether the store keeps nothing.
+    pub fn is_empty(&self) -> bool {
+        self.placed.is_empty()
+    }
+
+    /// [`crate::controller_pass`] over the job of `key` (`job`: `None` when it does not exist) and
+    /// the objects kept for it, with `overlay` laid over them for this pass: the bytes a pass over
+    /// the same objects, in the order they were put, gives.
+    ///
+    /// # Errors
+    /// As [`crate::controller_pass`], and the problem of an object that could not be read, at its
+    /// index (`scalePlans[i]`, `pods[i]`, `services[i]`).
+    pub fn controller_pass(
+        &self,
+        key: &str,
+        job: Option<&ElasticJob>,
+        overlay: &Overlay,
+        now: &Time,
+        options: &Options,
+    ) -> Result<Plan> {
+        let empty = Objects::default();
+        let objects = self.jobs.get(key).unwrap_or(&empty);
+        let plans =
+            objects.plans.view("scalePlans", true, &Overlaid { made: &[], fresh: &overlay.plans, gone: &[] }, |n| {
+                validate::check_observed_pods(n).map_err(|e| e.prefixed("scalePlans"))
+            })?;
+        let pods = objects.pods.view(
+            "pods",
+            false,
+            &Overlaid { made: &overlay.pods, fresh: &[], gone: &overlay.deleted_pods },
+            validate::check_observed_pods,
+        )?;
+        let services = objects.services.view(
+            "services",
+            false,
+            &Overlaid { made: &overlay.services, fresh: &[], gone: &overlay.deleted_services },
+            validate::check_observed_services,
+        )?;
+        reconcile::controller_pass(job, &plans, &pods, &services, now, options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const NOW: &str = "2026-03-01T10:00:00Z";
+
+    fn job() -> ElasticJob {
+        parse::job(json!({"apiVersion": "elastic.iml.github.io/v1alpha1", "kind": "ElasticJob",
+            "metadata": {"name": "j", "namespace": "ns", "uid": "u"},
+            "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": {
+                "worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}}}},
+            "status": {"phase": "Running"}}))
+        .unwrap()
+    }
+
+    fn pod(name: &str, rank: i32, phase: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": "ns", "labels": {"app": "dlrover",
+            "elasticjob.dlrover/name": "j", "elasticjob.dlrover/replica-type": "worker",
+            "elasticjob.dlrover/replica-index": rank.to_string(), "elasticjob.dlrover/rank-index": rank.to_string()}},
+            "status": {"phase": phase}})
+    }
+
+    /// The pass over the store, and the pass over the same objects given as a list.
+    fn both(store: &Store, pods: Vec<Value>, overlay: &Overlay) -> (String, String) {
+        let now = parse::time(NOW).unwrap();
+        let over = store.controller_pass("ns/j", Some(&job()), overlay, &now, &Options::default());
+        let listed = parse::pods(Value::Array(pods))
+            .and_then(|pods| reconcile::controller_pass(Some(&job()), &[], &pods, &[], &now, &Options::default()));
+        let text = |r: Result<Plan>| match r {
+            Ok(plan) => serde_json::to_string(&plan).unwrap(),
+            Err(e) => format!("{:?}", e.report()),
+        };
+        (text(over), text(listed))
+    }
+
+    #[test]
+    fn a_pass_over_the_store_is_a_pass_over_its_objects_in_the_order_they_came() {
+        let mut store = Store::new();
+        assert_eq!(store.put("Pod", pod("j-edljob-worker-1", 1, "Running")).as_deref(), Some("ns/j"));
+        store.put("Pod", pod("j-edljob-worker-0", 0, "Pending"));
+        // A change keeps its place; an object of no job is not kept.
+        store.put("Pod", pod("j-edljob-worker-1", 1, "Failed"));
+        assert_eq!(store.put("Pod", json!({"metadata": {"name": "other", "namespace": "ns"}})), None);
+        assert_eq!(store.put("ConfigMap", pod("x", 0, "Running")), None);
+        assert_eq!(store.len(), 2);
+        let (a, b) = both(
+            &store,
+            vec![pod("j-edljob-worker-1", 1, "Failed"), pod("j-edljob-worker-0", 0, "Pending")],
+            &Overlay::default(),
+        );
+        assert_eq!(a, b);
+        assert_eq!(store.remove("Pod", "ns", "j-edljob-worker-1").as_deref(), Some("ns/j"));
+        assert_eq!(store.remove("Pod", "ns", "j-edljob-worker-1"), None);
+        let (a, b) = both(&store, vec![pod("j-edljob-worker-0", 0, "Pending")], &Overlay::default());
+        assert_eq!(a, b);
+        // An object whose job changed moves to it.
+        let mut moved = pod("j-edljob-worker-0", 0, "Pending");
+        moved["metadata"]["labels"]["elasticjob.dlrover/name"] = json!("k");
+        assert_eq!(store.put("Pod", moved).as_deref(), Some("ns/k"));
+        let (a, b) = both(&store, vec![], &Overlay::default());
+        assert_eq!(a, b);
+        assert!(!store.jobs.contains_key("ns/j"), "an emptied job is forgotten");
+    }
+
+    #[test]
+    fn an_object_that_cannot_be_read_fails_the_pass_at_its_index() {
+        let mut store = Store::new();
+        store.put("Pod", pod("j-edljob-worker-0", 0, "Running"));
+        let mut bad = pod("j-edljob-worker-1", 1, "Running");
+        bad["status"]["phase"] = json!(5);
+        store.put("Pod", bad.clone());
+        let (a, b) = both(&store, vec![pod("j-edljob-worker-0", 0, "Running"), bad], &Overlay::default());
+        assert!(a.contains("pods[1].status.phase"), "{a}");
+        assert_eq!(a, b);
+        // Read again as it is now, it is read.
+        store.put("Pod", pod("j-edljob-worker-1", 1, "Running"));
+        let (a, b) = both(
+            &store,
+            vec![pod("j-edljob-worker-0", 0, "Running"), pod("j-edljob-worker-1", 1, "Running")],
+            &Overlay::default(),
+        );
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn the_hosts_writes_of_a_pass_are_laid_over_for_that_pass_only() {
+        let mut store = Store::new();
+        store.put("Pod", pod("j-edljob-worker-0", 0, "Running"));
+        store.put("Pod", pod("j-edljob-worker-1", 1, "Failed"));
+        let overlay = Overlay::read(
+            json!({"pods": [pod("j-edljob-worker-2", 1, "Pending"), pod("j-edljob-worker-0", 0, "Failed")],
+            "deletedPods": ["j-edljob-worker-1"]}),
+        )
+        .unwrap();
+        // As the controller lays its writes over its caches: the deleted one out, the made ones
+        // appended unless one of that name is there.
+        let (a, b) = both(
+            &store,
+            vec![pod("j-edljob-worker-0", 0, "Running"), pod("j-edljob-worker-2", 1, "Pending")],
+            &overlay,
+        );
+        assert_eq!(a, b);
+        let (a, b) = both(
+            &store,
+            vec![pod("j-edljob-worker-0", 0, "Running"), pod("j-edljob-worker-1", 1, "Failed")],
+            &Overlay::default(),
+        );
+        assert_eq!(a, b, "nothing of the overlay is kept");
+    }
+}
