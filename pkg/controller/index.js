@@ -217,6 +217,9 @@ export class Controller {
     this.log.info("stopping: finishing the actions under way", { inFlight: this.queue?.processing.size ?? 0 });
     await this.runner?.stop();
     this.acting = false;
+    // Nothing of a pass is under way now; a list still under way (a stop before the caches were
+    // filled) is cut, so the process has nothing left to wait for.
+    this.adapter?.abortAll(new Error("the controller is stopping"));
     await this.elector?.stop();
     await Promise.all(Object.values(this.caches ?? {}).map((c) => c.stop()));
     await this.endpoints?.close();
