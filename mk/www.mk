@@ -1,7 +1,7 @@
 # The browser preview (www/): a page that shows every object, TF_CONFIG and scale plan of a job,
 # built from the npm package's browser build. Included by the top Makefile.
 #
-#   make preview     build www/dist and serve it on 127.0.0.1 (PORT=8080 by default; 0 picks one)
+#   make preview     build www/dist and serve it on 127.0.0.1 (PORT=8000 by default, clear of the controller's 8080 and 8081; 0 picks one)
 #   make test-www    the page in headless Chromium (playwright-core): sample, upload, TF_CONFIG,
 #                    markers, scale diff, shared link, download; screenshots in target/www-screenshots
 #   make bench-www   paste -> table for the 1,000-worker job, and the longest main-thread task
@@ -13,7 +13,7 @@ WWW := www
 # The workspaces' node_modules (mk/npm.mk): www/ is one of them.
 WWW_MODULES := $(NPM_MODULES)
 WWW_SCREENSHOTS := $(CURDIR)/target/www-screenshots
-PORT ?= 8080
+PORT ?= 8000
 
 .PHONY: www preview test-www bench-www
 

@@ -1,7 +1,7 @@
 // Serves www/dist on 127.0.0.1 and prints the address: `make preview`, and the browser tests and
 // benchmark (which import `serve`). Static files only; every response carries the page's Content
 // Security Policy, so neither the page nor its worker can load anything from elsewhere.
-// Usage: node serve.js [PORT]   (default 8080; 0 picks a free one)
+// Usage: node serve.js [PORT]   (default 8000, clear of the controller's ports; 0 picks a free one)
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
@@ -55,7 +55,7 @@ export async function serve(port = 0) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const port = Number(process.argv[2] ?? process.env.PORT ?? 8080);
+  const port = Number(process.argv[2] ?? process.env.PORT ?? 8000);
   const { url } = await serve(port);
   console.log(`elasticjob preview: ${url}  (Ctrl-C stops it)`);
 }
