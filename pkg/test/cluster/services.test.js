@@ -2,7 +2,7 @@
 // ServiceAccount of deploy/rbac.yaml, on KWOK's nodes; what the scenarios share is in scenario.js):
 // a worker's service deleted by someone is made again, the same, and nothing else is; a service the
 // job owns at a rank it no longer runs is deleted; one with the job's labels that it does not own is
-// left alone.
+// left alone; one of a task's name that no object controls is never applied over.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,6 +16,7 @@ import {
   createPlan,
   eventually,
   firstPlanSpec,
+  get,
   getJob,
   isLive,
   masterRunning,
@@ -122,5 +123,34 @@ describe("a running job's services under the controller", () => {
     assert.ok(!controller.actions("deleteService").some((l) => l.name === foreign.metadata.name));
     // The pods of the job are as they were.
     assert.deepEqual((await podsOf(ns, JOB)).filter(isLive).map((p) => p.metadata.name).sort(), LIVE);
+  });
+
+  it("a service of a task's name that no object controls is not applied over: the create is refused with a Warning, and the pod that needs it waits", async () => {
+    // Someone's service where worker 2's address goes: no owner, no job label (so not in the
+    // controller's cache: only the create's 409 shows it). The core says the job does not control it.
+    const mine = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "svc-edljob-worker-2", namespace: ns, labels: { team: "ads" } },
+      spec: { type: "ClusterIP", selector: { team: "ads" }, ports: [{ port: 9999, targetPort: 9999 }] },
+    };
+    const made = expectStatus(await request(admin, "POST", collection("v1", "Service", ns), { body: mine }), [201], "create someone's service");
+    // The master scales the workers from 2 to 3: worker 2's service and pod.
+    const current = await getJob(ns, JOB);
+    const spec = firstPlanSpec(current);
+    spec.replicaResourceSpecs.worker.replicas += 1;
+    await createPlan(current, spec);
+    const warning = await eventually("a Warning FailedCreate on the job naming the service", async () => {
+      const events = (await get(collection("v1", "Event", ns))).items;
+      return events.find((e) => e.involvedObject.name === JOB && e.type === "Warning" && e.reason === "FailedCreate" && e.message.includes("svc-edljob-worker-2"));
+    }, 20);
+    assert.match(warning.message, /does not control it/);
+    await sleep(1500);
+    const there = (await servicesIn(ns)).find((x) => x.metadata.name === mine.metadata.name);
+    assert.equal(there.metadata.uid, made.metadata.uid, "the same service");
+    assert.equal(there.metadata.resourceVersion, made.metadata.resourceVersion, "not written");
+    assert.deepEqual(there.spec.ports.map((p) => p.port), [9999]);
+    assert.ok(!(await podsOf(ns, JOB)).some((p) => p.metadata.name === "svc-edljob-worker-2"), "the pod that needs the address is not made");
+    assert.ok(!controller.actions("createOrUpdateService").some((l) => l.name === mine.metadata.name && l.outcome === "done"));
   });
 });
