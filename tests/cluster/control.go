@@ -188,17 +188,22 @@ func (c cluster) isServe(pid int) bool {
 
 // stop sends SIGTERM, waits for the server to drain and exit, and kills it after stopTimeout.
 func (c cluster) stop(pid int) {
+	terminate(pid, func() bool { return c.isServe(pid) })
+}
+
+// terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after stopTimeout.
+func terminate(pid int, alive func() bool) {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	deadline := time.Now().Add(stopTimeout)
 	for time.Now().Before(deadline) {
-		if !c.isServe(pid) {
+		if !alive() {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, stopTimeout)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-	for c.isServe(pid) {
+	for alive() {
 		time.Sleep(100 * time.Millisecond)
 	}
 }

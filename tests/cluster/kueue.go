@@ -40,7 +40,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -465,21 +464,11 @@ func (c cluster) waitKueueReady(manager string, pid, healthPort int) error {
 	return fmt.Errorf("Kueue's /readyz not ok after %s: %s; the end of %s:\n%s", kueueReadyTimeout, last, c.kueueLog(), tail(c.kueueLog(), 30))
 }
 
-// stopKueue sends the manager SIGTERM and waits for it, killing it after stopTimeout.
+// stopKueue stops the manager if it runs (SIGTERM, then SIGKILL after stopTimeout).
 func (c cluster) stopKueue() {
-	pid, running := c.kueueRunning("")
-	if !running {
-		return
+	if pid, running := c.kueueRunning(""); running {
+		terminate(pid, func() bool { _, running := c.kueueRunning(""); return running })
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	deadline := time.Now().Add(stopTimeout)
-	for time.Now().Before(deadline) {
-		if _, running := c.kueueRunning(""); !running {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // tail is the last n lines of a file.
