@@ -100,7 +100,7 @@ pub use naming::{
 pub use plan::{Action, List, Object, Phase, PhaseKind, Plan, SummaryRow};
 pub use queue::QueueState;
 pub use reconcile::{
-    controller_pass, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,
+    controller_pass, controller_pass_queued, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,
     stop_running_pods, sync_job_state,
 };
 pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
