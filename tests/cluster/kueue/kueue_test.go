@@ -17,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -325,4 +326,30 @@ func TestKueueDecides(t *testing.T) {
 	})
 	// The quota it released goes to the second, queued again.
 	eventually(t, client, second, "admitted again", func(u *unstructured.Unstructured) bool { return isTrue(u, "Admitted") })
+}
+
+// The Workload the core plans for a queued job (the golden case workload-of-a-queued-job) is one
+// the API server takes as it is, with Kueue's CRD (strict: no field it does not know) and webhooks.
+func TestTheCoresWorkloadIsAccepted(t *testing.T) {
+	client, core := clients(t)
+	ctx := context.Background()
+	raw, err := os.ReadFile("../../golden/kueue/workload-of-a-queued-job/output.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := object(t, string(raw))
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.GetNamespace()}}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	options := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
+	created, err := client.Resource(workloads).Namespace(w.GetNamespace()).Create(ctx, w, options)
+	if err != nil {
+		t.Fatalf("the API server refused the core's Workload: %v", err)
+	}
+	got, _, _ := unstructured.NestedSlice(created.Object, "spec", "podSets")
+	want, _, _ := unstructured.NestedSlice(w.Object, "spec", "podSets")
+	if len(got) != len(want) || len(got) != 3 {
+		t.Errorf("pod sets: %d stored, %d sent, want 3", len(got), len(want))
+	}
 }
