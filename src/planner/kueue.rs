@@ -374,3 +374,76 @@ fn workload_status(
         reason,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{PodMeta, ReplicaResourceSpec};
+    use crate::workload::PodSet;
+
+    fn gate(admitted: &[(ReplicaType, i32)]) -> Gate {
+        Gate {
+            job: ElasticJob::default(),
+            hold: None,
+            actions: Vec::new(),
+            observed: None,
+            admitted: admitted.iter().copied().collect(),
+            excess: Vec::new(),
+        }
+    }
+
+    fn plan(workers: i32, chief: Option<i32>) -> ScalePlan {
+        let mut plan = ScalePlan::default();
+        plan.metadata.name = Some("p".into());
+        let specs = &mut plan.spec.replica_resource_specs;
+        specs.insert(ReplicaType::Worker, ReplicaResourceSpec { replicas: workers, ..Default::default() });
+        if let Some(n) = chief {
+            specs.insert(ReplicaType::Chief, ReplicaResourceSpec { replicas: n, ..Default::default() });
+        }
+        plan.spec.create_pods.push(PodMeta { type_: Some(ReplicaType::Worker), rank_index: 5, ..Default::default() });
+        plan
+    }
+
+    #[test]
+    fn a_plan_is_cut_to_the_admitted_counts_and_a_chief_shares_the_workers() {
+        let job = ElasticJob::default();
+        let mut within = gate(&[(ReplicaType::Worker, 4)]);
+        let Some(cut) = within.within_admission(&job, &plan(6, Some(1))) else { panic!("not cut") };
+        let replicas = |t| cut.spec.replica_resource_specs.get(&t).map(|s| s.replicas);
+        // The chief is made from the worker's template: it takes one of the 4.
+        assert_eq!((replicas(ReplicaType::Chief), replicas(ReplicaType::Worker)), (Some(1), Some(3)));
+        assert!(cut.spec.create_pods.is_empty(), "rank 5 is beyond what was admitted");
+        assert_eq!(within.excess.len(), 1, "{:?}", within.excess);
+        let mut roomy = gate(&[(ReplicaType::Worker, 8)]);
+        assert!(roomy.within_admission(&job, &plan(6, None)).is_none(), "6 workers and rank 5 fit in 8");
+        let mut fits = gate(&[(ReplicaType::Worker, 8)]);
+        let mut small = plan(6, None);
+        small.spec.create_pods.clear();
+        assert!(fits.within_admission(&job, &small).is_none() && fits.excess.is_empty());
+    }
+
+    #[test]
+    fn a_stored_workload_asks_the_same_whatever_the_server_defaulted() {
+        let container = |pull: Option<&str>| k8s_openapi::api::core::v1::Container {
+            name: "main".into(),
+            image_pull_policy: pull.map(str::to_owned),
+            ..Default::default()
+        };
+        let spec = |pull: Option<&str>, count: i32| WorkloadSpec {
+            pod_sets: vec![PodSet {
+                name: "worker".into(),
+                count,
+                template: k8s_openapi::api::core::v1::PodTemplateSpec {
+                    metadata: None,
+                    spec: Some(k8s_openapi::api::core::v1::PodSpec {
+                        containers: vec![container(pull)],
+                        ..Default::default()
+                    }),
+                },
+            }],
+            ..Default::default()
+        };
+        assert!(same_request(&spec(None, 4), &spec(Some("IfNotPresent"), 4)));
+        assert!(!same_request(&spec(None, 4), &spec(None, 5)));
+    }
+}
