@@ -75,3 +75,31 @@ fn render_summary_is_the_summary_of_render() {
     }
     assert!(compared >= 5, "only {compared} render cases");
 }
+
+/// Nothing changes for a job without the queue label: every controller-pass case gives the bytes of
+/// its output.json when the host also passes Kueue's state (an empty one: no Workload, no flavour).
+#[test]
+fn without_the_queue_label_kueues_state_changes_nothing() {
+    let mut compared = 0;
+    for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("input.yaml").exists() {
+            continue;
+        }
+        let mut input = common::yaml_file(&dir.join("input.yaml"));
+        if input["op"] != "controllerPass" {
+            continue;
+        }
+        let labels = &input["job"]["metadata"]["labels"];
+        assert!(
+            labels.get("kueue.x-k8s.io/queue-name").is_none(),
+            "{}: a queued job among the plain cases",
+            dir.display()
+        );
+        input["queue"] = serde_json::json!({});
+        let expected = std::fs::read_to_string(dir.join("output.json")).unwrap();
+        assert_eq!(common::run_case(&input), expected, "{}", dir.display());
+        compared += 1;
+    }
+    assert!(compared >= 2, "only {compared} controller-pass cases");
+}
