@@ -22,6 +22,8 @@ use crate::workload::{
 pub(crate) const REASON_NOT_ADMITTED: &str = "WorkloadNotAdmitted";
 /// Reason of a queued job's `Suspended` condition after Kueue evicted its Workload.
 pub(crate) const REASON_EVICTED: &str = "WorkloadEvicted";
+/// Reason of a queued job's `Suspended` condition while its Workload has `spec.active: false`.
+pub(crate) const REASON_DEACTIVATED: &str = "WorkloadDeactivated";
 /// Reason of the Warning event and of the `QuotaLimited` condition when a plan asks for more pods
 /// than Kueue admitted.
 pub(crate) const REASON_EXCEEDS_ADMISSION: &str = "ScalePlanExceedsAdmission";
@@ -251,12 +253,14 @@ impl Gate {
 fn hold_of(job: &ElasticJob, name: &str, observed: Option<&Workload>, another: bool) -> Hold {
     let job_name = job.name();
     match observed {
+        Some(w) if w.spec.active == Some(false) => Hold {
+            reason: REASON_DEACTIVATED,
+            message: format!(
+                "Workload {name} is deactivated (spec.active: false): ElasticJob {job_name} is suspended until it is active and admitted again"
+            ),
+        },
         Some(w) if w.is_evicted() => {
-            let why = w
-                .condition(EVICTED)
-                .filter(|c| c.status == "True")
-                .map(|c| format!("{}: {}", c.reason, c.message))
-                .unwrap_or_else(|| "spec.active is false".to_owned());
+            let why = w.condition(EVICTED).map(|c| format!("{}: {}", c.reason, c.message)).unwrap_or_default();
             Hold {
                 reason: REASON_EVICTED,
                 message: format!(
