@@ -12,8 +12,10 @@
 #                       manifests, the RBAC of deploy/rbac.yaml and the controller against the cluster
 #                       (brought up for the tests and down afterwards, also when a test fails)
 #   make bench-cluster  the scale run (pkg/bench/cluster.js) on a cluster of its own with 50 nodes
+#   make test-kueue     Kueue's real manager beside a cluster of its own (`cluster run --kueue`):
+#                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks
 
-TEST_TARGETS += test-cluster
+TEST_TARGETS += test-cluster test-kueue
 
 CLUSTER_SRC := tests/cluster
 CLUSTER_DIR := $(TOOLS)/cluster
@@ -36,7 +38,7 @@ CLUSTER_LDFLAGS = -s -w -X $(CLUSTER_VERSION_PKG).gitVersion=$(CLUSTER_K8S_VERSI
   -X $(CLUSTER_VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(CLUSTER_K8S_VERSION))) \
   -X $(CLUSTER_VERSION_PKG).gitTreeState=clean -X $(CLUSTER_VERSION_PKG).gitCommit=
 
-.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster bench-controller bench-kubeflow-tfconfig bench-cluster
+.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster test-kueue bench-controller bench-kubeflow-tfconfig bench-cluster
 
 cluster: $(CLUSTER_BIN) ## build the test cluster (etcd, kube-apiserver, scheduler, controller manager, KWOK: one binary) into .tools/cluster/
 
@@ -52,6 +54,17 @@ cluster-up: $(CLUSTER_BIN) ## start the test cluster (idempotent), install the C
 
 cluster-down: ## stop the test cluster and remove its data
 	@if [ -x $(CLUSTER_BIN) ]; then $(CLUSTER_BIN) down --dir $(CLUSTER_DIR); else rm -rf $(CLUSTER_DIR)/data $(CLUSTER_DIR)/kubeconfig; fi
+
+# Kueue's manager, built once from the sigs.k8s.io/kueue module (tests/cluster/kueue/build.sh), with
+# the module linked beside it for its CRDs and webhook configurations.
+KUEUE_VERSION := $(shell sed -n 's/^VERSION=//p' $(CLUSTER_SRC)/kueue/build.sh)
+KUEUE_DIR := $(TOOLS)/kueue/$(KUEUE_VERSION)
+
+$(KUEUE_DIR)/manager: $(CLUSTER_SRC)/kueue/build.sh
+	@sh $< $(KUEUE_DIR) >/dev/null
+
+test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1
+	cd $(CLUSTER_SRC) && $(CLUSTER_BIN) run --dir $(TOOLS)/cluster-kueue --kueue $(KUEUE_DIR) --nodes 2 -- go test -count=1 ./kueue/
 
 crds: ## regenerate deploy/crds/ from the Rust types (examples/crds.rs)
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS)

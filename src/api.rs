@@ -164,6 +164,9 @@ pub enum JobConditionType {
     Scaling,
     /// `spec.suspend` is true: no pod runs.
     Suspended,
+    /// A queued job's current scale plan asks for more pods of a type than Kueue admitted: the
+    /// rest are not made. Set beside the phase, never as it.
+    QuotaLimited,
 }
 
 impl JobConditionType {
@@ -178,6 +181,7 @@ impl JobConditionType {
             JobConditionType::Failed => "Failed",
             JobConditionType::Scaling => "Scaling",
             JobConditionType::Suspended => "Suspended",
+            JobConditionType::QuotaLimited => "QuotaLimited",
         }
     }
 }

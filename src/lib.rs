@@ -48,12 +48,12 @@
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
 //! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
 //! | 7 | `planner` | the planner: scaling, the job's lifecycle, the job's services, the controller's pass |
-//! | 6 | [`parse`] | reading inputs with field paths, then validating them |
+//! | 6 | [`parse`], [`queue`] | reading inputs with field paths, then validating them; a queued job's Kueue Workload and what its admission adds |
 //! | 5 | [`validate`], `template` | every check and every bound; the pods and services the operator makes ([`Options`]) |
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
 //! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
-//! | 1 | [`api`], `reader` | the resources' types; the one path-tracking reader |
+//! | 1 | [`api`], `reader`, [`workload`] | the resources' types; the one path-tracking reader; Kueue's Workload and ResourceFlavor |
 //! | 0 | [`error`], `quantity` | the error type; Kubernetes quantities |
 //!
 //! Modules without a link are the crate's own; what a user needs of them is at the crate root.
@@ -74,6 +74,7 @@ mod plan;
 mod planner;
 mod pod;
 mod quantity;
+pub mod queue;
 mod reader;
 pub mod reconcile;
 mod render;
@@ -84,6 +85,7 @@ mod template;
 pub mod tfconfig;
 pub mod validate;
 pub mod view;
+pub mod workload;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
@@ -98,14 +100,16 @@ pub use naming::{
     LABEL_RESTART_COUNT, LABEL_SCALE_PLAN_JOB, LABEL_SCALE_TYPE, SCALE_TYPE_AUTO,
 };
 pub use plan::{Action, List, Object, Phase, PhaseKind, Plan, SummaryRow};
+pub use queue::QueueState;
 pub use reconcile::{
-    controller_pass, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan, stop_running_pods,
-    sync_job_state,
+    controller_pass, controller_pass_queued, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,
+    stop_running_pods, sync_job_state,
 };
 pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
 pub use service::job_controls;
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;
+pub use workload::{ResourceFlavor, Workload};
 
 /// The Rust snippets of README.md run as doctests.
 #[cfg(doctest)]

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::api::{ElasticJob, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, Step, into_result};
+use crate::workload::{ResourceFlavor, Workload};
 use crate::{reader, validate};
 
 /// Reads a `T` from a JSON value. Returns the value and a problem for every unknown field.
@@ -136,6 +137,25 @@ fn observed<T: DeserializeOwned>(value: Value, root: &str, bound: fn(usize) -> R
     }
     let (objects, _unknown): (Vec<T>, _) = from_value(items).map_err(|e| e.prefixed(root))?;
     Ok(objects)
+}
+
+/// Reads a Kueue Workload as observed (`kueue.x-k8s.io/v1beta2`; fields the core does not use are
+/// ignored).
+///
+/// # Errors
+/// A field of the wrong type, at its path under `workload`.
+pub fn workload(value: Value) -> Result<Workload> {
+    let (workload, _unknown) = from_value(value).map_err(|e| e.prefixed("workload"))?;
+    Ok(workload)
+}
+
+/// Reads the ResourceFlavors a host observed: a JSON array or a `List` with `items`.
+///
+/// # Errors
+/// More than [`validate::MAX_OBSERVED_FLAVORS`], or a field of the wrong type, at its path under
+/// `resourceFlavors`.
+pub fn resource_flavors(value: Value) -> Result<Vec<ResourceFlavor>> {
+    observed(value, "resourceFlavors", validate::check_observed_flavors)
 }
 
 /// Reads a job's scale plans: a JSON array, or a `List` with `items`. Each is read as

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
 use crate::error::Problem;
 use crate::reader;
+use crate::workload::{Workload, WorkloadCondition};
 
 /// One thing to do to the cluster. Each carries its [`Cause`], machine-readable, beside a `reason`
 /// for people; one worth telling on the job (a relaunch, a plan taken up) carries the [`Event`] a
@@ -89,6 +90,60 @@ pub enum Action {
         /// Why, for programs.
         cause: Cause,
     },
+    /// Create this Kueue Workload, or replace the spec of the existing one of that name (planned
+    /// only while Kueue holds no quota for it, when its spec may change).
+    CreateOrUpdateWorkload {
+        /// The whole Workload.
+        workload: Box<Workload>,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
+    /// Set the job's `spec.suspend` (a merge patch of the job): a queued job is suspended until
+    /// its Workload is admitted, and again when Kueue evicts it.
+    SetJobSuspend {
+        /// The new value.
+        suspend: bool,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
+    /// Merge-patch a Workload's status subresource: `conditions` replaced by these (the whole
+    /// list), and `admission` removed when `clearAdmission`, at `resourceVersion` (a conflict
+    /// leaves it to the next pass).
+    SetWorkloadStatus {
+        /// The Workload's namespace, when it names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        /// The Workload's name.
+        name: String,
+        /// The resource version read, for the patch's precondition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource_version: Option<String>,
+        /// Every condition the Workload is to have.
+        conditions: Vec<WorkloadCondition>,
+        /// Whether the admission goes (the quota is released).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        clear_admission: bool,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
+    /// Record an event on the job.
+    RecordEvent {
+        /// `Normal` or `Warning`.
+        #[serde(rename = "type")]
+        type_: String,
+        /// The event's reason, UpperCamelCase.
+        reason: String,
+        /// A sentence for people.
+        message: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
 }
 
 /// Why the core planned an action, for programs (a host's metrics and events, a test): the
@@ -119,6 +174,9 @@ pub enum Cause {
     Stop,
     /// A status written: the job's or a plan's state as the pass leaves it.
     Status,
+    /// A queued job's place in Kueue: its Workload, its suspension as the admission says, the
+    /// Workload's status, a plan beyond what was admitted.
+    Queue,
 }
 
 /// What to tell on the job (a Kubernetes Event of its) once an action is done.
@@ -146,7 +204,10 @@ impl Event {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum PhaseKind {
-    /// Services first: a pod whose service is missing would have no address, while a service
+    /// A queued job's Workload and its `spec.suspend` first: a job is started only once its
+    /// unsuspend is written, and stopped with its suspend.
+    Queue,
+    /// Then services: a pod whose service is missing would have no address, while a service
     /// without its pod is made whole by the next pass.
     Services,
     /// Then the pods to create.
@@ -176,7 +237,7 @@ impl PhaseKind {
     pub fn mode(self) -> PhaseMode {
         match self {
             PhaseKind::Services | PhaseKind::CreatePods => PhaseMode::SlowStart,
-            PhaseKind::Deletions | PhaseKind::Status => PhaseMode::Parallel,
+            PhaseKind::Queue | PhaseKind::Deletions | PhaseKind::Status => PhaseMode::Parallel,
         }
     }
 }
@@ -185,10 +246,14 @@ impl Action {
     /// The phase the action runs in.
     pub fn phase(&self) -> PhaseKind {
         match self {
+            Action::CreateOrUpdateWorkload { .. } | Action::SetJobSuspend { .. } => PhaseKind::Queue,
             Action::CreateOrUpdateService { .. } => PhaseKind::Services,
             Action::CreatePod { .. } => PhaseKind::CreatePods,
             Action::DeletePod { .. } | Action::DeleteService { .. } => PhaseKind::Deletions,
-            Action::SetJobStatus { .. } | Action::SetScalePlanStatus { .. } => PhaseKind::Status,
+            Action::SetJobStatus { .. }
+            | Action::SetScalePlanStatus { .. }
+            | Action::SetWorkloadStatus { .. }
+            | Action::RecordEvent { .. } => PhaseKind::Status,
         }
     }
 
@@ -200,7 +265,11 @@ impl Action {
             | Action::DeletePod { cause, .. }
             | Action::DeleteService { cause, .. }
             | Action::SetJobStatus { cause, .. }
-            | Action::SetScalePlanStatus { cause, .. } => *cause,
+            | Action::SetScalePlanStatus { cause, .. }
+            | Action::CreateOrUpdateWorkload { cause, .. }
+            | Action::SetJobSuspend { cause, .. }
+            | Action::SetWorkloadStatus { cause, .. }
+            | Action::RecordEvent { cause, .. } => *cause,
         }
     }
 }
@@ -234,10 +303,11 @@ pub struct Plan {
 impl Plan {
     /// A plan of these actions, each in its phase; the order of the actions of one phase is kept.
     pub fn from_actions(actions: impl IntoIterator<Item = Action>) -> Plan {
-        let (mut services, mut create_pods, mut deletions, mut status) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut queue, mut services, mut create_pods, mut deletions, mut status) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for action in actions {
             match action.phase() {
+                PhaseKind::Queue => queue.push(action),
                 PhaseKind::Services => services.push(action),
                 PhaseKind::CreatePods => create_pods.push(action),
                 PhaseKind::Deletions => deletions.push(action),
@@ -245,6 +315,7 @@ impl Plan {
             }
         }
         let phases = [
+            (PhaseKind::Queue, queue),
             (PhaseKind::Services, services),
             (PhaseKind::CreatePods, create_pods),
             (PhaseKind::Deletions, deletions),

@@ -61,6 +61,7 @@ use crate::error::{Result, into_result};
 use crate::job;
 use crate::plan::Plan;
 use crate::planner::{self, Planner};
+use crate::queue::QueueState;
 use crate::template::Options;
 use crate::validate;
 
@@ -222,6 +223,47 @@ pub fn controller_pass(
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
+    controller_pass_queued(job, plans, pods, services, None, now, options)
+}
+
+/// [`controller_pass`] for a host that runs beside Kueue: `queue` is what it observed of Kueue for
+/// the job ([`QueueState`]: the job's Workload, the ResourceFlavors its admission names, the value
+/// of the job's priority class). `None` is [`controller_pass`]: the queue label is not looked at.
+/// For a job without the [`queue-name`](crate::workload::LABEL_QUEUE_NAME) label the plan is
+/// [`controller_pass`]'s whatever `queue` says.
+///
+/// A queued job runs only while its Workload is admitted (`Admitted` true, an admission, not
+/// `Evicted`, not `spec.active: false`); otherwise it is planned as a job with `spec.suspend: true`
+/// (its pods and master stopped, the `Suspended` condition saying why), and:
+/// - its Workload ([`crate::queue::workload`]) is created when there is none, and its spec
+///   replaced when the job changed while Kueue holds no quota for it (`spec.active` kept);
+/// - its `spec.suspend` is set to true while it is held and to false once it is admitted (the
+///   first phase of the plan, before any pod), and in the pass that admits it the job is planned as
+///   resumed: its master is made, from the templates with what the admission adds
+///   ([`crate::queue::admitted_job`]);
+/// - an admitted job's current plan is carried out within the admitted counts: each type's
+///   `replicas`, its `createPods` ranks and the PS addresses cut to them; what is cut is not made,
+///   a Warning event (`ScalePlanExceedsAdmission`) says so and the job's `QuotaLimited`
+///   condition is true until a plan fits;
+/// - when the job has ended (`Succeeded` or `Failed`), the Workload's `Finished` condition is set
+///   (reason `Succeeded` or `Failed`, the job's message), so Kueue releases the quota at once;
+/// - when Kueue evicted the Workload and none of the job's pods is Running or Pending any more,
+///   the quota is released as Kueue's job integrations release it: `QuotaReserved` false (reason
+///   `Pending`, the eviction's message), `Admitted` false (`NoReservation`), `Requeued` (true after
+///   `Preempted` or `NodeFailures`), the admission removed; Kueue then queues it again.
+///
+/// # Errors
+/// As [`controller_pass`]; and an admission that names a ResourceFlavor not in `queue.flavors`, or
+/// adds a label, annotation or node-selector key the template sets otherwise (at its path).
+pub fn controller_pass_queued(
+    job: Option<&ElasticJob>,
+    plans: &[ScalePlan],
+    pods: &[Pod],
+    services: &[Service],
+    queue: Option<&QueueState<'_>>,
+    now: &Time,
+    options: &Options,
+) -> Result<Plan> {
     let mut problems = Vec::new();
     if let Some(job) = job {
         problems.extend(validate::validate_job(job));
@@ -247,7 +289,7 @@ pub fn controller_pass(
         }
     }
     into_result(problems)?;
-    let plan = planner::controller_pass(job, plans, pods, services, now, options)?;
+    let plan = planner::controller_pass(job, plans, pods, services, queue, now, options)?;
     Ok(match options.max_pod_creates {
         Some(max) => plan.capped(max),
         None => plan,

@@ -3,7 +3,8 @@
 //!
 //! A task pod is its replica's template (a chief without its own spec uses the worker's) with:
 //! - metadata: name `<job>-edljob-<type>-<id>`, the job's namespace, the template's labels plus the
-//!   job's plus the operator's (`app`, job name, replica type, replica index = id, rank index,
+//!   job's (but Kueue's `queue-name` and `priority-class`, which would make Kueue queue the pod
+//!   itself) plus the operator's (`app`, job name, replica type, replica index = id, rank index,
 //!   `restart-count`, `relaunch-count`), the template's annotations plus the job's (never kubectl's
 //!   last-applied copy), and a controller owner reference when the job has a uid;
 //! - on its first container: each resource of the plan set as both request and limit (other
@@ -29,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Result};
 use crate::tfconfig::{ClusterLayout, set_env};
-use crate::{job, naming, pod, quantity};
+use crate::{job, naming, pod, quantity, workload};
 
 /// Settings of the operator itself, the same for every job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,9 +181,7 @@ fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: St
 /// [`Code::NoContainers`] when the job's master template has no container.
 pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     let name = job.name();
-    let given = job.declared_replica_spec(ReplicaType::DlroverMaster).map(|s| &s.template);
-    let template = given.cloned().unwrap_or_else(|| default_master_template(&options.master_image));
-    let mut pod = pod_from_template(job, &template, naming::master_name(name));
+    let mut pod = pod_from_template(job, &master_template(job, options), naming::master_name(name));
     let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
     labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned());
     labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), "0".to_owned());
@@ -208,6 +207,42 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
         ));
     }
     Ok(pod)
+}
+
+/// The template the master pod is made from: the job's `dlrover-master` template, else the default
+/// one of [`master_pod`].
+pub fn master_template(job: &ElasticJob, options: &Options) -> PodTemplateSpec {
+    let given = job.declared_replica_spec(ReplicaType::DlroverMaster).map(|s| &s.template);
+    given.cloned().unwrap_or_else(|| default_master_template(&options.master_image))
+}
+
+/// The pod every task of a type is made from, without what makes one pod itself (name, id, rank,
+/// relaunch counts, the per-task environment and `TF_CONFIG`): the template with the job's labels,
+/// annotations and `envs`, the operator's `app`, job-name and replica-type labels, `restartPolicy:
+/// Never` when it sets none, and `resource` as both request and limit on its first container, as
+/// the type's pods get it. What a Kueue pod set carries.
+///
+/// # Errors
+/// As [`task_pod_from_template`].
+pub fn task_template(job: &ElasticJob, replica_type: ReplicaType, resource: &ResourceList) -> Result<PodTemplateSpec> {
+    let template = job::task_template(job, replica_type)?;
+    let mut pod = pod_from_template(job, template, String::new());
+    let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
+    labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned());
+    set_resources(first_container(&mut pod, replica_type)?, resource);
+    Ok(pod_template(pod))
+}
+
+/// A pod's labels, annotations and spec as a template (no name, namespace or owner).
+pub fn pod_template(pod: Pod) -> PodTemplateSpec {
+    PodTemplateSpec {
+        metadata: Some(ObjectMeta {
+            labels: pod.metadata.labels,
+            annotations: pod.metadata.annotations,
+            ..ObjectMeta::default()
+        }),
+        spec: pod.spec,
+    }
 }
 
 /// The argument vector the master runs.
@@ -355,7 +390,10 @@ impl<'a> PodFactory<'a> {
 fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String) -> Pod {
     let tmeta = template.metadata.clone().unwrap_or_default();
     let mut labels = tmeta.labels.unwrap_or_default();
-    labels.extend(job.metadata.labels.iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+    // Not Kueue's queue labels: on a pod, Kueue's pod integration would queue the pod by itself.
+    let queueing = [workload::LABEL_QUEUE_NAME, workload::LABEL_PRIORITY_CLASS];
+    let job_labels = job.metadata.labels.iter().flatten().filter(|(k, _)| !queueing.contains(&k.as_str()));
+    labels.extend(job_labels.map(|(k, v)| (k.clone(), v.clone())));
     labels.insert(naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned());
     labels.insert(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned());
     let mut annotations = tmeta.annotations.unwrap_or_default();

@@ -2,20 +2,27 @@
 //! and its inputs) and `output.json` (its full result). Any difference fails.
 //!
 //! Regenerate after an intended change with `UPDATE_GOLDEN=1 cargo test --test golden`, then
-//! review the diff.
+//! review the diff. The Kueue cases live one folder down, in `tests/golden/kueue/`.
 
 mod common;
 
 #[test]
 fn golden_cases() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let mut dirs: Vec<_> = std::fs::read_dir(common::golden_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("input.yaml").exists())
-        .collect();
-    dirs.sort();
+    let cases = |dir: std::path::PathBuf| -> Vec<std::path::PathBuf> {
+        let mut dirs: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("input.yaml").exists())
+            .collect();
+        dirs.sort();
+        dirs
+    };
+    let kueue = cases(common::kueue_golden_dir());
+    assert!(kueue.len() >= 5, "only {} Kueue golden cases", kueue.len());
+    let mut dirs = cases(common::golden_dir());
     assert!(dirs.len() >= 15, "only {} golden cases", dirs.len());
+    dirs.extend(kueue);
     let mut failures = Vec::new();
     for dir in &dirs {
         let input = common::yaml_file(&dir.join("input.yaml"));
@@ -51,7 +58,11 @@ fn golden_cases() {
 fn render_summary_is_the_summary_of_render() {
     let mut compared = 0;
     for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
-        let input = common::yaml_file(&entry.unwrap().path().join("input.yaml"));
+        let path = entry.unwrap().path().join("input.yaml");
+        if !path.exists() {
+            continue; // the kueue/ folder of cases
+        }
+        let input = common::yaml_file(&path);
         if input["op"] != "render" {
             continue;
         }
@@ -73,7 +84,11 @@ fn a_pass_over_a_store_is_the_pass_over_its_objects() {
     use serde_json::{Value, json};
     let mut compared = 0;
     for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
-        let input = common::yaml_file(&entry.unwrap().path().join("input.yaml"));
+        let path = entry.unwrap().path().join("input.yaml");
+        if !path.exists() {
+            continue;
+        }
+        let input = common::yaml_file(&path);
         if input["op"] != "controllerPass" {
             continue;
         }
@@ -116,6 +131,34 @@ fn a_pass_over_a_store_is_the_pass_over_its_objects() {
         });
         let stored = store.controller_pass(&key, job.as_ref(), &Overlay::default(), &now, &options);
         assert_eq!(stored, listed, "{key}");
+        compared += 1;
+    }
+    assert!(compared >= 2, "only {compared} controller-pass cases");
+}
+
+/// Nothing changes for a job without the queue label: every controller-pass case gives the bytes of
+/// its output.json when the host also passes Kueue's state (an empty one: no Workload, no flavour).
+#[test]
+fn without_the_queue_label_kueues_state_changes_nothing() {
+    let mut compared = 0;
+    for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("input.yaml").exists() {
+            continue;
+        }
+        let mut input = common::yaml_file(&dir.join("input.yaml"));
+        if input["op"] != "controllerPass" {
+            continue;
+        }
+        let labels = &input["job"]["metadata"]["labels"];
+        assert!(
+            labels.get("kueue.x-k8s.io/queue-name").is_none(),
+            "{}: a queued job among the plain cases",
+            dir.display()
+        );
+        input["queue"] = serde_json::json!({});
+        let expected = std::fs::read_to_string(dir.join("output.json")).unwrap();
+        assert_eq!(common::run_case(&input), expected, "{}", dir.display());
         compared += 1;
     }
     assert!(compared >= 2, "only {compared} controller-pass cases");

@@ -5,10 +5,12 @@
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
+use super::kueue::Gate;
 use super::{ObservedServices, Planner, plan_status_action};
 use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::Result;
 use crate::plan::{Action, Cause, Event, Plan};
+use crate::queue::{self, QueueState};
 use crate::status::{self, update_status};
 use crate::template::Options;
 use crate::{job, naming, pod, validate};
@@ -63,7 +65,12 @@ impl<'a> Planner<'a> {
                 }
                 self.sync_all(&mut status, now);
             }
-            Some(JobConditionType::Succeeded | JobConditionType::Failed | JobConditionType::Suspended) => {
+            Some(
+                JobConditionType::Succeeded
+                | JobConditionType::Failed
+                | JobConditionType::Suspended
+                | JobConditionType::QuotaLimited,
+            ) => {
                 self.sync_all(&mut status, now);
             }
         }
@@ -81,14 +88,18 @@ impl<'a> Planner<'a> {
     /// `spec.suspend` is true: every Running or Pending pod goes (the master too), nothing is
     /// created, scale plans wait, and the phase is `Suspended`. The pods are still counted.
     fn suspend(&mut self, status: &mut ElasticJobStatus, now: &Time) {
+        let (reason, message) = match &self.hold {
+            Some(hold) => (hold.reason, hold.message.clone()),
+            None => (status::REASON_SUSPENDED, format!("ElasticJob {} is suspended.", self.job.name())),
+        };
+        let why = self.hold.as_ref().map_or_else(|| SUSPEND_REASON.to_owned(), |h| h.message.clone());
         for replica_type in ReplicaType::ALL {
-            self.stop(replica_type, SUSPEND_REASON);
+            self.stop(replica_type, &why);
         }
         for replica_type in ReplicaType::ALL {
             self.count(status, replica_type);
         }
-        let message = format!("ElasticJob {} is suspended.", self.job.name());
-        update_status(status, JobConditionType::Suspended, status::REASON_SUSPENDED, message, now);
+        update_status(status, JobConditionType::Suspended, reason, message, now);
     }
 
     /// `spec.suspend` went back to false: the `Suspended` condition turns false and the job starts
@@ -195,12 +206,14 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// One pass of the controller over one job (see [`crate::reconcile::controller_pass`]).
+/// One pass of the controller over one job (see [`crate::reconcile::controller_pass`], and
+/// [`crate::reconcile::controller_pass_queued`] for `queue`).
 pub(crate) fn controller_pass(
     job: Option<&ElasticJob>,
     plans: &[ScalePlan],
     pods: &[Pod],
     services: &[Service],
+    queue: Option<&QueueState<'_>>,
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
@@ -222,6 +235,14 @@ pub(crate) fn controller_pass(
     if job.metadata.deletion_timestamp.is_some() {
         return Ok(Plan::default());
     }
+    // A queued job (with a host that tells Kueue's state) is planned as Kueue lets it run.
+    let mut gate = match queue {
+        Some(queue) if queue::queue_name(job).is_some() => Some(Gate::new(job, queue, options)?),
+        _ => None,
+    };
+    let original = job;
+    let gated = gate.as_mut().map(|g| std::mem::take(&mut g.job));
+    let job = gated.as_ref().unwrap_or(job);
     let status = job.status.clone().unwrap_or_default();
     let current = status
         .scale_plan
@@ -262,10 +283,18 @@ pub(crate) fn controller_pass(
         Some((job, plan)) => (job, Some(plan)),
         None => (job, current),
     };
+    // An admitted job carries its plan out within what Kueue admitted.
+    let status_now = job.status.clone().unwrap_or_default();
+    let capped = match (gate.as_mut(), current) {
+        (Some(gate), Some(plan)) if is_active(plan, &status_now) => gate.within_admission(original, plan),
+        _ => None,
+    };
+    let current = capped.as_ref().or(current);
     let jobs_pods: Vec<Pod> = pods.iter().filter(|p| is_jobs_pod(p, job)).cloned().collect();
     let layout_plan = job::plan_or_initial(job, current);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
     planner.observe_services(ObservedServices::new(job, services, waiting));
+    planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.pass(current, now)?;
     for action in planner.finish().phases.into_iter().flat_map(|p| p.actions) {
         // A status the job's pass writes was computed from the take-up's: it replaces that one.
@@ -277,6 +306,9 @@ pub(crate) fn controller_pass(
             _ => {}
         }
         actions.push(action);
+    }
+    if let Some(gate) = gate {
+        actions = gate.finish(original, &jobs_pods, actions, now);
     }
     Ok(Plan::from_actions(actions))
 }
@@ -521,7 +553,7 @@ mod tests {
             named_plan("j-scaleplan-11", "2026-01-01T00:00:00Z", Some(4)),
         ];
         let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &[], &now, &options) else {
+        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &[], None, &now, &options) else {
             panic!("refused")
         };
         assert_eq!(
@@ -556,13 +588,13 @@ mod tests {
         }]);
         let options = Options::default();
         let now = at("2026-01-01T00:00:00Z");
-        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &[], &now, &options) else { panic!("refused") };
+        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &[], None, &now, &options) else { panic!("refused") };
         // The old job's master is not this job's: it gets its own.
         assert_eq!(
             plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
             [naming::master_name("j")]
         );
-        let Ok(owned) = controller_pass(Some(&j), &[], &[master("Running")], &[], &now, &options) else {
+        let Ok(owned) = controller_pass(Some(&j), &[], &[master("Running")], &[], None, &now, &options) else {
             panic!("refused")
         };
         assert!(owned.created_pods().next().is_none(), "an unowned master is the job's: {owned:?}");

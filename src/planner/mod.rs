@@ -13,6 +13,7 @@
 //! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
 //! their input, make a planner, ask it for one decision and return its plan.
 
+mod kueue;
 mod lifecycle;
 mod scale;
 mod services;
@@ -78,6 +79,10 @@ pub(crate) struct Planner<'a> {
     deferred: bool,
     /// Each task type's target count: the plan's `replicas`, else the spec's.
     targets: BTreeMap<ReplicaType, i32>,
+    /// Why a queued job is held suspended (Kueue has not admitted it, or evicted it): the reason
+    /// and message of its `Suspended` condition and of its pods' deletion; `None` for
+    /// `spec.suspend` set by a person.
+    hold: Option<kueue::Hold>,
 }
 
 impl<'a> Planner<'a> {
@@ -140,6 +145,7 @@ impl<'a> Planner<'a> {
             tf_hosts: 0,
             deferred: false,
             targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
+            hold: None,
         })
     }
 

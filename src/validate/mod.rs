@@ -59,6 +59,17 @@ pub fn check_observed_services(count: usize) -> Result<()> {
     check_observed("services", count, MAX_OBSERVED_SERVICES)
 }
 
+/// The most ResourceFlavors a host may pass in (a cluster has a handful).
+pub const MAX_OBSERVED_FLAVORS: usize = 1_000;
+
+/// Checks how many ResourceFlavors a host passes in.
+///
+/// # Errors
+/// [`Code::TooLarge`] at `resourceFlavors` when there are more than [`MAX_OBSERVED_FLAVORS`].
+pub fn check_observed_flavors(count: usize) -> Result<()> {
+    check_observed("resourceFlavors", count, MAX_OBSERVED_FLAVORS)
+}
+
 fn check_observed(what: &str, count: usize, max: usize) -> Result<()> {
     if count > max {
         return Err(Error::invalid(

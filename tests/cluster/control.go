@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -27,8 +26,9 @@ const (
 )
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
-// given) and waits until they are established. It reports whether it started the server.
-func (c cluster) up(crds string, shape nodeShape) (started bool, err error) {
+// given) and waits until they are established, creates the nodes, and with kueue given starts
+// Kueue's manager from that folder unless it runs. It reports whether it started the server.
+func (c cluster) up(crds, kueue string, shape nodeShape) (started bool, err error) {
 	pid, running := c.running()
 	if !running {
 		if err := c.removeData(); err != nil {
@@ -63,11 +63,21 @@ func (c cluster) up(crds string, shape nodeShape) (started bool, err error) {
 		}
 		return false, err
 	}
+	if kueue != "" {
+		if err := c.upKueue(kueue); err != nil {
+			if started {
+				c.stop(pid)
+			}
+			return false, err
+		}
+	}
 	return started, nil
 }
 
-// down stops the control plane if it runs and removes its data and kubeconfig.
+// down stops Kueue's manager and the control plane if they run and removes their data and the
+// kubeconfig.
 func (c cluster) down() error {
+	c.stopKueue()
 	if pid, running := c.running(); running {
 		c.stop(pid)
 	}
@@ -77,14 +87,14 @@ func (c cluster) down() error {
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
-func (c cluster) run(crds string, shape nodeShape, argv []string) (int, error) {
+func (c cluster) run(crds, kueue string, shape nodeShape, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("run: no command after --")
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	started, err := c.up(crds, shape)
+	started, err := c.up(crds, kueue, shape)
 	if err != nil {
 		return 0, err
 	}
@@ -129,12 +139,19 @@ func (c cluster) start() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	log, err := os.OpenFile(c.logFile(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	return startDetached(c.logFile(), c.pidFile(), nil, self, "serve", "--dir", c.root)
+}
+
+// startDetached starts argv in a session of its own (it outlives this process), its output going
+// to logPath and env added to this process's environment, and writes its pid to pidPath.
+func startDetached(logPath, pidPath string, env []string, argv ...string) (int, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return 0, err
 	}
 	defer log.Close()
-	cmd := exec.Command(self, "serve", "--dir", c.root)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -143,7 +160,7 @@ func (c cluster) start() (int, error) {
 	pid := cmd.Process.Pid
 	// The process is reaped by whoever outlives it; `up` only needs to know it still runs.
 	_ = cmd.Process.Release()
-	if err := os.WriteFile(c.pidFile(), []byte(strconv.Itoa(pid)), 0o600); err != nil {
+	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(pid)), 0o600); err != nil {
 		return 0, err
 	}
 	return pid, nil
@@ -164,34 +181,29 @@ func (c cluster) running() (int, bool) {
 
 // isServe tells whether pid is alive and runs `serve --dir <this folder>` (a recycled pid is not).
 func (c cluster) isServe(pid int) bool {
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err == nil {
-		// A zombie (state Z) has exited already.
-		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] == "Z" {
-			return false
-		}
-	}
-	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-	return len(args) == 4 && args[1] == "serve" && args[2] == "--dir" && args[3] == c.root
+	return isProcess(pid, func(args []string) bool {
+		return len(args) == 4 && args[1] == "serve" && args[2] == "--dir" && args[3] == c.root
+	})
 }
 
 // stop sends SIGTERM, waits for the server to drain and exit, and kills it after stopTimeout.
 func (c cluster) stop(pid int) {
+	terminate(pid, func() bool { return c.isServe(pid) })
+}
+
+// terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after stopTimeout.
+func terminate(pid int, alive func() bool) {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	deadline := time.Now().Add(stopTimeout)
 	for time.Now().Before(deadline) {
-		if !c.isServe(pid) {
+		if !alive() {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, stopTimeout)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-	for c.isServe(pid) {
+	for alive() {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -274,14 +286,4 @@ func (c cluster) adminClient() (*http.Client, string, error) {
 }
 
 // logTail is the last 40 lines of the server's log.
-func (c cluster) logTail() string {
-	raw, err := os.ReadFile(c.logFile())
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return strings.Join(lines, "\n")
-}
+func (c cluster) logTail() string { return tail(c.logFile(), 40) }

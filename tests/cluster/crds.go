@@ -25,6 +25,32 @@ func (c cluster) installCRDs(dir string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("no CRDs in %s", dir)
 	}
+	var crds []apiextensionsv1.CustomResourceDefinition
+	for _, file := range files {
+		crd, err := readCRD(file)
+		if err != nil {
+			return err
+		}
+		crds = append(crds, crd)
+	}
+	return c.applyCRDs(crds)
+}
+
+// readCRD reads one CustomResourceDefinition, strictly.
+func readCRD(file string) (apiextensionsv1.CustomResourceDefinition, error) {
+	var crd apiextensionsv1.CustomResourceDefinition
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return crd, err
+	}
+	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
+		return crd, fmt.Errorf("%s: %w", file, err)
+	}
+	return crd, nil
+}
+
+// applyCRDs creates or updates each CRD and waits until it is established.
+func (c cluster) applyCRDs(list []apiextensionsv1.CustomResourceDefinition) error {
 	config, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig())
 	if err != nil {
 		return err
@@ -36,15 +62,7 @@ func (c cluster) installCRDs(dir string) error {
 	crds := client.ApiextensionsV1().CustomResourceDefinitions()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
+	for _, crd := range list {
 		existing, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -54,10 +72,10 @@ func (c cluster) installCRDs(dir string) error {
 			_, err = crds.Update(ctx, &crd, metav1.UpdateOptions{FieldValidation: "Strict"})
 		}
 		if err != nil {
-			return fmt.Errorf("installing %s: %w", file, err)
+			return fmt.Errorf("installing %s: %w", crd.Name, err)
 		}
 		if err := waitEstablished(ctx, crds, crd.Name); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			return err
 		}
 	}
 	return nil

@@ -4,12 +4,14 @@
 // kubelet of fake nodes: pods are scheduled, get addresses, become Running, and fail or succeed when
 // a test annotates them, by the stages of stages.yaml. No containers run.
 //
-//	cluster up   [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N]
-//	             [--node-storage Q]
+//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--nodes N] [--node-cpu Q] [--node-memory Q]
+//	             [--node-pods N] [--node-storage Q]
 //	                                      start it in the background (idempotent), wait for
 //	                                      /readyz, install the CRDs, create the nodes and wait
 //	                                      until they are Ready, write D/kubeconfig and print
-//	                                      `export KUBECONFIG=...`
+//	                                      `export KUBECONFIG=...`; with --kueue, also run Kueue's
+//	                                      manager from K (kueue/build.sh builds it) with its CRDs
+//	                                      and webhooks (kueue.go)
 //	cluster down [--dir D]                stop it and remove its data
 //	cluster run  [the flags of up] -- CMD ARGS...
 //	                                      bring it up unless it runs, run CMD with KUBECONFIG set,
@@ -37,6 +39,7 @@ func main() {
 	flags := flag.NewFlagSet("cluster "+cmd, flag.ExitOnError)
 	dir := flags.String("dir", ".tools/cluster", "the folder of the kubeconfig and of the cluster's data")
 	crds := flags.String("crds", "", "a folder of CustomResourceDefinition YAML files to install (up, run)")
+	kueue := flags.String("kueue", "", "a folder with Kueue's manager and module (kueue/build.sh) to run beside the cluster (up, run)")
 	var shape nodeShape
 	flags.IntVar(&shape.count, "nodes", 4, "how many fake nodes kwok runs (up, run)")
 	flags.StringVar(&shape.cpu, "node-cpu", "32", "each node's CPU capacity (up, run)")
@@ -58,7 +61,7 @@ func main() {
 	case "serve":
 		err = c.serve()
 	case "up":
-		_, err = c.up(*crds, shape)
+		_, err = c.up(*crds, *kueue, shape)
 		if err == nil {
 			fmt.Printf("export KUBECONFIG=%s\n", c.kubeconfig())
 		}
@@ -66,7 +69,7 @@ func main() {
 		err = c.down()
 	case "run":
 		var code int
-		code, err = c.run(*crds, shape, flags.Args())
+		code, err = c.run(*crds, *kueue, shape, flags.Args())
 		if err == nil {
 			os.Exit(code)
 		}
@@ -79,7 +82,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR] [--kueue K] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

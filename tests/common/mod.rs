@@ -28,6 +28,12 @@ pub fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
+/// The Kueue cases (tests/golden/kueue/<case>), run as the others. A folder of their own until the
+/// package's golden runners (Node, the browser, the policy) know their operations.
+pub fn kueue_golden_dir() -> PathBuf {
+    golden_dir().join("kueue")
+}
+
 /// Runs one golden case: `input` names the operation (`op`) and holds its inputs. The result is
 /// the pretty JSON (fields in the order the core writes them) of what the operation returns, or
 /// of `{"error": <ErrorReport>}`, with a final newline.
@@ -84,7 +90,41 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
             let job = field("job").map(parse::job).transpose()?;
             let plans = parse::scale_plans(field("scalePlans").unwrap_or(json!([])))?;
             let services = parse::services(field("services").unwrap_or(json!([])))?;
-            value(&elasticjob::controller_pass(job.as_ref(), &plans, &pods()?, &services, &now()?, &options)?)
+            // `queue` (the Kueue cases): {workload, resourceFlavors, priority}, each optional.
+            let Some(queue) = field("queue") else {
+                return Ok(value(&elasticjob::controller_pass(
+                    job.as_ref(),
+                    &plans,
+                    &pods()?,
+                    &services,
+                    &now()?,
+                    &options,
+                )?));
+            };
+            let workload = queue.get("workload").cloned().map(parse::workload).transpose()?;
+            let flavors = parse::resource_flavors(queue.get("resourceFlavors").cloned().unwrap_or(json!([])))?;
+            let priority = queue.get("priority").and_then(Value::as_i64).map(|p| p as i32);
+            let state = elasticjob::QueueState { workload: workload.as_ref(), flavors: &flavors, priority };
+            let pods = pods()?;
+            value(&elasticjob::controller_pass_queued(
+                job.as_ref(),
+                &plans,
+                &pods,
+                &services,
+                Some(&state),
+                &now()?,
+                &options,
+            )?)
+        }
+        "workload" => {
+            let priority = input.get("priority").and_then(Value::as_i64).map(|p| p as i32);
+            value(&elasticjob::queue::workload(&job()?, &options, priority)?)
+        }
+        "suspendWhenQueued" => value(&elasticjob::queue::suspend_when_queued(&job()?)),
+        "admittedJob" => {
+            let workload = parse::workload(field("workload").unwrap_or(Value::Null))?;
+            let flavors = parse::resource_flavors(field("resourceFlavors").unwrap_or(json!([])))?;
+            value(&elasticjob::queue::admitted_job(&job()?, &workload, &flavors, &options)?)
         }
         "reconcileScalePlan" => {
             let job = field("job").map(parse::job).transpose()?;

@@ -1,0 +1,457 @@
+//! A queued job's pass (see [`crate::reconcile::controller_pass_queued`]): whether Kueue lets it
+//! run, the job the pass plans for, its Workload kept in step, and what the pass writes back to
+//! Kueue (Finished; the quota released after an eviction).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+use crate::api::{ConditionStatus, ElasticJob, JobCondition, JobConditionType, ReplicaType, ScalePlan};
+use crate::error::Result;
+use crate::plan::{Action, Cause};
+use crate::pod;
+use crate::queue::{self, QueueState};
+use crate::status;
+use crate::template::Options;
+use crate::workload::{
+    ADMITTED, EVICTED, FINISHED, QUOTA_RESERVED, REQUEUED, Workload, WorkloadCondition, WorkloadSpec,
+};
+
+/// Reason of a queued job's `Suspended` condition while its Workload waits for admission.
+pub(crate) const REASON_NOT_ADMITTED: &str = "WorkloadNotAdmitted";
+/// Reason of a queued job's `Suspended` condition after Kueue evicted its Workload.
+pub(crate) const REASON_EVICTED: &str = "WorkloadEvicted";
+/// Reason of a queued job's `Suspended` condition while its Workload has `spec.active: false`.
+pub(crate) const REASON_DEACTIVATED: &str = "WorkloadDeactivated";
+/// Reason of the Warning event and of the `QuotaLimited` condition when a plan asks for more pods
+/// than Kueue admitted.
+pub(crate) const REASON_EXCEEDS_ADMISSION: &str = "ScalePlanExceedsAdmission";
+/// Reason of the `QuotaLimited` condition turned false.
+pub(crate) const REASON_WITHIN_ADMISSION: &str = "WithinAdmission";
+
+/// Why a queued job is held suspended.
+pub(crate) struct Hold {
+    pub(crate) reason: &'static str,
+    pub(crate) message: String,
+}
+
+/// A queued job's state in one pass.
+pub(crate) struct Gate {
+    /// The job the pass plans for: suspended while held; with the admission in its templates and
+    /// not suspended once admitted. The pass takes it.
+    pub(crate) job: ElasticJob,
+    /// Why the job is held, when it is.
+    pub(crate) hold: Option<Hold>,
+    /// The Workload and `spec.suspend` writes, first in the plan.
+    pub(crate) actions: Vec<Action>,
+    /// The job's Workload as observed.
+    observed: Option<Workload>,
+    /// How many pods of each type were admitted, when admitted.
+    admitted: BTreeMap<ReplicaType, i32>,
+    /// What the current plan asks beyond the admitted counts, one sentence a type.
+    excess: Vec<String>,
+}
+
+impl Gate {
+    /// The gate of a queued job: held unless its Workload is admitted (or the job has finished).
+    pub(crate) fn new(job: &ElasticJob, queue: &QueueState<'_>, options: &Options) -> Result<Gate> {
+        let name = queue::workload_name(job);
+        let observed = queue.workload.filter(|w| queue::is_jobs_workload(w, job)).cloned();
+        let finished = matches!(
+            job.status.as_ref().and_then(|s| s.phase),
+            Some(JobConditionType::Succeeded | JobConditionType::Failed)
+        );
+        let mut actions = Vec::new();
+        if !finished {
+            if let Some(mut desired) = queue::workload(job, options, queue.priority)? {
+                match &observed {
+                    None if queue.workload.is_none() => actions.push(Action::CreateOrUpdateWorkload {
+                        workload: Box::new(desired),
+                        reason: format!("ElasticJob {} is queued in {}: its Workload", job.name(), queue_of(job)),
+                        cause: Cause::Queue,
+                    }),
+                    Some(w) if !w.has_quota() && !same_request(&w.spec, &desired.spec) => {
+                        desired.spec.active = w.spec.active;
+                        desired.metadata.resource_version.clone_from(&w.metadata.resource_version);
+                        actions.push(Action::CreateOrUpdateWorkload {
+                            workload: Box::new(desired),
+                            reason: format!(
+                                "the job changed while Kueue holds no quota for it: Workload {name} follows"
+                            ),
+                            cause: Cause::Queue,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let admitted = observed.as_ref().filter(|w| w.is_admitted());
+        let mut gated = match admitted {
+            Some(w) if !finished => queue::admitted_job(job, w, queue.flavors, options)?,
+            _ => job.clone(),
+        };
+        let hold = if finished || admitted.is_some() {
+            None
+        } else {
+            Some(hold_of(job, &name, observed.as_ref(), queue.workload.is_some()))
+        };
+        let suspend = hold.is_some().then_some(true);
+        if !finished && job.spec.suspend.unwrap_or(false) != suspend.unwrap_or(false) {
+            let reason = match (&hold, admitted) {
+                (Some(hold), _) => hold.message.clone(),
+                (None, Some(w)) => format!("Kueue admitted Workload {name} in ClusterQueue {}", cluster_queue(w)),
+                (None, None) => String::new(),
+            };
+            actions.push(Action::SetJobSuspend { suspend: suspend.unwrap_or(false), reason, cause: Cause::Queue });
+        }
+        if !finished {
+            gated.spec.suspend = suspend;
+        }
+        Ok(Gate {
+            job: gated,
+            hold,
+            actions,
+            admitted: admitted.map(queue::admitted_counts).unwrap_or_default(),
+            observed,
+            excess: Vec::new(),
+        })
+    }
+
+    /// The plan within the admitted counts: each type's `replicas`, its `createPods` ranks and the
+    /// PS addresses cut to what Kueue admitted; what is cut is kept for the Warning. A chief made
+    /// from the worker's template shares the worker pod set's count.
+    pub(crate) fn within_admission(&mut self, job: &ElasticJob, plan: &ScalePlan) -> Option<ScalePlan> {
+        if self.hold.is_some() || self.admitted.is_empty() {
+            return None;
+        }
+        let own_chief = job.declared_replica_spec(ReplicaType::Chief).is_some();
+        let chief = plan.spec.replica_resource_specs.get(&ReplicaType::Chief).map_or(0, |s| s.replicas.min(1));
+        let allowed = |t: ReplicaType| -> Option<i32> {
+            match t {
+                ReplicaType::Chief if !own_chief => self.admitted.get(&ReplicaType::Worker).map(|n| (*n).min(1)),
+                ReplicaType::Worker if !own_chief => self.admitted.get(&t).map(|n| n.saturating_sub(chief).max(0)),
+                t => self.admitted.get(&t).copied(),
+            }
+        };
+        let mut capped = plan.clone();
+        let plan_name = plan.metadata.name.as_deref().unwrap_or_default();
+        for (t, spec) in &mut capped.spec.replica_resource_specs {
+            let limit = allowed(*t).unwrap_or(0);
+            if spec.replicas > limit {
+                self.excess.push(format!(
+                    "ScalePlan {plan_name} asks for {} {t} pods, Kueue admitted {limit}: {} wait",
+                    spec.replicas,
+                    spec.replicas - limit
+                ));
+                spec.replicas = limit;
+            }
+        }
+        capped.spec.create_pods.retain(|m| m.replica_type().and_then(allowed).is_some_and(|n| m.rank_index < n));
+        if let Some(n) = allowed(ReplicaType::Ps).and_then(|n| usize::try_from(n).ok()) {
+            capped.spec.ps_hosts.truncate(n);
+        }
+        (capped != *plan).then_some(capped)
+    }
+
+    /// What the pass writes back, once the job's own actions are known: the Workload's `Finished`
+    /// condition when the job has ended, its quota released once an evicted job's pods are gone,
+    /// and the job's `QuotaLimited` condition and Warning when a plan was cut.
+    pub(crate) fn finish(self, job: &ElasticJob, pods: &[Pod], mut actions: Vec<Action>, now: &Time) -> Vec<Action> {
+        let mut all = self.actions;
+        let status = actions
+            .iter()
+            .rev()
+            .find_map(|a| match a {
+                Action::SetJobStatus { status, .. } => Some(status.clone()),
+                _ => None,
+            })
+            .or_else(|| job.status.clone());
+        if let Some(w) = &self.observed {
+            let ended = status
+                .as_ref()
+                .and_then(|s| s.phase)
+                .filter(|p| matches!(p, JobConditionType::Succeeded | JobConditionType::Failed));
+            if let (Some(phase), false) = (ended, w.is_true(FINISHED)) {
+                let message = status
+                    .as_ref()
+                    .and_then(|s| s.common())
+                    .and_then(|c| c.conditions.iter().rev().find(|c| c.type_ == phase))
+                    .map(|c| c.message.clone())
+                    .unwrap_or_default();
+                let finished = condition(w, FINISHED, "True", phase.as_str(), message, now);
+                actions.push(workload_status(
+                    w,
+                    [finished],
+                    false,
+                    format!("ElasticJob {} has {}", job.name(), phase.as_str().to_lowercase()),
+                ));
+            } else if w.has_quota() && w.is_true(EVICTED) && !pods.iter().any(is_active) {
+                let evicted = w.condition(EVICTED).cloned().unwrap_or_default();
+                let requeued = matches!(evicted.reason.as_str(), "Preempted" | "NodeFailures");
+                let mut changes = vec![
+                    condition(
+                        w,
+                        REQUEUED,
+                        if requeued { "True" } else { "False" },
+                        &evicted.reason,
+                        evicted.message.clone(),
+                        now,
+                    ),
+                    condition(w, QUOTA_RESERVED, "False", "Pending", evicted.message.clone(), now),
+                ];
+                if w.is_true(ADMITTED) {
+                    changes.push(condition(
+                        w,
+                        ADMITTED,
+                        "False",
+                        "NoReservation",
+                        "The workload has no reservation".to_owned(),
+                        now,
+                    ));
+                }
+                let why = format!("the pods of evicted ElasticJob {} are gone: its quota is released", job.name());
+                actions.push(workload_status(w, changes, true, why));
+            }
+        }
+        let limited = status.as_ref().is_some_and(|s| status::has_condition(s, JobConditionType::QuotaLimited));
+        if !self.excess.is_empty() || limited {
+            let mut status = status.unwrap_or_default();
+            let message = self.excess.join("; ");
+            let (state, reason) = if self.excess.is_empty() {
+                (ConditionStatus::False, REASON_WITHIN_ADMISSION)
+            } else {
+                (ConditionStatus::True, REASON_EXCEEDS_ADMISSION)
+            };
+            status::set_condition(
+                &mut status,
+                JobCondition {
+                    type_: JobConditionType::QuotaLimited,
+                    status: state,
+                    reason: reason.to_owned(),
+                    message: message.clone(),
+                    last_update_time: Some(now.clone()),
+                    last_transition_time: Some(now.clone()),
+                },
+            );
+            if job.status.as_ref() != Some(&status) {
+                actions.retain(|a| !matches!(a, Action::SetJobStatus { .. }));
+                actions.push(Action::SetJobStatus { status, cause: Cause::Queue, event: None });
+            }
+            if !self.excess.is_empty() {
+                actions.push(Action::RecordEvent {
+                    type_: "Warning".to_owned(),
+                    reason: REASON_EXCEEDS_ADMISSION.to_owned(),
+                    message,
+                    cause: Cause::Queue,
+                });
+            }
+        }
+        all.extend(actions);
+        all
+    }
+}
+
+/// Why a queued job without an admitted Workload is held.
+fn hold_of(job: &ElasticJob, name: &str, observed: Option<&Workload>, another: bool) -> Hold {
+    let job_name = job.name();
+    match observed {
+        Some(w) if w.spec.active == Some(false) => Hold {
+            reason: REASON_DEACTIVATED,
+            message: format!(
+                "Workload {name} is deactivated (spec.active: false): ElasticJob {job_name} is suspended until it is active and admitted again"
+            ),
+        },
+        Some(w) if w.is_evicted() => {
+            let why = w.condition(EVICTED).map(|c| format!("{}: {}", c.reason, c.message)).unwrap_or_default();
+            Hold {
+                reason: REASON_EVICTED,
+                message: format!(
+                    "Kueue evicted Workload {name} ({why}): ElasticJob {job_name} is suspended until it is admitted again"
+                ),
+            }
+        }
+        Some(w) => {
+            let why = w
+                .condition(QUOTA_RESERVED)
+                .map(|c| format!(" ({QUOTA_RESERVED} {}, {}: {})", c.status, c.reason, c.message))
+                .unwrap_or_default();
+            Hold {
+                reason: REASON_NOT_ADMITTED,
+                message: format!(
+                    "ElasticJob {job_name} waits for Kueue to admit Workload {name} in LocalQueue {}{why}",
+                    queue_of(job)
+                ),
+            }
+        }
+        None if another => Hold {
+            reason: REASON_NOT_ADMITTED,
+            message: format!(
+                "ElasticJob {job_name} waits: Workload {name} belongs to another object (an earlier job of the same name, until it is collected)"
+            ),
+        },
+        None => Hold {
+            reason: REASON_NOT_ADMITTED,
+            message: format!(
+                "ElasticJob {job_name} waits for Kueue to admit its Workload {name} in LocalQueue {}",
+                queue_of(job)
+            ),
+        },
+    }
+}
+
+fn queue_of(job: &ElasticJob) -> &str {
+    queue::queue_name(job).unwrap_or_default()
+}
+
+fn cluster_queue(w: &Workload) -> &str {
+    w.status.as_ref().and_then(|s| s.admission.as_ref()).map_or("", |a| a.cluster_queue.as_str())
+}
+
+/// Whether two Workload specs ask Kueue for the same: the queue, the priority, and each pod set's
+/// name, count and what Kueue admits it by (its containers' resources, node selector, affinity and
+/// tolerations). Not the whole template: the API server may default fields of a stored one.
+fn same_request(a: &WorkloadSpec, b: &WorkloadSpec) -> bool {
+    let asks = |spec: &WorkloadSpec| -> Vec<_> {
+        spec.pod_sets
+            .iter()
+            .map(|p| {
+                let pod = p.template.spec.as_ref();
+                let resources = |c: &[k8s_openapi::api::core::v1::Container]| -> Vec<_> {
+                    c.iter().map(|c| c.resources.clone().unwrap_or_default()).collect()
+                };
+                (
+                    p.name.clone(),
+                    p.count,
+                    pod.map(|s| resources(&s.containers)),
+                    pod.and_then(|s| s.init_containers.as_deref()).map(resources),
+                    pod.and_then(|s| s.node_selector.clone()).unwrap_or_default(),
+                    pod.and_then(|s| s.affinity.clone()),
+                    pod.and_then(|s| s.tolerations.clone()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    a.queue_name == b.queue_name
+        && a.priority_class_ref == b.priority_class_ref
+        && a.priority == b.priority
+        && asks(a) == asks(b)
+}
+
+/// Whether a pod still holds what the admission gave: Running or Pending.
+fn is_active(p: &Pod) -> bool {
+    matches!(pod::pod_phase(p), Some("Running" | "Pending"))
+}
+
+/// A condition of the Workload as Kueue sets one (`apimeta.SetStatusCondition`): the transition
+/// time moves only when the status changes.
+fn condition(w: &Workload, type_: &str, state: &str, reason: &str, message: String, now: &Time) -> WorkloadCondition {
+    let old = w.condition(type_);
+    let since = old.filter(|c| c.status == state).and_then(|c| c.last_transition_time.clone());
+    WorkloadCondition {
+        type_: type_.to_owned(),
+        status: state.to_owned(),
+        reason: reason.to_owned(),
+        message,
+        last_transition_time: Some(since.unwrap_or_else(|| now.clone())),
+        observed_generation: w.metadata.generation,
+    }
+}
+
+/// The status patch of a Workload: its conditions with `changes` set by type, in their order.
+fn workload_status(
+    w: &Workload,
+    changes: impl IntoIterator<Item = WorkloadCondition>,
+    clear_admission: bool,
+    reason: String,
+) -> Action {
+    let mut conditions = w.status.as_ref().map(|s| s.conditions.clone()).unwrap_or_default();
+    for change in changes {
+        match conditions.iter_mut().find(|c| c.type_ == change.type_) {
+            Some(c) => *c = change,
+            None => conditions.push(change),
+        }
+    }
+    Action::SetWorkloadStatus {
+        namespace: w.metadata.namespace.clone().filter(|n| !n.is_empty()),
+        name: w.metadata.name.clone().unwrap_or_default(),
+        resource_version: w.metadata.resource_version.clone(),
+        conditions,
+        clear_admission,
+        reason,
+        cause: Cause::Queue,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{PodMeta, ReplicaResourceSpec};
+    use crate::workload::PodSet;
+
+    fn gate(admitted: &[(ReplicaType, i32)]) -> Gate {
+        Gate {
+            job: ElasticJob::default(),
+            hold: None,
+            actions: Vec::new(),
+            observed: None,
+            admitted: admitted.iter().copied().collect(),
+            excess: Vec::new(),
+        }
+    }
+
+    fn plan(workers: i32, chief: Option<i32>) -> ScalePlan {
+        let mut plan = ScalePlan::default();
+        plan.metadata.name = Some("p".into());
+        let specs = &mut plan.spec.replica_resource_specs;
+        specs.insert(ReplicaType::Worker, ReplicaResourceSpec { replicas: workers, ..Default::default() });
+        if let Some(n) = chief {
+            specs.insert(ReplicaType::Chief, ReplicaResourceSpec { replicas: n, ..Default::default() });
+        }
+        plan.spec.create_pods.push(PodMeta { type_: Some(ReplicaType::Worker), rank_index: 5, ..Default::default() });
+        plan
+    }
+
+    #[test]
+    fn a_plan_is_cut_to_the_admitted_counts_and_a_chief_shares_the_workers() {
+        let job = ElasticJob::default();
+        let mut within = gate(&[(ReplicaType::Worker, 4)]);
+        let Some(cut) = within.within_admission(&job, &plan(6, Some(1))) else { panic!("not cut") };
+        let replicas = |t| cut.spec.replica_resource_specs.get(&t).map(|s| s.replicas);
+        // The chief is made from the worker's template: it takes one of the 4.
+        assert_eq!((replicas(ReplicaType::Chief), replicas(ReplicaType::Worker)), (Some(1), Some(3)));
+        assert!(cut.spec.create_pods.is_empty(), "rank 5 is beyond what was admitted");
+        assert_eq!(within.excess.len(), 1, "{:?}", within.excess);
+        let mut roomy = gate(&[(ReplicaType::Worker, 8)]);
+        assert!(roomy.within_admission(&job, &plan(6, None)).is_none(), "6 workers and rank 5 fit in 8");
+        let mut fits = gate(&[(ReplicaType::Worker, 8)]);
+        let mut small = plan(6, None);
+        small.spec.create_pods.clear();
+        assert!(fits.within_admission(&job, &small).is_none() && fits.excess.is_empty());
+    }
+
+    #[test]
+    fn a_stored_workload_asks_the_same_whatever_the_server_defaulted() {
+        let container = |pull: Option<&str>| k8s_openapi::api::core::v1::Container {
+            name: "main".into(),
+            image_pull_policy: pull.map(str::to_owned),
+            ..Default::default()
+        };
+        let spec = |pull: Option<&str>, count: i32| WorkloadSpec {
+            pod_sets: vec![PodSet {
+                name: "worker".into(),
+                count,
+                template: k8s_openapi::api::core::v1::PodTemplateSpec {
+                    metadata: None,
+                    spec: Some(k8s_openapi::api::core::v1::PodSpec {
+                        containers: vec![container(pull)],
+                        ..Default::default()
+                    }),
+                },
+            }],
+            ..Default::default()
+        };
+        assert!(same_request(&spec(None, 4), &spec(Some("IfNotPresent"), 4)));
+        assert!(!same_request(&spec(None, 4), &spec(None, 5)));
+    }
+}
