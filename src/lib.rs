@@ -99,7 +99,7 @@ pub use naming::{
     LABEL_JOB_NAME, LABEL_RANK_INDEX, LABEL_RELAUNCH_COUNT, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE,
     LABEL_RESTART_COUNT, LABEL_SCALE_PLAN_JOB, LABEL_SCALE_TYPE, SCALE_TYPE_AUTO,
 };
-pub use plan::{Action, List, Object, Phase, PhaseKind, Plan, SummaryRow};
+pub use plan::{Action, Cause, Event, List, Object, Phase, PhaseKind, PhaseMode, Plan, SummaryRow};
 pub use queue::QueueState;
 pub use reconcile::{
     controller_pass, controller_pass_queued, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,
