@@ -107,11 +107,11 @@ test-npm: npm npm-chromium ## npm package: wasm-bindgen tests (Node, Chromium), 
 	node $(NPM_PKG)/scripts/size.js $(NPM_BINDGEN)/elasticjob_wasm_bg.wasm $(NPM_DIST)/elasticjob_wasm_bg.wasm $(NPM_WASM_BUDGET)
 
 bench-pass: npm ## npm package: the CPU time of one controller pass (1 PS + 10 workers; a 1,000-worker plan; 1,000 unchanged), over values and from the core's store (figures printed)
-	cd $(NPM_PKG) && node bench/pass.js
+	node benches/node/pass.js
 
 bench-npm: npm ## npm package: render of a 1,000-worker job in Node next to native (figures printed)
 	$(CARGO) build --quiet --release -p elasticjob-wasm --example native_render
-	node $(NPM_PKG)/bench/render.js $(NPM_CARGO_TARGET)/release/examples/native_render
+	node benches/node/render.js $(NPM_CARGO_TARGET)/release/examples/native_render
 
 demo-npm: npm ## the CLI of the npm package: a summary of examples/elasticjob.yaml, then its objects as YAML
 	node $(NPM_PKG)/bin/elasticjob.js render examples/elasticjob.yaml -o summary

@@ -85,7 +85,7 @@ fn sample_fixtures_are_the_upstream_examples() {
     for (case, example) in
         [("accept-upstream-sample-job", "elasticjob.yaml"), ("accept-upstream-sample-plan", "scaleplan.yaml")]
     {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(example);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(example);
         let text = std::fs::read_to_string(&path).unwrap();
         let mut expected: Value = serde_yaml_ng::from_str(&text).unwrap();
         expected["metadata"]["namespace"] = "training".into();

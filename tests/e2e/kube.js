@@ -209,9 +209,11 @@ export function describe(differences) {
 /** The controller's identity (deploy/rbac.yaml). */
 export const CONTROLLER_SA = { namespace: "elasticjob-system", name: "elasticjob-controller" };
 
-/** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed. */
+/** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed; a document of comments alone (a generated file's header) is none. */
 export function manifests(path) {
-  return parseAllDocuments(readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8")).map((d) => d.toJS());
+  return parseAllDocuments(readFileSync(new URL(`../../${path}`, import.meta.url), "utf8"))
+    .map((d) => d.toJS())
+    .filter((o) => o != null);
 }
 
 /** Applies a manifest file as admin (server-side apply: the same on every run); resolves to its objects. */
