@@ -26,16 +26,13 @@ NPM_WASM := $(NPM_CARGO_TARGET)/wasm32-unknown-unknown/wasm/elasticjob_wasm.wasm
 NPM_BINDGEN := $(NPM_WORK)/bindgen
 # wasm-bindgen-cli must be exactly the version of the wasm-bindgen crate in the build.
 NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"$$/\1/p;}' Cargo.lock)
-# The budget of the shipped .wasm, gzip -9 bytes (the goal, 200 KB, is printed next to it). The
-# issue asked for 300 KB; no build that reads Kubernetes' Pod types with k8s-openapi (what the core
-# is built on) gets there: their readers and writers alone, with plain serde_json and no field
-# paths, measured 350 KB. The package ships about 452 KB (427 KB before the controller's one pass,
-# the phased plan, the job view and the constants joined it: 18 KB for three operations; 7 KB more
-# when the pass came to read the observed services); the
-# budget catches regressions such as a second copy of every Kubernetes reader (598 KB when inputs
-# went through two reader types, 522 KB with serde_path_to_error and serde_ignored wrapped around
-# serde_json's reader), and a sort or formatter compiled for one more type (about 5 KB each).
-NPM_WASM_BUDGET := 460000
+# The budget of the shipped .wasm, gzip -9 bytes (the goal, 200 KB, is printed next to it). It
+# catches regressions such as a second copy of every Kubernetes reader (598 KB when inputs went
+# through two reader types), and a sort or formatter compiled for one more type (about 5 KB each).
+# The package shipped 454 KB with every Pod and Service read through k8s-openapi's full types;
+# Kueue's Workload, its admission and the queued pass took it to 508,095 B (54 KB: the Workload
+# types' readers and writers).
+NPM_WASM_BUDGET := 515000
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
