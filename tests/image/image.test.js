@@ -110,7 +110,14 @@ describe("the image run as deploy/controller.yaml's pod", () => {
     const [spec] = deployment.spec.template.spec.containers;
     const [metricsPort, healthPort] = [await freePort(), await freePort()];
     const args = spec.args.map((a) => a.replace(/^--metrics-port=\d+$/, `--metrics-port=${metricsPort}`).replace(/^--health-port=\d+$/, `--health-port=${healthPort}`));
-    assert.deepEqual(spec.args.map((a) => a.replace(/=\d+$/, "")), ["--leader-elect", "--metrics-port", "--health-port"]);
+    assert.deepEqual(spec.args.map((a) => a.replace(/=\d+$/, "")), [
+      "--leader-elect",
+      `--leader-elect-name=elasticjob-controller`,
+      `--leader-elect-namespace=${CONTROLLER_SA.namespace}`,
+      "--metrics-port",
+      "--health-port",
+      "--log-level=info",
+    ]);
     const pod = deployment.spec.template.spec.securityContext;
     assert.deepEqual([pod.runAsUser, pod.runAsGroup, spec.securityContext.readOnlyRootFilesystem, spec.securityContext.capabilities.drop], [65532, 65532, true, ["ALL"]]);
 
