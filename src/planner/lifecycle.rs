@@ -296,10 +296,20 @@ pub(crate) fn controller_pass(
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.pass(current, now)?;
-    for action in planner.finish().phases.into_iter().flat_map(|p| p.actions) {
-        // A status the job's pass writes was computed from the take-up's: it replaces that one.
-        match &action {
-            Action::SetJobStatus { .. } => actions.retain(|a| !matches!(a, Action::SetJobStatus { .. })),
+    for mut action in planner.finish().phases.into_iter().flat_map(|p| p.actions) {
+        // A status the job's pass writes was computed from the take-up's: it replaces that one, and
+        // tells what the take-up told (the plan taken up).
+        match &mut action {
+            Action::SetJobStatus { event, .. } => {
+                let told = actions.iter().find_map(|a| match a {
+                    Action::SetJobStatus { event: Some(told), .. } => Some(told.clone()),
+                    _ => None,
+                });
+                if event.is_none() {
+                    *event = told;
+                }
+                actions.retain(|a| !matches!(a, Action::SetJobStatus { .. }));
+            }
             Action::SetScalePlanStatus { name, .. } => {
                 actions.retain(|a| !matches!(a, Action::SetScalePlanStatus { name: other, .. } if other == name));
             }
