@@ -35,7 +35,11 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # budget catches regressions such as a second copy of every Kubernetes reader (598 KB when inputs
 # went through two reader types, 522 KB with serde_path_to_error and serde_ignored wrapped around
 # serde_json's reader), and a sort or formatter compiled for one more type (about 5 KB each).
-NPM_WASM_BUDGET := 460000
+# Kueue (issue 29) took it to 544 KB (measured): 508 KB once the queued pass was reachable from
+# controllerPass (its gate, the Workload it plans, the admission's merge), 36 KB more for what the
+# hosts give and ask (the Workload's and ResourceFlavor's readers, the store's Workloads, the
+# workload, admittedJob, suspendWhenQueued and priorityClass entries).
+NPM_WASM_BUDGET := 560000
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
