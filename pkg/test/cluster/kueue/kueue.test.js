@@ -10,9 +10,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as api from "elasticjob";
-import { CONTROLLER_SA, applyManifests, collection, expectStatus, objectPath, request, wrongGrants } from "../kube.js";
+import { CONTROLLER_SA, applyManifests, collection, dryRunCreate, expectStatus, freshNamespace, manifests, objectPath, request, wrongGrants } from "../kube.js";
 import * as kubelet from "../kubelet.js";
-import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, isLive, masterName, namespace, podsOf, psJob, useCluster } from "../scenario.js";
+import { psJob } from "../jobs.js";
+import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, isLive, masterName, namespace, podsOf, useCluster } from "../scenario.js";
 
 useCluster();
 
@@ -74,12 +75,18 @@ function assertOnTheFlavour(pod, podSet) {
 
 /** Waits until the job is held: suspended, no live pod, its Suspended condition saying why. */
 async function held(ns, jobName, reason) {
-  const stored = await eventually(`${jobName}: held (${reason})`, async () => {
-    const j = await getJob(ns, jobName);
-    const suspended = j.status?.conditions?.find((c) => c.type === "Suspended" && c.status === "True");
-    return j.spec.suspend === true && suspended?.reason === reason && (await livePods(ns, jobName)).length === 0 && j;
-  }, 60);
-  return stored;
+  let last;
+  try {
+    return await eventually(`${jobName}: held (${reason})`, async () => {
+      const j = await getJob(ns, jobName);
+      const pods = (await livePods(ns, jobName)).map((p) => p.metadata.name);
+      last = { suspend: j.spec.suspend, conditions: j.status?.status?.conditions, pods, workload: (await workloadOf(ns, jobName))?.status };
+      const suspended = j.status?.status?.conditions?.find((c) => c.type === "Suspended" && c.status === "True");
+      return j.spec.suspend === true && suspended?.reason === reason && pods.length === 0 && j;
+    }, 60);
+  } catch (e) {
+    throw new Error(`${e.message}; last seen: ${JSON.stringify(last)}`);
+  }
 }
 
 /** What deploy/rbac-kueue.yaml adds to deploy/rbac.yaml: `group/resource[/subresource]` -> verbs. */
@@ -100,6 +107,16 @@ it("with deploy/rbac-kueue.yaml the ServiceAccount is granted what the controlle
   const { namespace: saNamespace, name } = CONTROLLER_SA;
   const subject = { user: `system:serviceaccount:${saNamespace}:${name}`, groups: ["system:serviceaccounts", `system:serviceaccounts:${saNamespace}`, "system:authenticated"] };
   assert.deepEqual(await wrongGrants(admin, subject, KUEUE_NEEDED, KUEUE_RESOURCES, VERBS, CLUSTER_SCOPED), []);
+});
+
+it("the docs' queues and queued job (examples/kueue-queues.yaml, examples/kueue-job.yaml) are accepted by the API server and Kueue's webhooks (dry run, strict)", async (t) => {
+  const ns = await freshNamespace(admin, t, "kueue-examples");
+  for (const file of ["examples/kueue-queues.yaml", "examples/kueue-job.yaml"]) {
+    for (const obj of manifests(file)) {
+      const placed = obj.metadata.namespace ? { ...obj, metadata: { ...obj.metadata, namespace: ns } } : obj;
+      expectStatus(await dryRunCreate(admin, placed), [201], `${file}: ${obj.kind} ${obj.metadata.name}`);
+    }
+  }
 });
 
 describe("ElasticJobs queued by Kueue's real manager", () => {
@@ -187,13 +204,14 @@ describe("ElasticJobs queued by Kueue's real manager", () => {
 
   it("a second job beyond the quota stays suspended with no pods until the first finishes; the first's Workload is Finished and the second runs", async () => {
     await createJob(job(ns, "second"));
-    const stored = await held(ns, "second", "WorkloadNotAdmitted");
-    const wait = stored.status.conditions.find((c) => c.type === "Suspended");
-    assert.match(wait.message, /insufficient unused quota/, "the job says what Kueue says");
+    await held(ns, "second", "WorkloadNotAdmitted");
+    const pending = await eventually("second: Kueue holds its Workload for quota", async () => {
+      const w = await workloadOf(ns, "second");
+      return condition(w, "QuotaReserved")?.reason === "Pending" && w;
+    });
+    assert.match(condition(pending, "QuotaReserved").message, /insufficient unused quota/);
     await sleep(1000);
     assert.deepEqual(await livePods(ns, "second"), [], "still no pod of the second");
-    const pending = await workloadOf(ns, "second");
-    assert.equal(condition(pending, "QuotaReserved")?.reason, "Pending");
 
     await kubelet.succeed(admin, ns, masterName("first"));
     const finished = await eventually("first: Workload Finished", async () => {
@@ -211,7 +229,7 @@ describe("ElasticJobs queued by Kueue's real manager", () => {
     assert.deepEqual(urgent.spec.priorityClassRef, { group: "scheduling.k8s.io", kind: "PriorityClass", name: HIGH });
     assert.equal(urgent.spec.priority, 1000, "the class's value, read by the controller");
     const evicted = await held(ns, "second", "WorkloadEvicted");
-    assert.match(evicted.status.conditions.find((c) => c.type === "Suspended").message, /Preempted|preempt/i);
+    assert.match(evicted.status.status.conditions.find((c) => c.type === "Suspended").message, /Preempted|preempt/i);
     // The controller released the quota once the pods were gone: the urgent job runs.
     await runsOnTheFlavour(ns, "urgent");
     const released = await workloadOf(ns, "second");
@@ -221,8 +239,11 @@ describe("ElasticJobs queued by Kueue's real manager", () => {
     await kubelet.succeed(admin, ns, masterName("urgent"));
     await eventually("urgent: Workload Finished", async () => isTrue(await workloadOf(ns, "urgent"), "Finished"));
     assertOnTheFlavour(await runsOnTheFlavour(ns, "second"), "dlrover-master");
-    const events = expectStatus(await request(admin, "GET", collection("v1", "Event", ns), { query: { fieldSelector: "involvedObject.name=second" } }), [200], "events").items;
-    assert.ok(events.length > 0, "events on the preempted job");
+    // What the controller did for it: its master deleted, its Workload's quota released, then started again.
+    const of = (action) => controller.actions(action).filter((l) => l.job === `${ns}/second`);
+    assert.ok(of("deletePod").some((l) => l.name === masterName("second")), "the preempted job's master deleted");
+    assert.ok(of("setWorkloadStatus").some((l) => l.clearAdmission === true), "its quota released by the controller");
+    assert.deepEqual(of("setJobSuspend").map((l) => l.suspend), [true, false, true, false], "suspended, admitted, preempted, admitted again");
   });
 
   it("the controller's ServiceAccount was forbidden nothing", () => {
