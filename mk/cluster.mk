@@ -11,7 +11,7 @@
 #   make test-cluster   CRDs up to date; every golden case's objects, every example, DLRover's
 #                       manifests, the RBAC of deploy/rbac.yaml and the controller against the cluster
 #                       (brought up for the tests and down afterwards, also when a test fails)
-#   make bench-cluster  the scale run (pkg/bench/cluster.js) on a cluster of its own with 50 nodes
+#   make bench-cluster  the scale run (benches/node/cluster.js) on a cluster of its own with 50 nodes
 #   make test-kueue     Kueue's real manager beside a cluster of its own (`cluster run --kueue`):
 #                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks;
 #                       then `elasticjob controller --kueue` in the issue's five scenarios
@@ -64,13 +64,13 @@ KUEUE_DIR := $(TOOLS)/kueue/$(KUEUE_VERSION)
 $(KUEUE_DIR)/manager: $(CLUSTER_SRC)/kueue/build.sh
 	@sh $< $(KUEUE_DIR) >/dev/null
 
-# The Go tests (Kueue itself) first, then the controller's scenarios (pkg/test/cluster/kueue/), on
+# The Go tests (Kueue itself) first, then the controller's scenarios (tests/e2e/kueue/), on
 # one cluster: its CRDs, Kueue's and 2 nodes, the flavour's one labelled and tainted by the test.
 KUEUE_CLUSTER_DIR ?= $(TOOLS)/cluster-kueue
 
 test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager npm ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1; then the controller's five scenarios with it
 	$(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) --nodes 2 -- \
-	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./kueue/ && cd $(CURDIR)/$(NPM_PKG) && $(NPM_NODE_TEST) test/cluster/kueue/*.test.js'
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./kueue/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/kueue/*.test.js'
 
 crds: ## regenerate deploy/crds/ from the Rust types (examples/crds.rs)
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS)
@@ -80,12 +80,12 @@ crds-check:
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS_FRESH)
 	@diff -ru $(CLUSTER_CRDS) $(CLUSTER_CRDS_FRESH) || { echo "deploy/crds/ is stale: run \`make crds\` and commit the result"; exit 1; }
 
-# DLRover's real job master, for the cluster test it drives (pkg/test/cluster/dlrover.test.js): a
+# DLRover's real job master, for the cluster test it drives (tests/e2e/dlrover.test.js): a
 # venv of its own, since it needs protobuf 4 and the consumers' venv has TensorFlow's protobuf 7.
 # dlrover 0.6.1 imports telnetlib, which Python 3.13 removed.
 DLROVER_VENV := $(TOOLS)/dlrover-venv
 DLROVER_PYTHON := $(DLROVER_VENV)/bin/python
-DLROVER_REQUIREMENTS := pkg/test/cluster/dlrover-requirements.txt
+DLROVER_REQUIREMENTS := tests/e2e/dlrover-requirements.txt
 
 $(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS)
 	@python3 -c 'import sys; sys.exit(sys.version_info >= (3, 13))' || { echo "dlrover 0.6.1 needs Python <= 3.12 (it imports telnetlib); python3 is $$(python3 --version)"; exit 1; }
@@ -93,11 +93,11 @@ $(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS)
 	$(DLROVER_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
 	@touch $@
 
-# Part of `make bench`, never of `make test`: pkg/bench/controller.js prints the controller's figures.
+# Part of `make bench`, never of `make test`: benches/node/controller.js prints the controller's figures.
 bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 20 jobs, the 1,000-worker plan beside a bare client, calls a pod, peak RSS (figures printed)
 	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
-	  cd $(NPM_PKG) && KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
-	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node bench/controller.js
+	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node benches/node/controller.js
 
 # Kubeflow training-operator v1.9.2's TF_CONFIG generation beside the core's (figures printed).
 bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render
@@ -106,10 +106,10 @@ bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 
 test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the test cluster: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC; the controller on KWOK's nodes, beside DLRover's real master
 	@test -z "$$(gofmt -l $(CLUSTER_SRC))" || { echo "gofmt: run \`gofmt -w $(CLUSTER_SRC)\`:"; gofmt -l $(CLUSTER_SRC); exit 1; }
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
-	cd $(NPM_PKG) && DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
-	  $(NPM_NODE_TEST) test/cluster/*.test.js
+	DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
+	  $(NPM_NODE_TEST) tests/e2e/*.test.js
 
 bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 100 workers on 50 fake nodes, ours and Kubeflow's operator (figures printed)
 	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
-	  cd $(NPM_PKG) && KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
-	  $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node bench/cluster.js
+	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js

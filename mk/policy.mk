@@ -1,4 +1,4 @@
-# Kubewarden admission policy (policy/): the .wasm, its tests and its benchmark.
+# Kubewarden admission policy (bindings/policy/): the .wasm, its tests and its benchmark.
 #   make policy        build target/policy/elasticjob_policy.wasm
 #   make test-policy   build it, then test it natively and in a waPC host
 #   make bench-policy  print its size and speed in the host

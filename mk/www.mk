@@ -29,4 +29,4 @@ test-www: www npm-chromium ## browser preview in headless Chromium: every featur
 	@echo "screenshots: $(WWW_SCREENSHOTS)"
 
 bench-www: www npm-chromium ## browser preview: paste -> table for 1,000 workers, longest task while typing (figures printed)
-	CHROMIUM=$(NPM_CHROMIUM) node $(WWW)/bench/paste.js
+	CHROMIUM=$(NPM_CHROMIUM) node benches/www/paste.js

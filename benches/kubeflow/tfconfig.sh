@@ -2,7 +2,7 @@
 # `make bench-kubeflow-tfconfig` (part of `make bench`): Kubeflow training-operator v1.9.2's TF_CONFIG
 # generation (`genTFConfigJSONStr` in pkg/controller.v1/tensorflow, unexported) timed for every task
 # of a TFJob of 1 PS + N workers (N = 10, 100, 1,000), beside the core's `tfConfig` and `render` for
-# the same job through the npm package (pkg/bench/tfconfig.js), with the ratios.
+# the same job through the npm package (benches/node/tfconfig.js), with the ratios.
 #
 # The module comes from the Go module proxy (v1.9.2 asked for exactly: its version list shows only
 # v1.8.1). The benchmark is a test file written into a copy of that package in a scratch directory,
@@ -73,4 +73,4 @@ OUT="$WORK/bench.txt"
 (cd "$SRC" && GOFLAGS=-mod=mod go test -run '^$' -bench BenchmarkElasticjobEveryTask -benchtime 2s ./pkg/controller.v1/tensorflow/) > "$OUT"
 # "BenchmarkElasticjobEveryTask/workers=10-2  1234  56789 ns/op" -> {"10": ms, ...}
 KUBEFLOW=$(awk '/^BenchmarkElasticjobEveryTask\/workers=/ { split($1, a, "="); sub(/-[0-9]+$/, "", a[2]); printf "%s\"%s\": %s", sep, a[2], $3 / 1e6; sep = ", " } END { print "" }' "$OUT")
-node pkg/bench/tfconfig.js "{$KUBEFLOW}"
+node benches/node/tfconfig.js "{$KUBEFLOW}"

@@ -1,5 +1,5 @@
 //! (d) The admission policy's `validate` entry (`elasticjob::admission::review_payload`, which the
-//! waPC binding of policy/ calls): arbitrary bytes, or a payload built from arbitrary settings, an
+//! waPC binding of bindings/policy/ calls): arbitrary bytes, or a payload built from arbitrary settings, an
 //! operation, a kind and an object (a valid job or plan with mutations, or any JSON).
 //!
 //! Checked: the same payload gives the same verdict; a rejection has code 400 or 500, a message and

@@ -2,7 +2,7 @@
 // per-job exponential backoff), a cache kept by the adapter's list and watch against a scripted API
 // server (410 Gone lists again; a reset connection watches again from the last resourceVersion), a
 // reconcile pass whose status write conflicts (read again, plan again, nothing done twice), a
-// deleted service made again once, and the command line. Everything against a real API server is in test/cluster/controller.test.js.
+// deleted service made again once, and the command line. Everything against a real API server is in tests/e2e/controller.test.js.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { test } from "node:test";

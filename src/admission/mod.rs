@@ -1,4 +1,4 @@
-//! Admission review: what the Kubewarden policy (`policy/`) decides, as pure functions.
+//! Admission review: what the Kubewarden policy (`bindings/policy/`) decides, as pure functions.
 //!
 //! The policy is a thin waPC binding over this module, so the CLI, the preview page and the
 //! admission webhook refuse a job with the same problems and the same messages.

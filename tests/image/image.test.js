@@ -22,7 +22,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
 import { job as fixtureJob } from "../../pkg/test/fixtures.js";
-import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, request, serviceAccountToken } from "../../pkg/test/cluster/kube.js";
+import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, request, serviceAccountToken } from "../e2e/kube.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const IMAGE = process.env.IMAGE;
@@ -106,7 +106,7 @@ describe("the image run as deploy/controller.yaml's pod", () => {
     const server = new URL(cluster.server);
 
     // The Deployment's arguments, its two ports free ones of this host (the container shares its network).
-    const [deployment] = parseAllDocuments(read("deploy/controller.yaml")).map((d) => d.toJS());
+    const deployment = parseAllDocuments(read("deploy/controller.yaml")).map((d) => d.toJS()).find((o) => o?.kind === "Deployment");
     const [spec] = deployment.spec.template.spec.containers;
     const [metricsPort, healthPort] = [await freePort(), await freePort()];
     const args = spec.args.map((a) => a.replace(/^--metrics-port=\d+$/, `--metrics-port=${metricsPort}`).replace(/^--health-port=\d+$/, `--health-port=${healthPort}`));

@@ -11,7 +11,7 @@ import { after, afterEach, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { parse, parseAllDocuments, stringify } from "yaml";
-import { bigJob } from "../../pkg/bench/job.js";
+import { bigJob } from "../../benches/node/job.js";
 import { main as cli } from "../../pkg/cli/index.js";
 import { jobKey } from "../../pkg/node.js";
 import { Reconciler } from "../../pkg/controller/reconciler.js";

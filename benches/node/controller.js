@@ -15,22 +15,22 @@
 // - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches;
 // - with KUBEFLOW_OPERATOR=BIN and KUBEFLOW_SRC=DIR (benches/kubeflow/operator.sh builds them, as
 //   `make bench-controller` does): Kubeflow training-operator v1.9.2 on the same cluster, the same
-//   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`, bench/kubeflow.js), from
+//   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`, benches/node/kubeflow.js), from
 //   the TFJobs written to every pod and service created.
 // BENCH_ONLY=twenty|kubeflow runs one part; BENCH_LOG=FILE keeps the 20-job run's controller log;
 // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=DIR`) go to the controller's node.
-// Usage (inside `cluster run`): node bench/controller.js
+// Usage (inside `cluster run`): node benches/node/controller.js
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
-import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../test/cluster/kube.js";
-import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
+import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../../tests/e2e/kube.js";
+import { container, firstPlan, psJob } from "../../tests/e2e/jobs.js";
 import { kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
-const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../pkg/bin/elasticjob.js", import.meta.url));
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const admin = adminConfig();
 const KUBECONFIG = process.env.KUBECONFIG;

@@ -17,7 +17,7 @@ import * as kubelet from "./kubelet.js";
 import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, metricSum, objectPath, request, serviceAccountToken, tokenConfig } from "./kube.js";
 
 export const admin = adminConfig();
-export const BIN = fileURLToPath(new URL("../../bin/elasticjob.js", import.meta.url));
+export const BIN = fileURLToPath(new URL("../../pkg/bin/elasticjob.js", import.meta.url));
 export const MASTER_IMAGE = "registry.example.com/dlrover/master:test";
 export const JOB_API = "elastic.iml.github.io/v1alpha1";
 export const work = mkdtempSync(join(tmpdir(), "elasticjob-controller-"));

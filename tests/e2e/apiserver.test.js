@@ -11,11 +11,11 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import * as api from "elasticjob";
-import { goldenCases, job as fixtureJob } from "../fixtures.js";
+import { goldenCases, job as fixtureJob } from "../../pkg/test/fixtures.js";
 import { adminConfig, collection, describe, dryRunCreate, expectStatus, freshNamespace, isQuantityPath, lostOrChanged, objectPath, request } from "./kube.js";
 
 const kc = adminConfig();
-const ROOT = new URL("../../../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
 
 /** Every action of a golden output that is a plan, phase by phase. */
 function actionsOf(output) {

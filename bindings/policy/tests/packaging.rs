@@ -82,7 +82,7 @@ fn metadata_is_complete() {
 #[test]
 fn the_deploy_example_matches_the_metadata_and_its_settings_are_valid() {
     let metadata = yaml("metadata.yml");
-    let policy = yaml("../deploy/kubewarden/clusteradmissionpolicy.yaml");
+    let policy = yaml("../../deploy/kubewarden/clusteradmissionpolicy.yaml");
     assert_eq!(policy["apiVersion"], "policies.kubewarden.io/v1");
     assert_eq!(policy["kind"], "ClusterAdmissionPolicy");
     let spec = &policy["spec"];
@@ -108,7 +108,7 @@ fn the_readme_documents_every_setting() {
 /// The README's rejection example is the policy's answer, word for word.
 #[test]
 fn the_readme_rejection_example_is_real() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/elasticjob.yaml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/elasticjob.yaml");
     let mut job: Value = serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     job["spec"]["replicaSpecs"]["ps"]["replicas"] = json!(-1);
     job["spec"]["replicaSpecs"]["worker"]["template"]["spec"]["containers"] = json!([]);

@@ -243,9 +243,11 @@ export async function wrongGrants(kc, { user, groups }, needed, resources, verbs
   return wrong;
 }
 
-/** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed. */
+/** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed; a document of comments alone (a generated file's header) is none. */
 export function manifests(path) {
-  return parseAllDocuments(readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8")).map((d) => d.toJS());
+  return parseAllDocuments(readFileSync(new URL(`../../${path}`, import.meta.url), "utf8"))
+    .map((d) => d.toJS())
+    .filter((o) => o != null);
 }
 
 /** Applies a manifest file as admin (server-side apply: the same on every run); resolves to its objects. */

@@ -1,6 +1,6 @@
 // The job of the core's benchmarks (benches/core.rs): 1,000 workers, 50 PS, a chief and an
-// evaluator; it renders to 2,106 objects, 22.8 MB of JSON. Used by bench/render.js and by the
-// browser preview's benchmark (www/bench/paste.js).
+// evaluator; it renders to 2,106 objects, 22.8 MB of JSON. Used by benches/node/render.js and by the
+// browser preview's benchmark (benches/www/paste.js).
 
 const spec = (replicas, cpu, memory) => ({
   replicas,

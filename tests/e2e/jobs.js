@@ -1,5 +1,5 @@
 // Jobs and DLRover master plans shared by the cluster scenarios (scenario.js) and the controller's
-// benchmarks (bench/controller.js, bench/cluster.js). `masterPlan` is a ScalePlan in the shape the
+// benchmarks (benches/node/controller.js, benches/node/cluster.js). `masterPlan` is a ScalePlan in the shape the
 // real master (0.6.1) writes it, which dlrover.test.js checks against the real one: named
 // `<job>-scaleplan-<i>`, labelled only `scale-type: auto`, owned by the job as kind `elasticjob`
 // (lower case, no `controller`), every list of the spec present.

@@ -2,26 +2,26 @@
 // cluster (tests/cluster/: the real scheduler and controller manager, KWOK's fake nodes) with
 // jobs of 1 PS and 100 workers, first 10 of them (about 1,000 pods), then 100 (about 10,000 pods
 // and services), this script playing DLRover's master (each job's first ScalePlan once the job is
-// Running, bench/jobs.js). With KUBEFLOW_OPERATOR and KUBEFLOW_SRC (benches/kubeflow/operator.sh,
+// Running, tests/e2e/jobs.js). With KUBEFLOW_OPERATOR and KUBEFLOW_SRC (benches/kubeflow/operator.sh,
 // as `make bench-cluster` gives them), Kubeflow's training-operator v1.9.2 then runs the same jobs
-// as TFJobs on the same cluster (bench/kubeflow.js). For each size and each controller it prints,
+// as TFJobs on the same cluster (benches/node/kubeflow.js). For each size and each controller it prints,
 // and writes to $BENCH_JSON: the time from the first job written to every pod Running, the
 // controller's peak RSS and CPU seconds, and its API calls a pod; then how each grows from 1,000
 // to 10,000 pods. Figures only; nothing is asserted. SCALE_JOBS (default 10,100) and
 // SCALE_WORKERS (100) change the sizes; SCALE_LOG=FILE keeps our controller's log lines.
 //
-//   cluster run --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300 -- node bench/cluster.js
+//   cluster run --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300 -- node benches/node/cluster.js
 import { spawn } from "node:child_process";
 import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
-import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../test/cluster/kube.js";
-import { container, firstPlan, psJob } from "../test/cluster/jobs.js";
+import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../../tests/e2e/kube.js";
+import { container, firstPlan, psJob } from "../../tests/e2e/jobs.js";
 import { kubeflowApiCalls, kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
 
-const BIN = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../pkg/bin/elasticjob.js", import.meta.url));
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const WORKERS = Number(process.env.SCALE_WORKERS ?? 100);
 const SIZES = (process.env.SCALE_JOBS ?? "10,100").split(",").map(Number);

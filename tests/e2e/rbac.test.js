@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import * as api from "elasticjob";
-import { job as fixtureJob } from "../fixtures.js";
+import { job as fixtureJob } from "../../pkg/test/fixtures.js";
 import {
   CONTROLLER_SA,
   adminConfig,
@@ -193,7 +193,7 @@ test("without the finalizers grant, the owner references the controller writes a
   // The ClusterRole minus elasticjobs/finalizers, bound to a second ServiceAccount.
   const space = await freshNamespace(admin, t, "rbac-owner");
   const name = "no-finalizers";
-  const [, , role] = manifests("deploy/rbac.yaml");
+  const role = manifests("deploy/rbac.yaml").find((o) => o.kind === "ClusterRole");
   const reduced = { ...role, metadata: { name: `elasticjob-test-${name}` }, rules: role.rules.filter((r) => !r.resources.includes("elasticjobs/finalizers")) };
   assert.equal(reduced.rules.length, role.rules.length - 1);
   const binding = {

@@ -2,7 +2,7 @@
 // npm package: `tfConfig` once a task, and `render` (every pod with its TF_CONFIG, and the services)
 // once, beside Kubeflow training-operator v1.9.2's `genTFConfigJSONStr` for every task of the same
 // TFJob (figures given as JSON by benches/kubeflow/tfconfig.sh). Prints figures; asserts nothing.
-// Usage: node pkg/bench/tfconfig.js '{"10": MS, "100": MS, "1000": MS}'
+// Usage: node benches/node/tfconfig.js '{"10": MS, "100": MS, "1000": MS}'
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { initialScalePlan, render, tfConfig } from "elasticjob";

@@ -8,9 +8,9 @@
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../../bindings/policy/tests/common/mod.rs"]
 mod common;
-#[path = "../tests/common/host.rs"]
+#[path = "../../bindings/policy/tests/common/host.rs"]
 mod host;
 
 use std::process::Command;

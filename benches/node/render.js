@@ -4,7 +4,7 @@
 // what the CLI's `-o json` writes) and `renderSummary` (the rows only) beside it. Prints figures;
 // asserts nothing. With BENCH_JSON=FILE (as `make bench` sets it) the figures are also written to
 // FILE.
-// Usage: node bench/render.js NATIVE
+// Usage: node benches/node/render.js NATIVE
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,7 +31,7 @@ function medianMs(f) {
 
 const native = process.argv[2];
 if (!native) {
-  console.error("usage: node bench/render.js NATIVE");
+  console.error("usage: node benches/node/render.js NATIVE");
   process.exit(2);
 }
 const list = render(job);

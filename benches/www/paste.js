@@ -1,5 +1,5 @@
 // `make bench-www`: the preview page in headless Chromium with the 1,000-worker job of the core's
-// benchmark (pkg/bench/job.js). Prints, asserting nothing:
+// benchmark (benches/node/job.js). Prints, asserting nothing:
 // - paste -> table: from the paste event in the editor to the frame after the table shows the
 //   pasted job (performance.now in the page), median of RUNS pastes (each a new job name, so each
 //   is a new analysis);
@@ -10,13 +10,13 @@
 //   time) while a job name is typed into, a key every 50 ms, and the longest gap between
 //   animation frames: in the upstream sample, and in the 1,000-worker job.
 // With BENCH_JSON=FILE (as `make bench` sets it) the figures are also written to FILE.
-// Usage: node bench/paste.js
+// Usage: node benches/www/paste.js
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { stringify } from "yaml";
-import { bigJob } from "../../pkg/bench/job.js";
-import { serve } from "../serve.js";
+import { bigJob } from "../node/job.js";
+import { serve } from "../../www/serve.js";
 
 const RUNS = 9;
 const GOAL_MS = 150;

@@ -1,5 +1,5 @@
-// Kubeflow's training-operator v1.9.2 as the benchmarks' peer (bench/controller.js on the bare API
-// server, bench/cluster.js on the KWOK cluster): the binary and module directory that
+// Kubeflow's training-operator v1.9.2 as the benchmarks' peer (benches/node/controller.js on the bare API
+// server, benches/node/cluster.js on the KWOK cluster): the binary and module directory that
 // benches/kubeflow/operator.sh builds and prints (KUBEFLOW_OPERATOR, KUBEFLOW_SRC), started on the
 // cluster of $KUBECONFIG for one namespace, and the benchmarks' jobs written as TFJobs.
 //
@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { adminConfig, eventually, expectStatus, metricSum, request } from "../test/cluster/kube.js";
+import { adminConfig, eventually, expectStatus, metricSum, request } from "../../tests/e2e/kube.js";
 
 const admin = adminConfig();
 /** Where the operator reads its webhook server's certificate (pkg/cert/cert.go's certDir). */

@@ -102,7 +102,7 @@ pub fn validate_case(name: &str) -> Case {
 pub fn wasm_path() -> PathBuf {
     match std::env::var_os("ELASTICJOB_POLICY_WASM") {
         Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/policy/elasticjob_policy.wasm"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policy/elasticjob_policy.wasm"),
     }
 }
 

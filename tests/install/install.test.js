@@ -29,10 +29,10 @@ import {
   request,
   serviceAccountToken,
   tokenConfig,
-} from "../cluster/kube.js";
+} from "../e2e/kube.js";
 
 const admin = adminConfig();
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CHART = join(ROOT, "charts/elasticjob");
 const GOLDEN = fileURLToPath(new URL("./golden/status.txt", import.meta.url));
 const HELM = process.env.HELM;
@@ -306,7 +306,7 @@ describe("deploy/install.yaml, then a job watched with `kubectl elasticjob statu
     if (process.env.UPDATE_GOLDEN) {
       writeFileSync(GOLDEN, text);
     }
-    assert.equal(text, readFileSync(GOLDEN, "utf8"), "kubectl elasticjob status against pkg/test/install/golden/status.txt (UPDATE_GOLDEN=1 rewrites it)");
+    assert.equal(text, readFileSync(GOLDEN, "utf8"), "kubectl elasticjob status against tests/install/golden/status.txt (UPDATE_GOLDEN=1 rewrites it)");
     // --context and --kubeconfig as kubectl takes them; a missing job and context are clear errors.
     const context = admin.getCurrentContext();
     assert.equal(normalise(ok("kubectl", ["elasticjob", "status", "mnist", "-n", ns, "--kubeconfig", process.env.KUBECONFIG, "--context", context]), ns), text);

@@ -85,7 +85,7 @@ fn sample_fixtures_are_the_upstream_examples() {
     for (case, example) in
         [("accept-upstream-sample-job", "elasticjob.yaml"), ("accept-upstream-sample-plan", "scaleplan.yaml")]
     {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(example);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(example);
         let text = std::fs::read_to_string(&path).unwrap();
         let mut expected: Value = serde_yaml_ng::from_str(&text).unwrap();
         expected["metadata"]["namespace"] = "training".into();
@@ -108,7 +108,7 @@ fn the_mutation_of_a_queued_job_is_the_golden_case() {
     let mutated = answer["mutated_object"].clone();
     assert_eq!(mutated["spec"]["suspend"], Value::Bool(true), "{mutated}");
     let job = elasticjob::parse::job(mutated).unwrap();
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/suspend-when-queued/output.json");
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/suspend-when-queued/output.json");
     let expected = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
     assert_eq!(format!("{}\n", serde_json::to_string_pretty(&job).unwrap()), expected);
     // A job already suspended, and one without the label, are accepted as they are.
