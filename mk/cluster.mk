@@ -13,7 +13,8 @@
 #                       (brought up for the tests and down afterwards, also when a test fails)
 #   make bench-cluster  the scale run (benches/node/cluster.js) on a cluster of its own with 50 nodes
 #   make test-kueue     Kueue's real manager beside a cluster of its own (`cluster run --kueue`):
-#                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks
+#                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks;
+#                       then `elasticjob controller --kueue` in the issue's five scenarios
 
 TEST_TARGETS += test-cluster test-kueue
 
@@ -63,8 +64,13 @@ KUEUE_DIR := $(TOOLS)/kueue/$(KUEUE_VERSION)
 $(KUEUE_DIR)/manager: $(CLUSTER_SRC)/kueue/build.sh
 	@sh $< $(KUEUE_DIR) >/dev/null
 
-test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1
-	cd $(CLUSTER_SRC) && $(CLUSTER_BIN) run --dir $(TOOLS)/cluster-kueue --kueue $(KUEUE_DIR) --nodes 2 -- go test -count=1 ./kueue/
+# The Go tests (Kueue itself) first, then the controller's scenarios (tests/e2e/kueue/), on
+# one cluster: its CRDs, Kueue's and 2 nodes, the flavour's one labelled and tainted by the test.
+KUEUE_CLUSTER_DIR ?= $(TOOLS)/cluster-kueue
+
+test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager npm ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1; then the controller's five scenarios with it
+	$(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) --nodes 2 -- \
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./kueue/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/kueue/*.test.js'
 
 crds: ## regenerate deploy/crds/ from the Rust types (examples/crds.rs)
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS)

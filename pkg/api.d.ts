@@ -2,8 +2,8 @@
 // calls the core, and reads the result back. Every type comes from the core's JSON Schemas
 // (dist/types.d.ts); `text` holds the same functions over JSON text (dist/elasticjob_wasm.d.ts).
 import type {
-  Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ScalePlan, Service,
-  SparseClusterSpec, SummaryRow, Validation,
+  Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ResourceFlavor, ScalePlan,
+  PriorityClassRef, Service, SparseClusterSpec, SummaryRow, Validation, Workload,
 } from "./dist/types.js";
 
 export { ElasticJobError } from "./dist/elasticjob_wasm.js";
@@ -17,6 +17,20 @@ export type Services = Service[] | { items: Service[] };
 
 /** A job's scale plans: an array, or a `List` holding them in `items`. */
 export type ScalePlans = ScalePlan[] | { items: ScalePlan[] };
+
+/** Kueue's ResourceFlavors: an array, or a `List` holding them in `items`. */
+export type ResourceFlavors = ResourceFlavor[] | { items: ResourceFlavor[] };
+
+/**
+ * What a host that runs with Kueue observed of it for one job, for `controllerPass`: the job's
+ * Workload (`elasticjob-<job>`) as the cluster has it (absent when there is none yet), the
+ * ResourceFlavors, and the value of the job's priority class when it names one.
+ */
+export interface QueueState {
+  workload?: Workload | null;
+  resourceFlavors?: ResourceFlavors;
+  priority?: number | null;
+}
 
 /**
  * Every object the job will have once `scalePlan` (by default its first plan) has run on an empty
@@ -72,7 +86,11 @@ export function syncJobState(job: ElasticJob, replicaType: ReplicaType, pods: Po
  * One pass of the controller over one job at time `now` (the core's `controller_pass`): which of
  * the job's ScalePlans it takes up, which pods are the job's, the job's own pass and its services,
  * as a plan in phases. `job` is `null` when the job does not exist; `scalePlans` are the job's
- * plans, `pods` the pods with its name label, `services` the services with its name label.
+ * plans, `pods` the pods with its name label, `services` the services with its name label. With
+ * `queue` (a host that runs with Kueue), the core's `controller_pass_queued`: a job labelled
+ * `kueue.x-k8s.io/queue-name` gets its Workload, waits suspended until Kueue admits it, runs on
+ * what the admission gives, stops when evicted, and finishes its Workload; a job without the
+ * label is planned as without `queue`.
  */
 export function controllerPass(
   job: ElasticJob | null | undefined,
@@ -81,7 +99,31 @@ export function controllerPass(
   services: Services,
   now: string | Date,
   options?: Options | null,
+  queue?: QueueState | null,
 ): Plan;
+
+/**
+ * The Kueue `Workload` (`kueue.x-k8s.io/v1beta2`) a job labelled `kueue.x-k8s.io/queue-name`
+ * gets: one pod set a replica type, the master's first, each as the core renders its pods; `null`
+ * for a job without the label. `priority` is the value of the job's priority class.
+ */
+export function workload(job: ElasticJob, options?: Options | null, priority?: number | null): Workload | null;
+
+/**
+ * The priority class whose value a queued job's Workload carries (its `kueue.x-k8s.io/priority-class`
+ * label, else the first `priorityClassName` of its templates); `null` for a job without the queue
+ * label or without a class. A host reads the class's `value` for `workload` and `controllerPass`.
+ */
+export function priorityClass(job: ElasticJob, options?: Options | null): PriorityClassRef | null;
+
+/** The job with `spec.suspend: true` when it is queued and not suspended, else `null` (what the controller and the policy do at its creation). */
+export function suspendWhenQueued(job: ElasticJob): ElasticJob | null;
+
+/**
+ * The job whose templates (the master's too) carry what the admission of `workload` adds: the
+ * flavours' node labels and tolerations, the pod-set label, the admission checks' pod-set updates.
+ */
+export function admittedJob(job: ElasticJob, workload: Workload, resourceFlavors: ResourceFlavors, options?: Options | null): ElasticJob;
 
 /** One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does not exist. */
 export function reconcileScalePlan(scalePlan: ScalePlan, job: ElasticJob | null | undefined, now: string | Date): Plan;

@@ -77,7 +77,7 @@ export function syncJobState(job, replicaType, pods, now) {
   return parse(text.syncJobState(json(job, ""), json(replicaType, "replicaType"), json(pods, "pods"), json(now, "now")));
 }
 
-export function controllerPass(job, scalePlans, pods, services, now, options) {
+export function controllerPass(job, scalePlans, pods, services, now, options, queue) {
   return parse(
     text.controllerPass(
       json(job, ""),
@@ -86,8 +86,25 @@ export function controllerPass(job, scalePlans, pods, services, now, options) {
       json(services, "services"),
       json(now, "now"),
       opt(options, "options"),
+      opt(queue, "queue"),
     ),
   );
+}
+
+export function workload(job, options, priority) {
+  return parse(text.workload(json(job, ""), opt(options, "options"), opt(priority, "priority")));
+}
+
+export function priorityClass(job, options) {
+  return parse(text.priorityClass(json(job, ""), opt(options, "options")));
+}
+
+export function suspendWhenQueued(job) {
+  return parse(text.suspendWhenQueued(json(job, "")));
+}
+
+export function admittedJob(job, workload, resourceFlavors, options) {
+  return parse(text.admittedJob(json(job, ""), json(workload, "workload"), json(resourceFlavors ?? [], "resourceFlavors"), opt(options, "options")));
 }
 
 export function reconcileScalePlan(scalePlan, job, now) {

@@ -1,5 +1,6 @@
 // The package's functions over JSON text, as the generated glue declares them.
 export {
+  admittedJob,
   constants,
   controllerPass,
   handleFaultPods,
@@ -10,6 +11,7 @@ export {
   jobKeyFields,
   jobView,
   ObjectStore,
+  priorityClass,
   reconcile,
   reconcilePods,
   reconcileScalePlan,
@@ -18,8 +20,10 @@ export {
   renderSummary,
   stopRunningPods,
   summary,
+  suspendWhenQueued,
   syncJobState,
   tfConfig,
   validate,
   validateScalePlan,
+  workload,
 } from "./dist/elasticjob_wasm.js";

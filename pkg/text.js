@@ -4,6 +4,7 @@
 // text already: a controller that keeps each cached object's text, a tool that reads files. The
 // WebAssembly core must be loaded first (the package entry does that).
 export {
+  admittedJob,
   constants,
   controllerPass,
   handleFaultPods,
@@ -14,6 +15,7 @@ export {
   jobKeyFields,
   jobView,
   ObjectStore,
+  priorityClass,
   reconcile,
   reconcilePods,
   reconcileScalePlan,
@@ -22,8 +24,10 @@ export {
   renderSummary,
   stopRunningPods,
   summary,
+  suspendWhenQueued,
   syncJobState,
   tfConfig,
   validate,
   validateScalePlan,
+  workload,
 } from "./dist/elasticjob_wasm.js";

@@ -405,7 +405,7 @@ pub const JOB_KEY_FIELDS: [&[&str]; 5] =
 
 /// The job an object belongs to, as `namespace/name` (the namespace empty when it names none): an
 /// ElasticJob's own, a ScalePlan's job (its `spec.ownerJob`, else its `elasticjob-name` label), a
-/// pod's or service's job-name label. `None` for an object of no job. `object` is the object as
+/// pod's, service's or Kueue Workload's job-name label. `None` for an object of no job. `object` is the object as
 /// JSON (a host's cache entry), read by its `kind`; it reads [`JOB_KEY_FIELDS`] only.
 pub fn job_key(object: &serde_json::Value) -> Option<String> {
     let metadata = object.get("metadata")?;
@@ -418,7 +418,9 @@ pub fn job_key(object: &serde_json::Value) -> Option<String> {
             .and_then(|s| field(s, "ownerJob"))
             .filter(|o| !o.is_empty())
             .or_else(|| metadata.get("labels").and_then(|l| field(l, LABEL_SCALE_PLAN_JOB))),
-        "Pod" | "Service" => metadata.get("labels").and_then(|l| field(l, LABEL_JOB_NAME)),
+        "Pod" | "Service" | crate::workload::KIND_WORKLOAD => {
+            metadata.get("labels").and_then(|l| field(l, LABEL_JOB_NAME))
+        }
         _ => None,
     }?;
     (!job.is_empty()).then(|| format!("{namespace}/{job}"))

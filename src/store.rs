@@ -10,6 +10,11 @@
 //! [`crate::controller_pass`] gives over the same objects in that order, errors included: an
 //! object that cannot be read is kept as its problem, and a pass over its job fails as a pass over
 //! the objects would, at its index (`pods[3].status.phase`).
+//!
+//! For a host that runs with Kueue, the store also keeps each job's Kueue `Workload` (by the job's
+//! name label, as its pods) and every `ResourceFlavor`, and [`Store::controller_pass_queued`] is
+//! [`crate::controller_pass_queued`] over them: the job's Workload (the one named after it) and
+//! the flavours its admission names.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -22,8 +27,13 @@ use serde_json::Value;
 use crate::api::{ElasticJob, KIND_SCALE_PLAN, ScalePlan};
 use crate::error::{Error, Result, into_result};
 use crate::plan::Plan;
+use crate::queue::{self, QueueState};
 use crate::template::Options;
+use crate::workload::{KIND_WORKLOAD, ResourceFlavor, Workload};
 use crate::{naming, parse, reconcile, validate};
+
+/// The kind of a Kueue ResourceFlavor (cluster-scoped, of no job).
+const KIND_RESOURCE_FLAVOR: &str = "ResourceFlavor";
 
 /// The kinds a store keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,6 +41,7 @@ enum Kind {
     ScalePlan,
     Pod,
     Service,
+    Workload,
 }
 
 impl Kind {
@@ -39,6 +50,7 @@ impl Kind {
             KIND_SCALE_PLAN => Some(Kind::ScalePlan),
             "Pod" => Some(Kind::Pod),
             "Service" => Some(Kind::Service),
+            KIND_WORKLOAD => Some(Kind::Workload),
             _ => None,
         }
     }
@@ -169,11 +181,12 @@ struct Objects {
     plans: Kept<ScalePlan>,
     pods: Kept<Pod>,
     services: Kept<Service>,
+    workloads: Kept<Workload>,
 }
 
 impl Objects {
     fn is_empty(&self) -> bool {
-        self.plans.is_empty() && self.pods.is_empty() && self.services.is_empty()
+        self.plans.is_empty() && self.pods.is_empty() && self.services.is_empty() && self.workloads.is_empty()
     }
 }
 
@@ -240,10 +253,13 @@ fn namespace_of(object: &Value) -> &str {
     object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or_default()
 }
 
-/// The ScalePlans, pods and services a host observes, by job ([the module docs](self)).
+/// The ScalePlans, pods, services and Workloads a host observes, by job, and the ResourceFlavors
+/// ([the module docs](self)).
 #[derive(Default)]
 pub struct Store {
     jobs: BTreeMap<String, Objects>,
+    /// Every ResourceFlavor, by name (one that cannot be read is left out).
+    flavors: BTreeMap<String, ResourceFlavor>,
     /// The job key each object is kept under, by kind, namespace and name.
     placed: BTreeMap<(Kind, String, String), String>,
 }
@@ -254,13 +270,21 @@ impl Store {
         Store::default()
     }
 
-    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod` or `Service`; as JSON, its
-    /// `kind` field set to it: a list's items come without one), read now, under the job it belongs
-    /// to ([`crate::job_key`]), in the place of the one of its name; one of no job, or of another
-    /// kind, is not kept (and its earlier version, if one was kept, goes). Returns the job key it
-    /// is kept under.
+    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod`, `Service` or `Workload`; as
+    /// JSON, its `kind` field set to it: a list's items come without one), read now, under the job
+    /// it belongs to ([`crate::job_key`]), in the place of the one of its name; one of no job, or of
+    /// another kind, is not kept (and its earlier version, if one was kept, goes). Returns the job
+    /// key it is kept under. A `ResourceFlavor` is kept by its name, for every job (`None`).
     pub fn put(&mut self, kind: &str, mut object: Value) -> Option<String> {
         let kind_name = kind;
+        if kind == KIND_RESOURCE_FLAVOR {
+            let name = name_of(&object).to_owned();
+            match observed::<ResourceFlavor>(object) {
+                Ok(flavor) => self.flavors.insert(name, flavor),
+                Err(_) => self.flavors.remove(&name),
+            };
+            return None;
+        }
         let kind = Kind::of(kind)?;
         if let Value::Object(fields) = &mut object {
             fields.insert("kind".to_owned(), Value::String(kind_name.to_owned()));
@@ -281,12 +305,17 @@ impl Store {
             Kind::ScalePlan => objects.plans.put(name, parse::strict(object)),
             Kind::Pod => objects.pods.put(name, observed(object)),
             Kind::Service => objects.services.put(name, observed(object)),
+            Kind::Workload => objects.workloads.put(name, observed(object)),
         }
         Some(key)
     }
 
     /// Forgets a deleted object; returns the job key it was kept under.
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> Option<String> {
+        if kind == KIND_RESOURCE_FLAVOR {
+            self.flavors.remove(name);
+            return None;
+        }
         let kind = Kind::of(kind)?;
         let key = self.placed.remove(&(kind, namespace.to_owned(), name.to_owned()))?;
         self.forget(kind, &key, name);
@@ -299,6 +328,7 @@ impl Store {
             Kind::ScalePlan => objects.plans.remove(name),
             Kind::Pod => objects.pods.remove(name),
             Kind::Service => objects.services.remove(name),
+            Kind::Workload => objects.workloads.remove(name),
         }
         if objects.is_empty() {
             self.jobs.remove(key);
@@ -307,12 +337,12 @@ impl Store {
 
     /// How many objects the store keeps, for a host's metrics.
     pub fn len(&self) -> usize {
-        self.placed.len()
+        self.placed.len() + self.flavors.len()
     }
 
     /// Whether the store keeps nothing.
     pub fn is_empty(&self) -> bool {
-        self.placed.is_empty()
+        self.placed.is_empty() && self.flavors.is_empty()
     }
 
     /// [`crate::controller_pass`] over the job of `key` (`job`: `None` when it does not exist) and
@@ -327,6 +357,39 @@ impl Store {
         key: &str,
         job: Option<&ElasticJob>,
         overlay: &Overlay,
+        now: &Time,
+        options: &Options,
+    ) -> Result<Plan> {
+        self.pass(key, job, overlay, None, now, options)
+    }
+
+    /// [`crate::controller_pass_queued`] over the job of `key` as [`Store::controller_pass`], with
+    /// Kueue's state from the store: the job's Workload (the one of its name,
+    /// [`queue::workload_name`], among those kept for it) and every ResourceFlavor kept, and
+    /// `priority`, the value of the job's priority class as the host read it
+    /// ([`queue::priority_class`]).
+    ///
+    /// # Errors
+    /// As [`Store::controller_pass`], and the problem of the job's Workload when it could not be
+    /// read (at `queue.workload`).
+    pub fn controller_pass_queued(
+        &self,
+        key: &str,
+        job: Option<&ElasticJob>,
+        overlay: &Overlay,
+        priority: Option<i32>,
+        now: &Time,
+        options: &Options,
+    ) -> Result<Plan> {
+        self.pass(key, job, overlay, Some(priority), now, options)
+    }
+
+    fn pass(
+        &self,
+        key: &str,
+        job: Option<&ElasticJob>,
+        overlay: &Overlay,
+        queued: Option<Option<i32>>,
         now: &Time,
         options: &Options,
     ) -> Result<Plan> {
@@ -348,7 +411,18 @@ impl Store {
             &Overlaid { made: &overlay.services, fresh: &[], gone: &overlay.deleted_services },
             validate::check_observed_services,
         )?;
-        reconcile::controller_pass(job, &plans, &pods, &services, now, options)
+        let Some(priority) = queued else {
+            return reconcile::controller_pass(job, &plans, &pods, &services, now, options);
+        };
+        let name = job.map(queue::workload_name);
+        let kept = &objects.workloads;
+        let at = kept.names.iter().position(|n| Some(n) == name.as_ref());
+        if let Some(problem) = name.as_ref().and_then(|n| kept.problems.get(n)) {
+            return Err(problem.clone().prefixed("queue.workload"));
+        }
+        let flavors: Vec<ResourceFlavor> = self.flavors.values().cloned().collect();
+        let state = QueueState { workload: at.and_then(|i| kept.items.get(i)), flavors: &flavors, priority };
+        reconcile::controller_pass_queued(job, &plans, &pods, &services, Some(&state), now, options)
     }
 }
 

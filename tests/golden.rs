@@ -2,7 +2,7 @@
 //! and its inputs) and `output.json` (its full result). Any difference fails.
 //!
 //! Regenerate after an intended change with `UPDATE_GOLDEN=1 cargo test --test golden`, then
-//! review the diff. The Kueue cases live one folder down, in `tests/golden/kueue/`.
+//! review the diff. Kueue's cases (the Workload, the admission, the queued pass) are among them.
 
 mod common;
 
@@ -18,11 +18,10 @@ fn golden_cases() {
         dirs.sort();
         dirs
     };
-    let kueue = cases(common::kueue_golden_dir());
-    assert!(kueue.len() >= 5, "only {} Kueue golden cases", kueue.len());
-    let mut dirs = cases(common::golden_dir());
+    let dirs = cases(common::golden_dir());
     assert!(dirs.len() >= 15, "only {} golden cases", dirs.len());
-    dirs.extend(kueue);
+    let kueue = dirs.iter().filter(|d| common::is_kueue_case(&common::yaml_file(&d.join("input.yaml")))).count();
+    assert!(kueue >= 5, "only {kueue} Kueue golden cases");
     let mut failures = Vec::new();
     for dir in &dirs {
         let input = common::yaml_file(&dir.join("input.yaml"));
@@ -60,7 +59,7 @@ fn render_summary_is_the_summary_of_render() {
     for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
         let path = entry.unwrap().path().join("input.yaml");
         if !path.exists() {
-            continue; // the kueue/ folder of cases
+            continue;
         }
         let input = common::yaml_file(&path);
         if input["op"] != "render" {
@@ -89,7 +88,8 @@ fn a_pass_over_a_store_is_the_pass_over_its_objects() {
             continue;
         }
         let input = common::yaml_file(&path);
-        if input["op"] != "controllerPass" {
+        // The queued passes have a test of their own, below.
+        if input["op"] != "controllerPass" || common::is_kueue_case(&input) {
             continue;
         }
         let field = |k: &str| input.get(k).cloned().unwrap_or(json!([]));
@@ -147,7 +147,7 @@ fn without_the_queue_label_kueues_state_changes_nothing() {
             continue;
         }
         let mut input = common::yaml_file(&dir.join("input.yaml"));
-        if input["op"] != "controllerPass" {
+        if input["op"] != "controllerPass" || common::is_kueue_case(&input) {
             continue;
         }
         let labels = &input["job"]["metadata"]["labels"];
@@ -162,4 +162,55 @@ fn without_the_queue_label_kueues_state_changes_nothing() {
         compared += 1;
     }
     assert!(compared >= 2, "only {compared} controller-pass cases");
+}
+
+/// A store fed a Kueue case's plans, pods, services, Workload and ResourceFlavors one at a time, as
+/// a host's watches feed it, gives the bytes of the queued pass over them as lists (the case's
+/// output.json), for every Kueue case of the controller's pass.
+#[test]
+fn a_queued_pass_over_a_store_is_the_queued_pass_over_its_objects() {
+    use elasticjob::store::{Overlay, Store};
+    use serde_json::{Value, json};
+    let mut compared = 0;
+    for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("input.yaml").exists() {
+            continue;
+        }
+        let input = common::yaml_file(&dir.join("input.yaml"));
+        if input["op"] != "controllerPass" || input.get("queue").is_none() {
+            continue;
+        }
+        let job = elasticjob::parse::job(input["job"].clone()).unwrap();
+        let key = format!("{}/{}", job.metadata.namespace.clone().unwrap_or_default(), job.name());
+        let mut store = Store::new();
+        let items = |v: Option<&Value>| v.and_then(Value::as_array).cloned().unwrap_or_default();
+        for (kind, field) in [("ScalePlan", "scalePlans"), ("Pod", "pods"), ("Service", "services")] {
+            for object in items(input.get(field)) {
+                store.put(kind, object);
+            }
+        }
+        let queue = &input["queue"];
+        if let Some(workload) = queue.get("workload") {
+            assert_eq!(store.put("Workload", workload.clone()).as_deref(), Some(key.as_str()), "{}", dir.display());
+        }
+        for flavor in items(queue.get("resourceFlavors")) {
+            assert_eq!(store.put("ResourceFlavor", flavor), None);
+        }
+        let now = elasticjob::parse::time(input["now"].as_str().unwrap()).unwrap();
+        let options = match input.get("options") {
+            Some(v) => elasticjob::parse::from_value(v.clone()).unwrap().0,
+            None => elasticjob::Options::default(),
+        };
+        let priority = queue.get("priority").and_then(Value::as_i64).map(|p| p as i32);
+        let stored = store.controller_pass_queued(&key, Some(&job), &Overlay::default(), priority, &now, &options);
+        let text = match stored {
+            Ok(plan) => serde_json::to_string_pretty(&plan).unwrap(),
+            Err(e) => serde_json::to_string_pretty(&json!({"error": e.report()})).unwrap(),
+        };
+        let expected = std::fs::read_to_string(dir.join("output.json")).unwrap();
+        assert_eq!(format!("{text}\n"), expected, "{}", dir.display());
+        compared += 1;
+    }
+    assert!(compared >= 5, "only {compared} queued controller-pass cases");
 }

@@ -13,7 +13,7 @@ const SECONDS = {
 
 export default {
   name: "controller",
-  usage: "controller [--namespace NS] [--master-image IMAGE] [--kubeconfig PATH] [--leader-elect] [--metrics-port N] [--health-port N]",
+  usage: "controller [--namespace NS] [--master-image IMAGE] [--kubeconfig PATH] [--kueue] [--leader-elect] [--metrics-port N] [--health-port N]",
   about: "run the ElasticJob controller against a cluster (until SIGTERM)",
   help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
 carries out the plans of the elasticjob core (the job master, the task pods and services of each
@@ -27,6 +27,9 @@ Options:
                           replica spec)
   --kubeconfig PATH       the cluster to talk to (default: $KUBECONFIG, else the pod's
                           ServiceAccount when run in a cluster, else ~/.kube/config)
+  --kueue                 run with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload
+                          and stays suspended until Kueue admits it (watches Workloads and
+                          ResourceFlavors; without it nothing of Kueue is watched)
   --leader-elect          act only while holding the leader Lease (for several replicas)
   --leader-elect-namespace NS   the Lease's namespace (default: the pod's, else ${DEFAULTS.leaseNamespace})
   --leader-elect-name NAME      the Lease's name (default: ${DEFAULTS.leaseName})
@@ -49,6 +52,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     namespace: { type: "string" },
     "master-image": { type: "string" },
     kubeconfig: { type: "string" },
+    kueue: { type: "boolean" },
     "leader-elect": { type: "boolean" },
     "leader-elect-namespace": { type: "string" },
     "leader-elect-name": { type: "string" },
@@ -69,6 +73,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       namespace: values.namespace,
       masterImage: values["master-image"],
       kubeconfig: values.kubeconfig,
+      kueue: values.kueue ?? false,
       leaderElect: values["leader-elect"] ?? false,
       leaseNamespace: values["leader-elect-namespace"],
       leaseName: values["leader-elect-name"],

@@ -41,6 +41,11 @@ export const KINDS = {
   Service: { apiVersion: "v1", plural: "services" },
   Event: { apiVersion: "v1", plural: "events" },
   Lease: { apiVersion: "coordination.k8s.io/v1", plural: "leases" },
+  // Kueue's (with `--kueue` only), and the priority classes a queued job's Workload names.
+  Workload: { apiVersion: "kueue.x-k8s.io/v1beta2", plural: "workloads" },
+  ResourceFlavor: { apiVersion: "kueue.x-k8s.io/v1beta2", plural: "resourceflavors" },
+  WorkloadPriorityClass: { apiVersion: "kueue.x-k8s.io/v1beta2", plural: "workloadpriorityclasses" },
+  PriorityClass: { apiVersion: "scheduling.k8s.io/v1", plural: "priorityclasses" },
 };
 
 /** An answer of the API server other than success: `status` (HTTP) and `reason` (the Status reason). */
@@ -323,6 +328,17 @@ export class KubeAdapter {
       contentType: "application/merge-patch+json",
       verb: "patch",
       resource: KINDS[kind].plural,
+    });
+  }
+
+  /** A JSON merge patch of the status subresource (a `metadata.resourceVersion` in it is a precondition). */
+  patchStatus(kind, namespace, name, body) {
+    return this.request("PATCH", `${objectPath(kind, namespace, name)}/status`, {
+      body,
+      query: { fieldManager: FIELD_MANAGER },
+      contentType: "application/merge-patch+json",
+      verb: "patch",
+      resource: `${KINDS[kind].plural}/status`,
     });
   }
 

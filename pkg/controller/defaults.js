@@ -13,6 +13,9 @@ export const DEFAULTS = Object.freeze({
   kubeApiBurst: 400,
   // Pods one pass creates at most (the ReplicaSet controller's burstReplicas).
   maxPodCreates: 500,
+  // Kueue: off, nothing of it is watched or written; on, a job labelled kueue.x-k8s.io/queue-name
+  // waits for its Workload's admission (docs/kueue.md).
+  kueue: false,
   leaderElect: false,
   leaseName: "elasticjob-controller",
   leaseNamespace: "elasticjob-system",

@@ -7,10 +7,11 @@
 // already showing it (a create that found the pod, a delete that found it gone). Unmet, it is given
 // up after a timeout: the pass plans anyway. Pods and services are expected present or gone (the
 // core makes a service again when it sees it missing, so a pass must not plan from a cache that has
-// not shown a service just made); job and plan statuses at a newer resourceVersion.
+// not shown a service just made); job and plan statuses at a newer resourceVersion. With Kueue, a
+// Workload is expected present once made, and at a newer resourceVersion once written.
 
 /** The cache of each kind, by the name the caches are given under. */
-const CACHES = { Pod: "pods", Service: "services", ElasticJob: "jobs", ScalePlan: "plans" };
+const CACHES = { Pod: "pods", Service: "services", ElasticJob: "jobs", ScalePlan: "plans", Workload: "workloads" };
 
 export class Expectations {
   /**

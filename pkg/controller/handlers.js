@@ -8,7 +8,8 @@
 //
 // `pass` is the pass under way (reconciler.js): the job's objects as observed (`job`, `plans`,
 // `pods`, `services`), what the pass wrote (`done`: made and deleted objects; `fresh`: objects read
-// again), the `adapter`, the `expectations` and the caches.
+// again), the `adapter`, the `expectations`, the caches (with Kueue, the Workloads' too), and
+// `tell` (an event of the pass, told once it has ended).
 import { text } from "../node.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
 import { jsonOf } from "./texts.js";
@@ -118,6 +119,100 @@ export const HANDLERS = {
   },
 };
 
+// Kueue's (the controller run with `--kueue`): the job's Workload, its `spec.suspend`, the
+// Workload's status, and the events the core asks for.
+Object.assign(HANDLERS, {
+  createOrUpdateWorkload: {
+    refused: "FailedCreate",
+    describe: (a) => ({ name: a.workload.metadata.name, reason: a.reason, cause: a.cause }),
+    expect(pass, a) {
+      const observed = cachedWorkload(pass, ...at(a.workload));
+      return observed && a.workload.metadata.resourceVersion !== undefined
+        ? pass.expectations.newer(pass.key, "Workload", ...at(observed), [observed.metadata.resourceVersion])
+        : pass.expectations.presence(pass.key, "Workload", ...at(a.workload), true);
+    },
+    async perform(pass, a, expected) {
+      if (a.workload.metadata.resourceVersion === undefined) {
+        const { outcome, object } = await createOrExists(pass.adapter, "Workload", a.workload);
+        expected.uid = object?.metadata?.uid;
+        if (outcome === "done") {
+          return outcome;
+        }
+      }
+      // The Workload the core read: its spec replaced by the core's, at the resourceVersion read (a
+      // conflict fails the pass, which is tried again from the caches). One made by another object
+      // is left alone.
+      const there = cachedWorkload(pass, ...at(a.workload)) ?? (await getOrGone(pass.adapter, "Workload", ...at(a.workload)));
+      if (!there) {
+        return "gone";
+      }
+      if (!text.jobControls(jsonOf(pass.job), JSON.stringify(there))) {
+        throw new Error(`Workload ${a.workload.metadata.name} exists and this job does not control it: it is left as it is`);
+      }
+      const resourceVersion = a.workload.metadata.resourceVersion ?? there.metadata.resourceVersion;
+      await pass.adapter.replace("Workload", { ...there, metadata: { ...there.metadata, resourceVersion }, spec: a.workload.spec });
+      return "done";
+    },
+  },
+
+  setJobSuspend: {
+    refused: "FailedUpdate",
+    endsWhenGone: true,
+    describe: (a) => ({ suspend: a.suspend, reason: a.reason, cause: a.cause }),
+    expect: (pass) => expectNewer(pass, "ElasticJob", pass.job),
+    async perform(pass, a) {
+      let written;
+      try {
+        written = await pass.adapter.patch("ElasticJob", ...at(pass.job), { spec: { suspend: a.suspend } });
+      } catch (e) {
+        if (isNotFound(e)) {
+          return "gone";
+        }
+        throw e;
+      }
+      // The status written later in this pass goes at the resourceVersion the patch gave.
+      pass.job = written;
+      pass.fresh.job = written;
+      return "done";
+    },
+  },
+
+  setWorkloadStatus: {
+    refused: "FailedUpdateStatus",
+    describe: (a) => ({ name: a.name, clearAdmission: a.clearAdmission ?? false, reason: a.reason, cause: a.cause }),
+    expect(pass, a) {
+      const observed = cachedWorkload(pass, namespaceOf(a, pass), a.name);
+      return observed ? pass.expectations.newer(pass.key, "Workload", ...at(observed), [observed.metadata.resourceVersion]) : undefined;
+    },
+    async perform(pass, a) {
+      const status = { conditions: a.conditions };
+      if (a.clearAdmission) {
+        status.admission = null;
+      }
+      const metadata = a.resourceVersion === undefined ? undefined : { resourceVersion: a.resourceVersion };
+      try {
+        await pass.adapter.patchStatus("Workload", namespaceOf(a, pass), a.name, { metadata, status });
+      } catch (e) {
+        if (isNotFound(e)) {
+          return "gone";
+        }
+        throw e;
+      }
+      return "done";
+    },
+  },
+
+  recordEvent: {
+    refused: "FailedEvent",
+    describe: (a) => ({ type: a.type, eventReason: a.reason, cause: a.cause }),
+    expect: () => undefined,
+    async perform(pass, a) {
+      pass.tell(a.type, a.reason, a.message);
+      return "done";
+    },
+  },
+});
+
 /** The handler of an action the controller does not know: a bug of this controller, or a core newer than it. */
 export const UNKNOWN = {
   refused: "FailedAction",
@@ -125,6 +220,9 @@ export const UNKNOWN = {
   expect: () => undefined,
   perform: (pass, a) => Promise.reject(new Error(`the core planned an action this controller does not know: ${a.action}`)),
 };
+
+/** The Workload of that name as the cache has it. */
+const cachedWorkload = (pass, namespace, name) => pass.caches.workloads?.get(namespace, name);
 
 /** Expects the object at a resourceVersion newer than the one read and the one cached. */
 function expectNewer(pass, kind, obj) {

@@ -57,6 +57,11 @@ export interface ControllerOptions {
   kubeApiBurst?: number;
   /** Pods one pass creates at most (the rest in the next passes); default 500. */
   maxPodCreates?: number;
+  /**
+   * Run with Kueue: watch the jobs' Workloads and the ResourceFlavors, and queue a job labelled
+   * `kueue.x-k8s.io/queue-name` (docs/kueue.md); default false (nothing of Kueue is watched).
+   */
+  kueue?: boolean;
   /** This instance's name in the Lease; default `<hostname>_<uuid>`. */
   identity?: string;
   /** Default `info`. */

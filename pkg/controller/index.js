@@ -79,6 +79,7 @@ export class Controller {
       kubeApiQps: o.kubeApiQps,
       kubeApiBurst: o.kubeApiBurst,
       maxPodCreates: o.maxPodCreates,
+      kueue: o.kueue,
       leaderElect: o.leaderElect,
       identity: this.identity,
     });
@@ -92,6 +93,7 @@ export class Controller {
       metrics,
       isStopping: () => this.stopping,
       maxPodCreates: o.maxPodCreates,
+      kueue: o.kueue,
     });
     this.runner = new Runner({
       queue: this.queue,
@@ -149,7 +151,7 @@ export class Controller {
         onRestart: () => metrics.watchRestarts.inc({ kind }),
       });
     const { jobKind, scalePlanKind, labels } = constants();
-    return {
+    const caches = {
       jobs: informer(jobKind),
       plans: informer(scalePlanKind),
       // The pods of every job, by the job-name label each of them carries.
@@ -157,6 +159,28 @@ export class Controller {
       // The services the controller makes, by the same label: one deleted brings its job's pass.
       services: informer("Service", labels.jobName),
     };
+    if (!o.kueue) {
+      return caches;
+    }
+    // With Kueue: the jobs' Workloads (the same label), and every ResourceFlavor (cluster-scoped, of
+    // no job: a change of one brings the pass of every job that has a Workload).
+    caches.workloads = informer("Workload", labels.jobName);
+    caches.flavors = new Informer(this.adapter.listWatch("ResourceFlavor", {}), {
+      kind: "ResourceFlavor",
+      jobKeyOf: () => undefined,
+      onObject: (type, obj) => {
+        this.reconciler.keep("ResourceFlavor", type, obj);
+        if (this.acting && !this.stopping) {
+          for (const key of caches.workloads.jobKeys()) {
+            this.queue.add(key);
+          }
+        }
+      },
+      onChange: () => {},
+      log,
+      onRestart: () => metrics.watchRestarts.inc({ kind: "ResourceFlavor" }),
+    });
+    return caches;
   }
 
   serve() {

@@ -17,7 +17,9 @@ import { jsonOf } from "./texts.js";
 
 const MAX_CONFLICT_RETRIES = 3;
 /** The kinds whose objects the core's store keeps (a pass is given its job's JSON text). */
-const STORED = new Set(["ScalePlan", "Pod", "Service"]);
+const STORED = new Set(["ScalePlan", "Pod", "Service", "Workload", "ResourceFlavor"]);
+/** How long a priority class's value read from the API server is used before it is read again. */
+const PRIORITY_TTL_MS = 30_000;
 
 /** The job key (`namespace/name`) an object belongs to, by the core's rule (`undefined`: none). */
 export const jobKeyOf = (obj) => jobKey(obj);
@@ -34,9 +36,12 @@ export class Reconciler {
    * @param {() => Date} [options.clock]
    * @param {number} [options.expectationTimeoutMs] how long a pass waits for the caches to show the last one's writes
    * @param {number} [options.maxPodCreates] pods one pass creates at most (the core leaves the rest for the next passes)
+   * @param {boolean} [options.kueue] the passes of a controller that runs with Kueue (the core's queued pass, over the Workloads and ResourceFlavors in the store)
    */
-  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates }) {
-    Object.assign(this, { adapter, caches, log, metrics, isStopping, clock });
+  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false }) {
+    Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, kueue });
+    /** `kind/name` of a priority class -> {value, until}: its value as last read. */
+    this.priorities = new Map();
     const options = { masterImage, maxPodCreates };
     this.options = Object.values(options).some((v) => v !== undefined) ? JSON.stringify(options) : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
@@ -82,7 +87,8 @@ export class Reconciler {
       pass.observe();
       let plan;
       try {
-        plan = this.decide(pass);
+        const queue = this.kueue ? await this.queueOf(pass) : undefined;
+        plan = this.decide(pass, queue);
       } catch (e) {
         if (e instanceof ElasticJobError) {
           await this.refused(pass, e);
@@ -157,9 +163,33 @@ export class Reconciler {
    * version of it) and its plans, pods and services (in the core's store), with what this pass
    * already wrote laid over.
    */
-  decide(pass) {
+  decide(pass, queue) {
     const job = pass.job ? jsonOf(pass.job) : "null";
-    return JSON.parse(this.store.controllerPass(pass.key, job, overlayOf(pass), JSON.stringify(pass.now), this.options));
+    return JSON.parse(this.store.controllerPass(pass.key, job, overlayOf(pass), JSON.stringify(pass.now), this.options, queue));
+  }
+
+  /**
+   * The Kueue state of a pass beside the store's Workloads and ResourceFlavors (JSON text): the
+   * value of the priority class the core names for the job's Workload, read from the API server
+   * (and kept a while), when it names one.
+   */
+  async queueOf(pass) {
+    const ref = pass.job ? JSON.parse(text.priorityClass(jsonOf(pass.job), this.options)) : null;
+    if (!ref) {
+      return "{}";
+    }
+    const kind = ref.kind === "WorkloadPriorityClass" ? "WorkloadPriorityClass" : "PriorityClass";
+    const id = `${kind}/${ref.name}`;
+    let known = this.priorities.get(id);
+    if (!known || known.until < Date.now()) {
+      const priorityClass = await getOrGone(this.adapter, kind, undefined, ref.name);
+      if (!priorityClass) {
+        this.log.warn("the job's priority class does not exist: its Workload is made without a priority, which the API server refuses", { job: pass.key, kind, name: ref.name });
+      }
+      known = { value: priorityClass?.value, until: Date.now() + PRIORITY_TTL_MS };
+      this.priorities.set(id, known);
+    }
+    return JSON.stringify({ priority: known.value ?? null });
   }
 
   /** Carries the plan out phase by phase, each action by its kind's handler; then tells what was done. */
@@ -171,6 +201,7 @@ export class Reconciler {
       entry.messages.push(message);
       told.set(reason, entry);
     };
+    pass.tell = tell;
     const phases = plan.phases.map(({ mode, actions }) => ({ mode, steps: actions.map((a) => this.step(pass, a, tell)) }));
     try {
       return await carryOutPhases(phases, { stopping: this.isStopping });

@@ -9,6 +9,7 @@ import { job } from "./fixtures.js";
 
 
 const FUNCTIONS = [
+  "admittedJob",
   "constants",
   "controllerPass",
   "handleFaultPods",
@@ -17,6 +18,7 @@ const FUNCTIONS = [
   "jobControls",
   "jobKey",
   "jobView",
+  "priorityClass",
   "reconcile",
   "reconcilePods",
   "reconcileScalePlan",
@@ -26,10 +28,12 @@ const FUNCTIONS = [
   "renderSummary",
   "stopRunningPods",
   "summary",
+  "suspendWhenQueued",
   "syncJobState",
   "tfConfig",
   "validate",
   "validateScalePlan",
+  "workload",
 ];
 // The same functions over JSON text (`render` with `pretty` is renderJson), and the fields a job key is read from.
 const TEXT_FUNCTIONS = [...FUNCTIONS.filter((f) => f !== "renderJson"), "jobKeyFields"].sort();

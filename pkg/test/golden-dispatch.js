@@ -45,7 +45,13 @@ function dispatch(api, input) {
     case "reconcileScalePlan":
       return api.reconcileScalePlan(input.scalePlan, input.job, now);
     case "controllerPass":
-      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, input.services ?? [], now, input.options);
+      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, input.services ?? [], now, input.options, input.queue);
+    case "workload":
+      return api.workload(job, input.options, input.priority);
+    case "suspendWhenQueued":
+      return api.suspendWhenQueued(job);
+    case "admittedJob":
+      return api.admittedJob(job, input.workload ?? null, input.resourceFlavors ?? [], input.options);
     default:
       throw new Error(`unknown op ${input.op}`);
   }

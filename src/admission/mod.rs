@@ -10,6 +10,8 @@
 //! - [`review_payload`] does the same for the bytes Kubewarden passes to a policy's `validate`,
 //!   `{"request": <AdmissionRequest>, "settings": {...}}`; a payload it cannot read is rejected with
 //!   the cause, never a panic.
+//! - [`mutation_payload`] gives, for an accepted `ElasticJob` CREATE that Kueue queues (labelled
+//!   `kueue.x-k8s.io/queue-name`) and that is not suspended, the job with `spec.suspend: true`.
 //! - [`Settings::from_slice`] reads and checks the settings Kubewarden passes to
 //!   `validate_settings`.
 //!
@@ -49,7 +51,8 @@ mod rules;
 mod settings;
 
 pub use review::{
-    AdmissionRequest, CODE_BAD_SETTINGS, CODE_INVALID, GroupVersionKind, Verdict, review, review_payload,
+    AdmissionRequest, CODE_BAD_SETTINGS, CODE_INVALID, GroupVersionKind, Verdict, mutation_payload, review,
+    review_payload,
 };
 pub use settings::Settings;
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{Settings, utf8};
 use crate::api::{self, ElasticJob, ScalePlan};
 use crate::error::{Code, Error, Problem};
-use crate::{parse, validate};
+use crate::{parse, queue, validate};
 
 /// The HTTP code of a rejected request: the object (or the request itself) is wrong.
 pub const CODE_INVALID: u16 = 400;
@@ -208,4 +208,28 @@ pub fn review_payload(payload: &[u8]) -> Verdict {
         Subject::Job => judge_job(object, &settings),
         Subject::Plan => judge_plan(object, &settings),
     }
+}
+
+/// The mutation of an accepted request, for a policy that mutates: the job of an `ElasticJob`
+/// CREATE that carries Kueue's queue label and is not suspended, as the request has it (every
+/// field as written) with `spec.suspend: true` ([`queue::suspend_when_queued`], what the
+/// controller does too); `None` for any other request, and for a payload or a job that cannot be
+/// read ([`review_payload`] rejects those). Kueue unsuspends the job once its Workload is admitted.
+pub fn mutation_payload(payload: &[u8]) -> Option<Value> {
+    let (mut value, _) = parse::from_json::<Value>(std::str::from_utf8(payload).ok()?).ok()?;
+    let mut object = value.get_mut("request")?.as_object_mut()?.remove("object")?;
+    let (envelope, _) = parse::from_value::<payload::ValidationRequest>(value).ok()?;
+    let request = envelope.request;
+    if request.operation != "CREATE" || !matches!(reviewed(&request.operation, &request.kind), Some(Subject::Job)) {
+        return None;
+    }
+    let job = parse::job(object.clone()).ok()?;
+    queue::suspend_when_queued(&job)?;
+    object
+        .as_object_mut()?
+        .entry("spec")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()))
+        .as_object_mut()?
+        .insert("suspend".to_owned(), Value::Bool(true));
+    Some(object)
 }

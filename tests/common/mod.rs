@@ -28,10 +28,10 @@ pub fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
-/// The Kueue cases (tests/golden/kueue/<case>), run as the others. A folder of their own until the
-/// package's golden runners (Node, the browser, the policy) know their operations.
-pub fn kueue_golden_dir() -> PathBuf {
-    golden_dir().join("kueue")
+/// Whether a case is one of Kueue's: an operation of the queue, or a pass given Kueue's state.
+pub fn is_kueue_case(input: &Value) -> bool {
+    matches!(input["op"].as_str(), Some("workload" | "suspendWhenQueued" | "admittedJob"))
+        || input.get("queue").is_some()
 }
 
 /// Runs one golden case: `input` names the operation (`op`) and holds its inputs. The result is

@@ -83,8 +83,15 @@ const RESOURCES = {
   "apps/v1/Deployment": "deployments",
   "rbac.authorization.k8s.io/v1/ClusterRole": "clusterroles",
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "clusterrolebindings",
+  "scheduling.k8s.io/v1/PriorityClass": "priorityclasses",
+  "kueue.x-k8s.io/v1beta2/Workload": "workloads",
+  "kueue.x-k8s.io/v1beta2/ResourceFlavor": "resourceflavors",
+  "kueue.x-k8s.io/v1beta2/ClusterQueue": "clusterqueues",
+  "kueue.x-k8s.io/v1beta2/LocalQueue": "localqueues",
 };
-const CLUSTER_SCOPED = { "v1/Namespace": "namespaces", ...RESOURCES };
+const CLUSTER_SCOPED = { "v1/Namespace": "namespaces", "v1/Node": "nodes", ...RESOURCES };
+/** The kinds of no namespace besides Namespace and the `Cluster...` ones. */
+const CLUSTER_KINDS = new Set(["Node", "PriorityClass", "ResourceFlavor"]);
 
 /** The collection URL of an object's kind in `namespace` (or cluster-wide for Namespace and RBAC cluster kinds). */
 export function collection(apiVersion, kind, namespace) {
@@ -94,7 +101,7 @@ export function collection(apiVersion, kind, namespace) {
     throw new Error(`no resource for ${key}`);
   }
   const base = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  const clusterScoped = kind === "Namespace" || kind.startsWith("Cluster");
+  const clusterScoped = kind === "Namespace" || kind.startsWith("Cluster") || CLUSTER_KINDS.has(kind);
   return clusterScoped || !namespace ? `${base}/${plural}` : `${base}/namespaces/${namespace}/${plural}`;
 }
 
@@ -208,6 +215,33 @@ export function describe(differences) {
 
 /** The controller's identity (deploy/rbac.yaml). */
 export const CONTROLLER_SA = { namespace: "elasticjob-system", name: "elasticjob-controller" };
+
+/**
+ * Where RBAC grants `user` (in `groups`) other than what it needs: a SubjectAccessReview of every
+ * verb of `verbs` on every resource of `resources` (`group/resource[/subresource]`, in namespace
+ * `training` unless `clusterScoped` has it), each compared with `needed` (resource -> verbs).
+ * Returns one line per difference; empty when it is granted exactly what it needs.
+ */
+export async function wrongGrants(kc, { user, groups }, needed, resources, verbs, clusterScoped = new Set()) {
+  const wrong = [];
+  for (const resource of resources) {
+    const [group, name, subresource] = resource.split("/");
+    for (const verb of verbs) {
+      const review = await request(kc, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+        body: {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SubjectAccessReview",
+          spec: { user, groups, resourceAttributes: { group, resource: name, subresource: subresource ?? "", verb, namespace: clusterScoped.has(resource) ? "" : "training" } },
+        },
+      });
+      const allowed = expectStatus(review, [201], "SubjectAccessReview").status.allowed === true;
+      if (allowed !== (needed[resource] ?? []).includes(verb)) {
+        wrong.push(`${verb} ${resource}: ${allowed ? "allowed, not needed" : "needed, refused"}`);
+      }
+    }
+  }
+  return wrong;
+}
 
 /** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed; a document of comments alone (a generated file's header) is none. */
 export function manifests(path) {

@@ -149,6 +149,25 @@ describe("the Helm chart", () => {
     assert.equal(rendered.metadata.name, policy.metadata.name);
   });
 
+  it("with kueue.enabled: --kueue, and the rules of deploy/rbac-kueue.yaml (a Role for the jobs' namespace when limited to one); accepted (dry run)", async (t) => {
+    const [role, binding] = manifests("deploy/rbac-kueue.yaml");
+    const all = objects(ok("helm", ["template", "elasticjob", CHART, "--namespace", "elasticjob-system", "--set", "kueue.enabled=true"]));
+    assert.deepEqual(find(all, "ClusterRole", "elasticjob-controller-kueue").rules, role.rules, "the rules of deploy/rbac-kueue.yaml");
+    assert.deepEqual(find(all, "ClusterRoleBinding", "elasticjob-controller-kueue").subjects, binding.subjects);
+    assert.deepEqual(find(all, "ClusterRoleBinding", "elasticjob-controller-kueue").roleRef, binding.roleRef);
+    assert.ok(find(all, "Deployment").spec.template.spec.containers[0].args.includes("--kueue"));
+    assert.ok(!find(objects(ok("helm", ["template", "elasticjob", CHART])), "Deployment").spec.template.spec.containers[0].args.includes("--kueue"), "off by default");
+    // Limited to one namespace: the namespaced rules in a Role there, the cluster-wide reads in the ClusterRole.
+    const ns = await freshNamespace(admin, t, "helm-kueue");
+    const text = ok("helm", ["template", "elasticjob", CHART, "--namespace", ns, "--set", "kueue.enabled=true", "--set", `watchNamespace=${ns}`]);
+    const one = objects(text);
+    const clusterWide = (r) => ["resourceflavors", "workloadpriorityclasses", "priorityclasses"].some((name) => r.resources.includes(name));
+    assert.deepEqual(find(one, "Role", "elasticjob-controller-kueue").rules, role.rules.filter((r) => !clusterWide(r)));
+    assert.equal(find(one, "Role", "elasticjob-controller-kueue").metadata.namespace, ns);
+    assert.deepEqual(find(one, "ClusterRole", "elasticjob-controller-kueue").rules, role.rules.filter(clusterWide));
+    ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
+  });
+
   it("a wrong value is refused with its path, before anything is sent", () => {
     const bad = join(work, "bad-values.yaml");
     writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\n");

@@ -7,6 +7,7 @@ import samplePlan from "../../examples/scaleplan.yaml";
 import allreduce from "../examples/allreduce.yaml";
 import mistakes from "../examples/mistakes.yaml";
 import psChiefEvaluator from "../examples/ps-chief-evaluator.yaml";
+import queuedJob from "../../examples/kueue-job.yaml";
 import { createCluster, setTaskTypes } from "./cluster.js";
 import { createEditor } from "./editor.js";
 import { decodeState, encodeState } from "./share.js";
@@ -17,6 +18,7 @@ const EXAMPLES = {
   sample: { label: "Upstream sample, with its ScalePlan", text: `${sampleJob.trimEnd()}\n---\n${samplePlan}` },
   "ps-chief-evaluator": { label: "PS job with chief and evaluator", text: psChiefEvaluator },
   allreduce: { label: "Allreduce job", text: allreduce },
+  queued: { label: "PS job queued by Kueue", text: queuedJob },
   mistakes: { label: "A job with mistakes", text: mistakes },
 };
 
@@ -222,6 +224,7 @@ function markStale(problems) {
 
 function showObjects(result, ms) {
   $("objects").classList.remove("stale");
+  showWorkload(result.queue);
   const pods = result.rows.filter((r) => r.kind === "Pod").length;
   $("status").textContent =
     `${result.name}: ${plural(result.rows.length, "object")} (${plural(pods, "pod")}, ${plural(result.rows.length - pods, "service")})` +
@@ -250,6 +253,19 @@ function showObjects(result, ms) {
       clearDetail();
     }
   });
+}
+
+/** The Workload a queued job gets (the worker's `queue`), or the section hidden for a job Kueue does not queue. */
+function showWorkload(queue) {
+  $("workload-section").hidden = queue === null;
+  if (queue === null) {
+    return;
+  }
+  $("workload-caption").textContent =
+    `Queued in LocalQueue ${queue.queueName}: with the controller run with --kueue, the job stays suspended and gets no pod until Kueue admits this Workload, ` +
+    `then runs on the flavour Kueue gives.` +
+    (queue.priorityClass ? ` Its priority is the value of priority class ${queue.priorityClass}, which the controller reads from the cluster.` : "");
+  $("workload").textContent = queue.workload;
 }
 
 // While the job is being typed into, the selected object's detail is fetched again once typing

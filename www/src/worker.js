@@ -115,9 +115,24 @@ function analyse({ text }) {
       hasPlan: plan !== null,
       types: tasks(job, base, initial),
       basePlan: stringify(base),
+      queue: queued(job),
     },
     started,
   );
+}
+
+/**
+ * For a job Kueue queues (labelled `kueue.x-k8s.io/queue-name`): the Workload the controller would
+ * create for it (the core's `workload`), as YAML, and the priority class whose value the cluster
+ * gives (the page cannot read it, so a Workload that names one is shown without its `priority`);
+ * `null` for any other job.
+ */
+function queued(job) {
+  const workload = core.workload(job);
+  if (workload === null) {
+    return null;
+  }
+  return { workload: stringify(workload), queueName: workload.spec.queueName, priorityClass: core.priorityClass(job)?.name ?? null };
 }
 
 /**

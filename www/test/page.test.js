@@ -499,3 +499,25 @@ test("a narrow window in the dark theme: readable, nothing wider than the window
   await narrow.selectOption("#theme", "light");
   assert.equal(await narrow.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(247, 248, 250)");
 });
+
+test("a job Kueue queues: the page shows the Workload the controller would create for it, the same as the package's", async () => {
+  const queued = await freshPage();
+  await queued.goto(origin);
+  await shown(queued, "elasticjob-sample: 8 objects");
+  assert.equal(await queued.isVisible("#workload-section"), false, "no Workload for a job without the queue label");
+  await queued.selectOption("#example", "queued");
+  await shown(queued, "deepctr-queued");
+  await queued.waitForSelector("#workload-section", { state: "visible" });
+  const shownWorkload = parse(await queued.textContent("#workload"));
+  const job = parse(readFileSync(fileURLToPath(new URL("../../examples/kueue-job.yaml", import.meta.url)), "utf8"));
+  const { workload } = await import("../../pkg/node.js");
+  assert.deepEqual(shownWorkload, workload(job));
+  assert.equal(shownWorkload.kind, "Workload");
+  assert.deepEqual(shownWorkload.spec.podSets.map((p) => [p.name, p.count]), [["dlrover-master", 1], ["ps", 1], ["worker", 4]]);
+  assert.match(await queued.textContent("#workload-caption"), /LocalQueue training: .* suspended .* until Kueue admits/);
+  await shot(queued, "12-kueue-workload");
+  // Without the label the section goes again.
+  await queued.selectOption("#example", "ps-chief-evaluator");
+  await shown(queued, "deepctr:");
+  assert.equal(await queued.isVisible("#workload-section"), false);
+});

@@ -17,7 +17,7 @@
 use elasticjob::admission::{self, Settings, Verdict};
 use kubewarden_policy_sdk::settings::SettingsValidationResponse;
 use kubewarden_policy_sdk::wapc_guest::{self, CallResult};
-use kubewarden_policy_sdk::{accept_request, protocol_version_guest, reject_request};
+use kubewarden_policy_sdk::{accept_request, mutate_request, protocol_version_guest, reject_request};
 
 /// Registers the policy's functions with the waPC guest; the host calls it once per instance.
 #[unsafe(no_mangle)]
@@ -28,13 +28,18 @@ pub extern "C" fn wapc_init() {
 }
 
 /// Kubewarden's `validate`: [`admission::review_payload`], answered as a `ValidationResponse`
-/// (`{"accepted": ..., "message": ..., "code": ..., ...}`).
+/// (`{"accepted": ..., "message": ..., "code": ..., "mutated_object": ..., ...}`). An accepted
+/// `ElasticJob` CREATE that Kueue queues and that is not suspended is accepted with the job
+/// suspended as its `mutated_object` ([`admission::mutation_payload`]).
 ///
 /// # Errors
 /// Only if the answer cannot be serialised to JSON, which does not happen for these types.
 pub fn validate(payload: &[u8]) -> CallResult {
     match admission::review_payload(payload) {
-        Verdict::Accepted => accept_request(),
+        Verdict::Accepted => match admission::mutation_payload(payload) {
+            Some(job) => mutate_request(job),
+            None => accept_request(),
+        },
         rejected => reject_request(rejected.message(), rejected.code(), None, None),
     }
 }

@@ -96,3 +96,23 @@ fn sample_fixtures_are_the_upstream_examples() {
         assert_eq!(request["object"], expected, "{case} no longer holds examples/{example}");
     }
 }
+
+/// The policy's mutation of a queued job is the core's `suspend_when_queued`: its mutated object,
+/// read as a job and written as the core writes one, is the bytes of the golden case the Node,
+/// browser and native runners give (tests/golden/suspend-when-queued).
+#[test]
+fn the_mutation_of_a_queued_job_is_the_golden_case() {
+    let case = common::validate_case("accept-queued-job-is-suspended");
+    let answer = answer(&elasticjob_policy::validate(&case.payload).unwrap());
+    assert_eq!(answer["accepted"], Value::Bool(true));
+    let mutated = answer["mutated_object"].clone();
+    assert_eq!(mutated["spec"]["suspend"], Value::Bool(true), "{mutated}");
+    let job = elasticjob::parse::job(mutated).unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/suspend-when-queued/output.json");
+    let expected = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+    assert_eq!(format!("{}\n", serde_json::to_string_pretty(&job).unwrap()), expected);
+    // A job already suspended, and one without the label, are accepted as they are.
+    let plain = String::from_utf8(case.payload.clone()).unwrap().replace("kueue.x-k8s.io/queue-name", "team");
+    let answer = self::answer(&elasticjob_policy::validate(plain.as_bytes()).unwrap());
+    assert_eq!((answer["accepted"].clone(), answer["mutated_object"].clone()), (Value::Bool(true), Value::Null));
+}

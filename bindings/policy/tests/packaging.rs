@@ -48,7 +48,8 @@ fn rules() -> Value {
 fn metadata_is_complete() {
     let metadata = yaml("metadata.yml");
     assert_eq!(metadata["rules"], rules());
-    assert_eq!(metadata["mutating"], false);
+    // Mutating: a queued job created unsuspended is suspended (admission::mutation_payload).
+    assert_eq!(metadata["mutating"], true);
     assert_eq!(metadata["executionMode"], "kubewarden-wapc");
     assert_eq!(metadata["contextAwareResources"], json!([]));
     assert_eq!(metadata["backgroundAudit"], true);

@@ -46,6 +46,8 @@ fn main() -> ExitCode {
     generator.subschema_for::<ErrorReport>();
     generator.subschema_for::<Validation>();
     generator.subschema_for::<elasticjob::Constants>();
+    generator.subschema_for::<elasticjob::Workload>();
+    generator.subschema_for::<elasticjob::ResourceFlavor>();
     let definitions = generator.take_definitions(true);
 
     let mut names = BTreeMap::new();

@@ -78,14 +78,18 @@ export class ObjectStore {
   constructor();
   /** Gives the store's memory back; the store cannot be used afterwards. */
   free(): void;
-  /** Keeps an object of `kind` (`ScalePlan`, `Pod`, `Service`) from its JSON text; returns its job's key, `undefined` for none. */
+  /** Keeps an object of `kind` (`ScalePlan`, `Pod`, `Service`, `Workload`, `ResourceFlavor`) from its JSON text; returns its job's key, `undefined` for none (a ResourceFlavor is every job's). */
   put(kind: string, object: string): string | undefined;
   /** Forgets a deleted object; returns the key of the job it was kept under. */
   remove(kind: string, namespace: string, name: string): string | undefined;
   /** How many objects the store keeps. */
   readonly size: number;
-  /** `controllerPass` over the job of `key` (`job`: its JSON text, or `null`) and the objects kept for it, `overlay` laid over them for this pass. */
-  controllerPass(key: string, job: string, overlay: string | null | undefined, now: string, options?: string | null): string;
+  /**
+   * `controllerPass` over the job of `key` (`job`: its JSON text, or `null`) and the objects kept for it, `overlay` laid over them for this pass.
+   * With `queue` (JSON text: `{"priority": <the value of the job's priority class>}`, or `{}`), the pass of a host that runs with Kueue:
+   * the job's Workload and the ResourceFlavors (kinds `Workload` and `ResourceFlavor`, kept as the others) are its Kueue state.
+   */
+  controllerPass(key: string, job: string, overlay: string | null | undefined, now: string, options?: string | null, queue?: string | null): string;
 }
 "#;
 
@@ -260,7 +264,10 @@ pub fn sync_job_state(
 /// the job's ScalePlans it takes up, which pods are the job's, the job's own pass and its
 /// services, as a plan in phases. `job` is `null` when the job does not exist; `scalePlans` are
 /// the job's plans, `pods` the pods with its name label, `services` the services with its name
-/// label (in its namespace), each an array or a `List`.
+/// label (in its namespace), each an array or a `List`. With `queue` (a host that runs with
+/// Kueue: `{workload, resourceFlavors, priority}`, each optional: the job's Workload as observed,
+/// the ResourceFlavors, the value of the job's priority class), the core's
+/// `controller_pass_queued`; without it (absent or `null`), nothing of Kueue.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
@@ -272,6 +279,7 @@ pub fn controller_pass(
     services: &str,
     now: &str,
     options: Option<String>,
+    queue: Option<String>,
 ) -> Result<String, JsValue> {
     let run = || {
         let job = match value(job, "")? {
@@ -279,16 +287,113 @@ pub fn controller_pass(
             job => Some(parse::job(job)?),
         };
         let plans = parse::scale_plans(value(scale_plans, "scalePlans")?)?;
-        elasticjob::controller_pass(
-            job.as_ref(),
-            &plans,
-            &read_pods(pods)?,
-            &parse::services(value(services, "services")?)?,
-            &read_time(now)?,
-            &read_options(options.as_deref())?,
-        )
+        let pods = read_pods(pods)?;
+        let services = parse::services(value(services, "services")?)?;
+        let (now, options) = (read_time(now)?, read_options(options.as_deref())?);
+        let queue = match queue.as_deref().map(|q| value(q, "queue")).transpose()? {
+            None | Some(Value::Null) => {
+                return elasticjob::controller_pass(job.as_ref(), &plans, &pods, &services, &now, &options);
+            }
+            Some(queue) => queue,
+        };
+        let workload = match queue.get("workload") {
+            None | Some(Value::Null) => None,
+            Some(w) => Some(parse::workload(w.clone()).map_err(|e| e.prefixed("queue"))?),
+        };
+        let flavors = queue.get("resourceFlavors").cloned().unwrap_or(Value::Array(Vec::new()));
+        let flavors = parse::resource_flavors(flavors).map_err(|e| e.prefixed("queue"))?;
+        let priority = read_priority(queue.get("priority"), "queue.priority")?;
+        let state = elasticjob::QueueState { workload: workload.as_ref(), flavors: &flavors, priority };
+        elasticjob::controller_pass_queued(job.as_ref(), &plans, &pods, &services, Some(&state), &now, &options)
     };
     output(run())
+}
+
+/// The Kueue `Workload` (`kueue.x-k8s.io/v1beta2`) the controller creates for a job labelled
+/// `kueue.x-k8s.io/queue-name`, or `null` for a job without the label (the core's
+/// `queue::workload`). `priority` (JSON text of a number, or absent) is the value of the job's
+/// priority class, which the host reads from the cluster.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or the job is invalid.
+#[wasm_bindgen]
+pub fn workload(job: &str, options: Option<String>, priority: Option<String>) -> Result<String, JsValue> {
+    let run = || {
+        let job = read_job(job)?;
+        let options = read_options(options.as_deref())?;
+        let priority = match priority.as_deref().map(|p| value(p, "priority")).transpose()? {
+            Some(p) => read_priority(Some(&p), "priority")?,
+            None => None,
+        };
+        elasticjob::queue::workload(&job, &options, priority)
+    };
+    output(run())
+}
+
+/// The priority class (`{group, kind, name}`) whose value a queued job's Workload carries: the
+/// job's `kueue.x-k8s.io/priority-class` label (a `WorkloadPriorityClass`), else the first
+/// `priorityClassName` of its templates, master first (a `PriorityClass`); `null` for a job
+/// without the queue label or without a class (the core's `queue::priority_class`). A host reads
+/// that class's `value` and gives it to `workload` and `controllerPass`.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or the job is invalid.
+#[wasm_bindgen(js_name = priorityClass)]
+pub fn priority_class(job: &str, options: Option<String>) -> Result<String, JsValue> {
+    let run = || {
+        let job = read_job(job)?;
+        let options = read_options(options.as_deref())?;
+        Ok(elasticjob::queue::queue_name(&job).and_then(|_| elasticjob::queue::priority_class(&job, &options)))
+    };
+    output(run())
+}
+
+/// The job with `spec.suspend: true` when it is queued (labelled `kueue.x-k8s.io/queue-name`) and
+/// not suspended, else `null`: what the admission policy and the controller do to a queued job at
+/// its creation (the core's `queue::suspend_when_queued`).
+///
+/// # Errors
+/// An `ElasticJobError` when the job is malformed or invalid.
+#[wasm_bindgen(js_name = suspendWhenQueued)]
+pub fn suspend_when_queued(job: &str) -> Result<String, JsValue> {
+    output(read_job(job).map(|job| elasticjob::queue::suspend_when_queued(&job)))
+}
+
+/// The job whose templates (the master's too) carry what the admission of `workload` adds: each
+/// flavour's node labels and tolerations (`resourceFlavors`: an array or a `List`), the pod-set
+/// label, the admission checks' pod-set updates (the core's `queue::admitted_job`).
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed or invalid, the admission names a flavour
+/// not given, or two sources give one key two values.
+#[wasm_bindgen(js_name = admittedJob)]
+pub fn admitted_job(
+    job: &str,
+    workload: &str,
+    #[wasm_bindgen(js_name = resourceFlavors)] resource_flavors: &str,
+    options: Option<String>,
+) -> Result<String, JsValue> {
+    let run = || {
+        let job = read_job(job)?;
+        let workload = parse::workload(value(workload, "workload")?)?;
+        let flavors = parse::resource_flavors(value(resource_flavors, "resourceFlavors")?)?;
+        elasticjob::queue::admitted_job(&job, &workload, &flavors, &read_options(options.as_deref())?)
+    };
+    output(run())
+}
+
+/// A priority value: a JSON integer of 32 bits, or `null`.
+fn read_priority(priority: Option<&Value>, path: &str) -> Result<Option<i32>> {
+    match priority {
+        None | Some(Value::Null) => Ok(None),
+        Some(p) => p.as_i64().and_then(|n| i32::try_from(n).ok()).map(Some).ok_or_else(|| {
+            Error::Parse(Problem::new(
+                path,
+                Code::InvalidType,
+                format!("`{p}` is not a priority: give the priority class's value, an integer of 32 bits"),
+            ))
+        }),
+    }
 }
 
 /// The names the operator shares with DLRover's master and its hosts: the API group, version and
@@ -507,7 +612,9 @@ impl ObjectStore {
     /// `controllerPass` over the job of `key` (`job`: its JSON text, `null` when it does not exist)
     /// and the objects kept for it, with `overlay` (JSON: `{plans, pods, deletedPods, services,
     /// deletedServices}`, what the host's own writes of this pass changed) laid over them for this
-    /// pass alone.
+    /// pass alone. With `queue` (JSON: `{"priority": n}` or `{}`), the pass of a host that runs
+    /// with Kueue, over the job's Workload and the ResourceFlavors kept (the core's
+    /// `Store::controller_pass_queued`).
     ///
     /// # Errors
     /// An `ElasticJobError` when an argument is malformed or invalid, or a kept object could not be
@@ -520,6 +627,7 @@ impl ObjectStore {
         overlay: Option<String>,
         now: &str,
         options: Option<String>,
+        queue: Option<String>,
     ) -> Result<String, JsValue> {
         let run = || {
             let job = match value(job, "")? {
@@ -530,7 +638,14 @@ impl ObjectStore {
                 Some(text) => elasticjob::store::Overlay::read(value(&text, "overlay")?)?,
                 None => elasticjob::store::Overlay::default(),
             };
-            self.0.controller_pass(key, job.as_ref(), &overlay, &read_time(now)?, &read_options(options.as_deref())?)
+            let (now, options) = (read_time(now)?, read_options(options.as_deref())?);
+            match queue.as_deref().map(|q| value(q, "queue")).transpose()? {
+                None | Some(Value::Null) => self.0.controller_pass(key, job.as_ref(), &overlay, &now, &options),
+                Some(queue) => {
+                    let priority = read_priority(queue.get("priority"), "queue.priority")?;
+                    self.0.controller_pass_queued(key, job.as_ref(), &overlay, priority, &now, &options)
+                }
+            }
         };
         output(run())
     }

@@ -51,3 +51,32 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   resources: [events]
   verbs: [create, patch]
 {{- end -}}
+
+{{/* With Kueue (kueue.enabled): the rules of deploy/rbac-kueue.yaml on the jobs' namespaces. */}}
+{{- define "elasticjob.kueueRules" -}}
+# The queued jobs' spec.suspend: true until Kueue admits their Workload, and again when it evicts it.
+- apiGroups: [elastic.iml.github.io]
+  resources: [elasticjobs]
+  verbs: [patch]
+# Each queued job's Workload: created, its spec kept in step while no quota is reserved.
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads]
+  verbs: [get, list, watch, create, update, patch]
+# Its status: Finished when the job ends, the quota released after an eviction.
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads/status]
+  verbs: [patch, update]
+{{- end -}}
+
+{{/* With Kueue: what it reads cluster-wide, the ResourceFlavors and the priority classes' values. */}}
+{{- define "elasticjob.kueueClusterRules" -}}
+- apiGroups: [kueue.x-k8s.io]
+  resources: [resourceflavors]
+  verbs: [get, list, watch]
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloadpriorityclasses]
+  verbs: [get]
+- apiGroups: [scheduling.k8s.io]
+  resources: [priorityclasses]
+  verbs: [get]
+{{- end -}}

@@ -15,11 +15,14 @@ import {
   type List,
   type Object as RenderedObject,
   type Plan,
+  type PriorityClassRef,
   type Problem,
+  type ResourceFlavor,
   type ScalePlan,
   type Services,
   type SummaryRow,
   type Validation,
+  type Workload,
 } from "elasticjob";
 import * as cli from "elasticjob/cli";
 import { EXIT, main, type Io } from "elasticjob/cli";
@@ -85,6 +88,18 @@ const answer: Validation = validate(JSON.parse("{}") as unknown);
 const problems: Problem[] = answer.valid ? [] : (answer.error?.errors ?? []);
 const container: Container = elasticjob.insertTfConfigToEnv({ name: "main" }, { ps: ["ps-0:2222"] }, "ps", 0);
 
+// Kueue: the Workload of a queued job, its defaulting and its admission, the queued pass.
+const queued: ElasticJob = { ...job, metadata: { ...job.metadata, labels: { "kueue.x-k8s.io/queue-name": "training" } } };
+const workload: Workload | null = elasticjob.workload(queued, null, 1000);
+const suspended: ElasticJob | null = elasticjob.suspendWhenQueued(queued);
+const classRef: PriorityClassRef | null = elasticjob.priorityClass(queued);
+const flavors: ResourceFlavor[] = [{ metadata: { name: "reserved" }, spec: { nodeLabels: { pool: "reserved" } } }];
+const admitted: ElasticJob | null = workload && elasticjob.admittedJob(queued, workload, flavors);
+const queuedPass: Plan = elasticjob.controllerPass(queued, [], [], [], new Date(), null, { workload, resourceFlavors: { items: flavors }, priority: 1000 });
+void [suspended, classRef, admitted, queuedPass];
+// @ts-expect-error the priority is a number
+elasticjob.workload(queued, null, "1000");
+
 try {
   render(job);
 } catch (e) {
@@ -123,7 +138,7 @@ void main(["tf-config", "job.yaml", "--index", 0], io);
 void main(["render", "job.yaml"], { ...io, readFile: (file: string) => file.length });
 
 // The controller: options checked, a running controller stopped, the work queue.
-const options: ControllerOptions = { namespace: "training", leaderElect: true, metricsPort: 0, healthPort: 0, logLevel: "debug" };
+const options: ControllerOptions = { namespace: "training", leaderElect: true, metricsPort: 0, healthPort: 0, logLevel: "debug", kueue: true };
 async function runController(): Promise<0 | 1> {
   const running: Controller = await startController({ ...options, logger: new Logger(io.stdout).child({ component: "controller" }) });
   await running.ready;

@@ -333,7 +333,7 @@ func TestKueueDecides(t *testing.T) {
 func TestTheCoresWorkloadIsAccepted(t *testing.T) {
 	client, core := clients(t)
 	ctx := context.Background()
-	raw, err := os.ReadFile("../../golden/kueue/workload-of-a-queued-job/output.json")
+	raw, err := os.ReadFile("../../golden/workload-of-a-queued-job/output.json")
 	if err != nil {
 		t.Fatal(err)
 	}
