@@ -51,7 +51,7 @@
 //! # `stop_running_pods` and `sync_job_state`
 //! Stopping deletes every Running or Pending pod of the type with grace period 0. Syncing counts the
 //! type's pods by phase into `replicaStatuses`, keeping `initial`; for the master it also moves
-//! the job to Succeeded, Failed (with the pod's reason), Pending (first master pending) or Running.
+//! the job to Succeeded, Failed (with the pod's reason), Pending (its first master pending, before the job ever ran) or Running.
 
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -141,7 +141,8 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 ///   and its phase is `Pending` or `Scaling`, run it: mark it `Scaling`, reconcile every task type,
 ///   and mark it `Succeeded` with a finish time once every pod it asks for is created (a plan
 ///   whose pods' TF_CONFIGs exceed [`validate::MAX_TF_CONFIG_HOSTS`] takes several passes, and stays
-///   `Scaling` until then); in `Running`, also recreate a missing master; then sync;
+///   `Scaling` until then); recreate a missing master (in `Scaling` too: a job leaves it only
+///   once its master runs); then sync;
 /// - `Succeeded` or `Failed`: sync and stop running pods.
 ///
 /// Whenever the job ends this pass `Succeeded` or `Failed`, its Running and Pending pods are

@@ -57,10 +57,11 @@ impl<'a> Planner<'a> {
                     if let Some(plan) = scale_plan.filter(|p| is_active(p, &status)) {
                         self.execute(plan, now)?;
                     }
-                    if status.phase != Some(JobConditionType::Scaling) {
-                        // Failed task pods wait for the master's relaunch plan (see `handle_faults`).
-                        self.ensure_master()?;
-                    }
+                    // A missing master is made again in every phase that runs, Scaling too: a job
+                    // leaves Scaling only once its master runs, so one whose master went away
+                    // while it scaled would wait for it for ever. Failed task pods wait for the
+                    // master's relaunch plan (see `handle_faults`).
+                    self.ensure_master()?;
                     self.keep_services();
                 }
                 self.sync_all(&mut status, now);
@@ -170,8 +171,8 @@ impl<'a> Planner<'a> {
         counts.failed = count("Failed");
     }
 
-    /// Moves the job to Succeeded, Failed (with the pod's reason), Pending (first master pending)
-    /// or Running by the master pod's phase.
+    /// Moves the job to Succeeded, Failed (with the pod's reason), Pending (its first master
+    /// pending, before the job ever ran) or Running by the master pod's phase.
     fn follow_master(&self, status: &mut ElasticJobStatus, now: &Time) {
         let Some(master) = self.of_type(ReplicaType::DlroverMaster).last() else { return };
         let job = match job::namespace(self.job) {
@@ -193,7 +194,12 @@ impl<'a> Planner<'a> {
                     update_status(status, JobConditionType::Failed, &reason, format!("job({job}) has failed"), now);
                 }
             }
-            Some("Pending") if pod::pod_id(master).unwrap_or(0) == 0 => {
+            // Only before the job first ran: a master made again later (its pod has the same name and
+            // id) leaves the job's phase where it is, since a phase never goes back.
+            Some("Pending")
+                if pod::pod_id(master).unwrap_or(0) == 0
+                    && matches!(status.phase, None | Some(JobConditionType::Created | JobConditionType::Pending)) =>
+            {
                 let message = format!("job({job}) is pending.");
                 update_status(status, JobConditionType::Pending, status::REASON_PENDING, message, now);
             }
@@ -512,6 +518,37 @@ mod tests {
         assert_eq!((status.create_time.as_ref(), status.finish_time.as_ref()), (Some(&now), Some(&now)));
         plan.status = Some(status.clone());
         assert!(scale_plan_pass(&plan, Some(&job()), &now).is_empty(), "once done, nothing more");
+    }
+
+    #[test]
+    fn a_scaling_job_whose_master_went_away_gets_it_again() {
+        // Found by the chaos soak: the master's node was deleted while the job was Scaling; the
+        // job leaves Scaling only once its master runs, so it waited for ever.
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Scaling), ..Default::default() });
+        let plan = pass(&j, &[task(ReplicaType::Worker, 0, 0, "Running")]);
+        assert_eq!(
+            plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
+            [naming::master_name("j")]
+        );
+    }
+
+    #[test]
+    fn a_master_made_again_leaves_a_job_that_ran_where_it_is() {
+        // Found by the chaos soak: a job Running whose master was made again (same name, id 0)
+        // went back to Pending while the new master was pending.
+        for phase in [JobConditionType::Running, JobConditionType::Scaling] {
+            let mut j = job();
+            j.status = Some(ElasticJobStatus { phase: Some(phase), ..Default::default() });
+            let plan = pass(&j, &[master("Pending"), task(ReplicaType::Worker, 0, 0, "Running")]);
+            let after = plan.job_status().and_then(|s| s.phase).unwrap_or(phase);
+            assert_eq!(after, phase, "{plan:?}");
+        }
+        // Before it first ran, a pending first master makes it Pending.
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Created), ..Default::default() });
+        let plan = pass(&j, &[master("Pending")]);
+        assert_eq!(plan.job_status().and_then(|s| s.phase), Some(JobConditionType::Pending));
     }
 
     #[test]
