@@ -223,13 +223,14 @@ test("controllerPass, constants and jobKey: the one pass, and the names and keys
   assert.equal(api.jobKey({ kind: "ConfigMap", metadata: { name: "x" } }), undefined);
   const running = { ...job(), status: { phase: "Running" } };
   const pass = api.controllerPass(running, [plan], [], [], "2026-01-02T03:04:05Z");
-  // Taken up and carried out in the same pass: its pods and services, then one status each.
+  // Taken up and carried out in the same pass: its pods and services (and the master, missing from
+  // the pods observed, made again), then one status each.
   const actions = actionsOf(pass);
   assert.deepEqual(actions.slice(-2).map((a) => a.action), ["setScalePlanStatus", "setJobStatus"], "the plan is taken up");
   assert.equal(actions.at(-1).status.scalePlan, plan.metadata.name);
   assert.deepEqual(
     actions.filter((a) => a.action === "createPod").map((a) => a.pod.metadata.name).sort(),
-    api.render(job(), plan).items.filter((o) => o.kind === "Pod" && !o.metadata.name.includes("dlrover-master")).map((o) => o.metadata.name).sort(),
+    api.render(job(), plan).items.filter((o) => o.kind === "Pod").map((o) => o.metadata.name).sort(),
   );
   assert.deepEqual(actionsOf(api.controllerPass(null, { items: [plan] }, [], { items: [] }, "2026-01-02T03:04:05Z")).map((a) => a.status.phase), ["Created"]);
   assert.throws(() => api.controllerPass(running, [{ ...plan, spec: { psHosts: [5] } }], [], [], "2026-01-02T03:04:05Z"), (e) => e.errors[0].path === "scalePlans[0].spec.psHosts[0]");
