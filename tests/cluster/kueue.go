@@ -445,7 +445,9 @@ func (c cluster) waitKueueReady(manager string, pid, healthPort int) error {
 	url := "http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz"
 	var last string
 	for time.Now().Before(deadline) {
-		if _, running := c.kueueRunning(manager); !running {
+		// The process it started, alive and not a zombie: its arguments are not asked, since right
+		// after the start they may still be this program's (before the exec), more so under load.
+		if !isProcess(pid, func([]string) bool { return true }) {
 			return fmt.Errorf("Kueue's manager (pid %d) exited; the end of %s:\n%s", pid, c.kueueLog(), tail(c.kueueLog(), 30))
 		}
 		resp, err := client.Get(url)
