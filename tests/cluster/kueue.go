@@ -150,7 +150,7 @@ func (c cluster) upKueue(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.waitKueueReady(manager, pid, healthPort); err != nil {
+	if err := c.waitKueueReady(pid, healthPort); err != nil {
 		c.stopKueue()
 		return err
 	}
@@ -439,7 +439,7 @@ func isProcess(pid int, match func([]string) bool) bool {
 
 // waitKueueReady polls the manager's /readyz until it answers 200; it fails early, with the end of
 // its log, when the manager exits.
-func (c cluster) waitKueueReady(manager string, pid, healthPort int) error {
+func (c cluster) waitKueueReady(pid, healthPort int) error {
 	deadline := time.Now().Add(kueueReadyTimeout)
 	client := &http.Client{Timeout: 2 * time.Second}
 	url := "http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz"
