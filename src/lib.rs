@@ -53,7 +53,7 @@
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
 //! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
-//! | 1 | [`api`], `reader`, [`workload`] | the resources' types; the one path-tracking reader; Kueue's Workload and ResourceFlavor |
+//! | 1 | [`api`], `reader`, `observed`, [`workload`] | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor |
 //! | 0 | [`error`], `quantity` | the error type; Kubernetes quantities |
 //!
 //! Modules without a link are the crate's own; what a user needs of them is at the crate root.
@@ -69,6 +69,7 @@ pub mod api;
 pub mod error;
 mod job;
 mod naming;
+mod observed;
 pub mod parse;
 mod plan;
 mod planner;

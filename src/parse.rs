@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::api::{ElasticJob, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, Step, into_result};
+use crate::observed::{ObservedPod, ObservedService};
 use crate::workload::{ResourceFlavor, Workload};
 use crate::{reader, validate};
 
@@ -112,7 +113,8 @@ pub fn scale_plan(value: Value) -> Result<ScalePlan> {
 /// [`Error::Parse`] with the path (`pods[3].status.phase`) of the first shape problem, or
 /// [`Error::Invalid`] when more than [`validate::MAX_OBSERVED_PODS`] are given.
 pub fn pods(value: Value) -> Result<Vec<Pod>> {
-    observed(value, "pods", validate::check_observed_pods)
+    let pods: Vec<ObservedPod> = observed(value, "pods", validate::check_observed_pods)?;
+    Ok(pods.into_iter().map(Pod::from).collect())
 }
 
 /// Reads observed services: a JSON array of services, or a `v1` `List` / `ServiceList` with
@@ -122,7 +124,8 @@ pub fn pods(value: Value) -> Result<Vec<Pod>> {
 /// [`Error::Parse`] with the path (`services[1].spec.ports[0].port`) of the first shape problem,
 /// or [`Error::Invalid`] when more than [`validate::MAX_OBSERVED_SERVICES`] are given.
 pub fn services(value: Value) -> Result<Vec<Service>> {
-    observed(value, "services", validate::check_observed_services)
+    let services: Vec<ObservedService> = observed(value, "services", validate::check_observed_services)?;
+    Ok(services.into_iter().map(Service::from).collect())
 }
 
 /// Reads objects observed in the cluster, an array or a `List` of them, with `root` in front of

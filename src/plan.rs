@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
 use crate::error::Problem;
+use crate::observed::{ObservedPod, ObservedService};
 use crate::reader;
 use crate::workload::{Workload, WorkloadCondition};
 
@@ -428,15 +429,18 @@ pub enum Object {
 }
 
 /// Read by its `kind`, through the same reader as every other input (an untagged enum would try
-/// each type in turn and compile every Kubernetes type's reader a second time).
+/// each type in turn and compile every Kubernetes type's reader a second time), and only as far as
+/// [`summary`](crate::summary) reads it: through the narrow readers of observed pods and services.
 impl<'de> Deserialize<'de> for Object {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;
         let value = serde_json::Value::deserialize(deserializer)?;
         let kind = value.get("kind").and_then(serde_json::Value::as_str).map(str::to_owned);
         match kind.as_deref() {
-            Some("Pod") => read_item(value).map(Object::Pod),
-            Some("Service") => read_item(value).map(Object::Service),
+            Some("Pod") => read_item::<ObservedPod, D::Error>(value).map(|p| Object::Pod(Box::new(p.into()))),
+            Some("Service") => {
+                read_item::<ObservedService, D::Error>(value).map(|s| Object::Service(Box::new(s.into())))
+            }
             other => Err(D::Error::custom(format!(
                 "an item of kind {other:?}: a rendered List holds only Pods and Services"
             ))),

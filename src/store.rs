@@ -26,6 +26,7 @@ use serde_json::Value;
 
 use crate::api::{ElasticJob, KIND_SCALE_PLAN, ScalePlan};
 use crate::error::{Error, Result, into_result};
+use crate::observed::{ObservedPod, ObservedService};
 use crate::plan::Plan;
 use crate::queue::{self, QueueState};
 use crate::template::Options;
@@ -222,9 +223,9 @@ impl Overlay {
         let names = |items: Vec<Value>| items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
         Ok(Overlay {
             plans: objects(plans, "overlay.plans", parse::strict::<ScalePlan>)?,
-            pods: objects(pods, "overlay.pods", observed::<Pod>)?,
+            pods: objects(pods, "overlay.pods", observed_pod)?,
             deleted_pods: names(deleted_pods),
-            services: objects(services, "overlay.services", observed::<Service>)?,
+            services: objects(services, "overlay.services", observed_service)?,
             deleted_services: names(deleted_services),
         })
     }
@@ -243,6 +244,16 @@ fn objects<T>(items: Vec<Value>, root: &str, reader: fn(Value) -> Result<T>) -> 
 /// Reads an object observed in the cluster: unknown fields ignored, the first shape problem.
 fn observed<T: DeserializeOwned>(value: Value) -> Result<T> {
     parse::from_value(value).map(|(object, _unknown)| object)
+}
+
+/// Reads an observed pod through the narrow reader of [`crate::observed`].
+fn observed_pod(value: Value) -> Result<Pod> {
+    observed::<ObservedPod>(value).map(Pod::from)
+}
+
+/// Reads an observed service through the narrow reader of [`crate::observed`].
+fn observed_service(value: Value) -> Result<Service> {
+    observed::<ObservedService>(value).map(Service::from)
 }
 
 fn name_of(object: &Value) -> &str {
@@ -303,8 +314,8 @@ impl Store {
         let objects = self.jobs.entry(key.clone()).or_default();
         match kind {
             Kind::ScalePlan => objects.plans.put(name, parse::strict(object)),
-            Kind::Pod => objects.pods.put(name, observed(object)),
-            Kind::Service => objects.services.put(name, observed(object)),
+            Kind::Pod => objects.pods.put(name, observed_pod(object)),
+            Kind::Service => objects.services.put(name, observed_service(object)),
             Kind::Workload => objects.workloads.put(name, observed(object)),
         }
         Some(key)

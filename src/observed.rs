@@ -1,0 +1,124 @@
+//! The readers of pods and services observed in the cluster: only the fields the core decides on,
+//! read into Kubernetes' types with every other field left at its default.
+//!
+//! Of an observed pod the core reads its metadata (name, namespace, uid, labels, owner
+//! references, deletion timestamp), its phase, reason (a failed master's is the job's) and IP, and of its containers the names,
+//! resources and env (`TF_CONFIG`); of a service its metadata and its ports and selector. Reading
+//! them through k8s-openapi's full `Pod` and `Service` compiled a reader of every field Kubernetes
+//! has (volumes, probes, conditions, container statuses) into the WebAssembly; these narrow types
+//! read the same fields at the same paths, the same way: apiVersion and kind checked when given,
+//! a missing or null field its default, unknown fields ignored.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{
+    Container, EnvVar, Pod, PodSpec, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Deserializer};
+
+/// An observed pod, as far as the core reads one.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ObservedPod {
+    #[serde(default, rename = "apiVersion", deserialize_with = "api_version_v1")]
+    _api_version: (),
+    #[serde(default, rename = "kind", deserialize_with = "kind_pod")]
+    _kind: (),
+    metadata: Option<ObjectMeta>,
+    spec: Option<ObservedPodSpec>,
+    status: Option<ObservedPodStatus>,
+}
+
+#[derive(Deserialize)]
+struct ObservedPodSpec {
+    containers: Option<Vec<ObservedContainer>>,
+}
+
+#[derive(Deserialize)]
+struct ObservedContainer {
+    name: Option<String>,
+    env: Option<Vec<EnvVar>>,
+    resources: Option<ResourceRequirements>,
+}
+
+#[derive(Deserialize)]
+struct ObservedPodStatus {
+    phase: Option<String>,
+    reason: Option<String>,
+    #[serde(rename = "podIP")]
+    pod_ip: Option<String>,
+}
+
+/// An observed service, as far as the core reads one.
+#[derive(Deserialize)]
+pub(crate) struct ObservedService {
+    #[serde(default, rename = "apiVersion", deserialize_with = "api_version_v1")]
+    _api_version: (),
+    #[serde(default, rename = "kind", deserialize_with = "kind_service")]
+    _kind: (),
+    metadata: Option<ObjectMeta>,
+    spec: Option<ObservedServiceSpec>,
+}
+
+#[derive(Deserialize)]
+struct ObservedServiceSpec {
+    ports: Option<Vec<ServicePort>>,
+    selector: Option<BTreeMap<String, String>>,
+}
+
+impl From<ObservedPod> for Pod {
+    fn from(pod: ObservedPod) -> Pod {
+        Pod {
+            metadata: pod.metadata.unwrap_or_default(),
+            spec: pod.spec.map(|s| PodSpec {
+                containers: s
+                    .containers
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|c| Container {
+                        name: c.name.unwrap_or_default(),
+                        env: c.env,
+                        resources: c.resources,
+                        ..Container::default()
+                    })
+                    .collect(),
+                ..PodSpec::default()
+            }),
+            status: pod.status.map(|s| PodStatus {
+                phase: s.phase,
+                reason: s.reason,
+                pod_ip: s.pod_ip,
+                ..PodStatus::default()
+            }),
+        }
+    }
+}
+
+impl From<ObservedService> for Service {
+    fn from(service: ObservedService) -> Service {
+        Service {
+            metadata: service.metadata.unwrap_or_default(),
+            spec: service.spec.map(|s| ServiceSpec { ports: s.ports, selector: s.selector, ..ServiceSpec::default() }),
+            status: None,
+        }
+    }
+}
+
+/// `apiVersion`, when given, must be `v1`, as k8s-openapi's readers of `Pod` and `Service` check.
+fn api_version_v1<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    must_be(deserializer, "v1")
+}
+
+fn kind_pod<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    must_be(deserializer, "Pod")
+}
+
+fn kind_service<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    must_be(deserializer, "Service")
+}
+
+fn must_be<'de, D: Deserializer<'de>>(deserializer: D, want: &'static str) -> Result<(), D::Error> {
+    let value = String::deserialize(deserializer)?;
+    if value == want { Ok(()) } else { Err(serde::de::Error::invalid_value(serde::de::Unexpected::Str(&value), &want)) }
+}
