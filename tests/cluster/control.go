@@ -84,6 +84,29 @@ func (c cluster) down() error {
 	return c.removeData()
 }
 
+// restart stops the control plane's process and starts it again on its data: etcd's files, the
+// keys and the ports are kept, so every object is still there and the clients' kubeconfigs still
+// point at it. The API server runs in that process with etcd, the scheduler, the controller
+// manager and kwok, so they restart with it (kwok's nodes and pods are objects in etcd, kept).
+func (c cluster) restart() error {
+	pid, running := c.running()
+	if !running {
+		return errors.New("restart-apiserver: the cluster does not run")
+	}
+	begin := time.Now()
+	c.stop(pid)
+	down := time.Since(begin)
+	pid, err := c.start()
+	if err != nil {
+		return err
+	}
+	if err := c.waitReady(pid); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "cluster: restarted: stopped in %.1fs, ready again %.1fs later (pid %d)\n", down.Seconds(), (time.Since(begin) - down).Seconds(), pid)
+	return nil
+}
+
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
