@@ -23,6 +23,8 @@ import (
 const (
 	readyTimeout = 3 * time.Minute
 	stopTimeout  = 30 * time.Second
+	// How long `restart-apiserver` waits for the drain before it kills the process.
+	restartTimeout = 5 * time.Second
 )
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
@@ -94,7 +96,9 @@ func (c cluster) restart() error {
 		return errors.New("restart-apiserver: the cluster does not run")
 	}
 	begin := time.Now()
-	c.stop(pid)
+	// A drain waits for the clients' watches to end; a restart gives it restartTimeout, then kills
+	// the process (etcd's writes are in the kernel's page cache by then: a killed process loses none).
+	terminate(pid, restartTimeout, func() bool { return c.isServe(pid) })
 	down := time.Since(begin)
 	pid, err := c.start()
 	if err != nil {
@@ -211,20 +215,20 @@ func (c cluster) isServe(pid int) bool {
 
 // stop sends SIGTERM, waits for the server to drain and exit, and kills it after stopTimeout.
 func (c cluster) stop(pid int) {
-	terminate(pid, func() bool { return c.isServe(pid) })
+	terminate(pid, stopTimeout, func() bool { return c.isServe(pid) })
 }
 
-// terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after stopTimeout.
-func terminate(pid int, alive func() bool) {
+// terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after timeout.
+func terminate(pid int, timeout time.Duration, alive func() bool) {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	deadline := time.Now().Add(stopTimeout)
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if !alive() {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, stopTimeout)
+	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, timeout)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	for alive() {
 		time.Sleep(100 * time.Millisecond)
