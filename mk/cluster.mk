@@ -121,8 +121,11 @@ bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 1
 # The chaos soak: a cluster of its own (its folder is the one `cluster restart-apiserver` restarts).
 SOAK_DIR ?= $(TOOLS)/cluster-soak
 SOAK_MINUTES ?= 30
+# Room for up to 8 jobs of up to 100 workers (0.5 CPU each) at once: a pod left Pending for want of
+# a node would read as a controller that did not converge.
+SOAK_NODES := --nodes 8 --node-cpu 64 --node-memory 512Gi --node-pods 250
 SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
-  $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- node benches/node/soak.js
+  $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 
 soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, nine fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed
 	SOAK_MINUTES=$(SOAK_MINUTES) $(SOAK_RUN)

@@ -87,7 +87,7 @@ class Replica {
       const cpu = (Number(stat[11]) + Number(stat[12])) / 100;
       const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
       const fds = readdirSync(`/proc/${pid}/fd`).length;
-      const s = this.samples.get(this.fieldManager) ?? { cpu: 0, rss: 0, fds: 0, calls: 0 };
+      const s = this.samples.get(this.fieldManager) ?? { name: this.fieldManager, cpu: 0, rss: 0, fds: 0, calls: 0 };
       s.cpu = cpu;
       s.rss = Math.max(s.rss, rss);
       s.fds = Math.max(s.fds, fds);
@@ -117,7 +117,7 @@ const sampler = setInterval(() => {
   for (const r of replicas) {
     r.sample();
   }
-  observer.bounds(replicas.flatMap((r) => [...r.samples.values()]));
+  observer.bounds(replicas.map((r) => r.samples.get(r.fieldManager)).filter(Boolean));
 }, 1000);
 
 /** The replica whose identity holds the lease now (as the observer saw it). */

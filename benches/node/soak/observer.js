@@ -188,8 +188,8 @@ export class Observer {
 
   bounds(samples) {
     for (const s of samples) {
-      if (s.rss > RSS_BOUND_MB) this.violation("rss-unbounded", `${s.rss.toFixed(0)} MB > ${RSS_BOUND_MB}`);
-      if (s.fds > FD_BOUND) this.violation("open-connections-unbounded", `${s.fds} descriptors > ${FD_BOUND}`);
+      if (s.rss > RSS_BOUND_MB) this.violation("rss-unbounded", `${s.name}: ${s.rss.toFixed(0)} MB > ${RSS_BOUND_MB}`);
+      if (s.fds > FD_BOUND) this.violation("open-connections-unbounded", `${s.name}: ${s.fds} descriptors > ${FD_BOUND}`);
     }
   }
 
