@@ -9,7 +9,7 @@ const live = (p) => ["Pending", "Running"].includes(p.status?.phase) && !p.metad
 const PHASE_ORDER = { "": 0, Created: 1, Pending: 2, Running: 3, Scaling: 3, Restarting: 3, Succeeded: 4, Failed: 4 };
 const PLAN_ORDER = { "": 0, Created: 1, Pending: 2, Scaling: 3, Succeeded: 4, Failed: 4 };
 const RSS_BOUND_MB = 500;
-const FD_BOUND = 400;
+const SOCKET_BOUND = 200;
 
 export class Observer {
   constructor({ kc, namespace, leaseNamespace, leaseName, log }) {
@@ -189,7 +189,7 @@ export class Observer {
   bounds(samples) {
     for (const s of samples) {
       if (s.rss > RSS_BOUND_MB) this.violation("rss-unbounded", `${s.name}: ${s.rss.toFixed(0)} MB > ${RSS_BOUND_MB}`);
-      if (s.fds > FD_BOUND) this.violation("open-connections-unbounded", `${s.name}: ${s.fds} descriptors > ${FD_BOUND}`);
+      if (s.fds > SOCKET_BOUND) this.violation("open-connections-unbounded", `${s.name}: ${s.fds} sockets > ${SOCKET_BOUND}`);
     }
   }
 
