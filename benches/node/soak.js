@@ -164,6 +164,7 @@ const faults = {
     await ok(request(admin, "DELETE", `/api/v1/nodes/${nodeName}`), [200], "delete node");
     const onIt = pods.filter((p) => p.spec.nodeName === nodeName);
     await Promise.all(onIt.map((p) => request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } })));
+    players.podsDeleted(onIt);
     const { name, labels, annotations } = node.metadata;
     await ok(request(admin, "POST", "/api/v1/nodes", { body: { apiVersion: "v1", kind: "Node", metadata: { name, labels, annotations }, spec: { taints: node.spec.taints?.filter((t) => !t.key.startsWith("node.kubernetes.io/")) } } }), [201], "node back");
     await request(admin, "PATCH", `/api/v1/nodes/${nodeName}/status`, { body: { status: { capacity: node.status.capacity, allocatable: node.status.allocatable } }, contentType: "application/merge-patch+json" });

@@ -74,6 +74,18 @@ export class Players {
       const entry = { name: `${state.name}-edljob-${type}-${id}`, type, id, rankIndex: Number(rank), service: `${state.name}-edljob-${type}-${rank}.${this.namespace}.svc:${port}`, resource: doubled };
       await this.plan(state, { createPods: [entry] });
     }
+    // A relaunch for each task pod deleted with its node, as the real master relaunches a node
+    // whose pod went away: the same rank, a new id, the same resource.
+    for (const pod of (state.lost ?? []).splice(0)) {
+      const type = L(pod, "replica-type");
+      const rank = L(pod, "rank-index");
+      const ids = [...this.observer.pods.values(), pod].filter((p) => L(p, "name") === state.name && L(p, "replica-type") === type).map((p) => Number(L(p, "replica-index")));
+      const id = Math.max(...ids, state.lastId?.[type] ?? 0) + 1;
+      state.lastId = { ...state.lastId, [type]: id };
+      const port = type === "ps" ? 2222 : 3333;
+      const resource = masterResource(pod.spec.containers[0].resources.requests);
+      await this.plan(state, { createPods: [{ name: `${state.name}-edljob-${type}-${id}`, type, id, rankIndex: Number(rank), service: `${state.name}-edljob-${type}-${rank}.${this.namespace}.svc:${port}`, resource }] });
+    }
     const now = Date.now();
     if (now - (state.lastEmpty ?? state.born) > 60_000) {
       state.lastEmpty = now;
@@ -86,6 +98,14 @@ export class Players {
     const spec = state.job.spec.replicaSpecs.worker;
     state.workers = n;
     return this.plan(state, { replicaResourceSpecs: { worker: { replicas: n, resource: masterResource(spec.template.spec.containers[0].resources.requests) } } });
+  }
+
+  /** Pods deleted with their node: each played job's master relaunches its task pods among them. */
+  podsDeleted(pods) {
+    for (const pod of pods) {
+      const state = this.jobs.get(L(pod, "name"));
+      if (state && !state.real && state.first && L(pod, "replica-type") !== "dlrover-master") (state.lost ??= []).push(pod);
+    }
   }
 
   played() {
