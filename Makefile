@@ -69,6 +69,7 @@ bench: npm policy www npm-chromium ## every benchmark (core and its curves, reso
 	BENCH_JSON=$(abspath $(BENCH_DIR))/kubeflow-tfconfig.json $(MAKE) --no-print-directory bench-kubeflow-tfconfig
 	BENCH_JSON=$(abspath $(BENCH_DIR))/cluster.json $(MAKE) --no-print-directory bench-cluster
 	BENCH_JSON=$(abspath $(BENCH_DIR))/image.json $(MAKE) --no-print-directory bench-image
+	BENCH_JSON=$(abspath $(BENCH_DIR))/soak.json $(MAKE) --no-print-directory soak
 	node benches/report.mjs table $(BENCH_DIR) > $(BENCH_DIR).md
 	node benches/report.mjs page $(BENCH_DIR) docs/benchmarks.md
 	@cat $(BENCH_DIR).md

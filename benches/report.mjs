@@ -1,7 +1,7 @@
 // `make bench` writes its figures here: `node benches/report.mjs machine OUT.json` notes the machine
 // and its load before the benchmarks run; `node benches/report.mjs table DIR` reads what each
 // benchmark wrote into DIR (core.json, bounds.json, npm.json, pass.json, policy.json, www.json, controller.json, kubeflow-tfconfig.json,
-// cluster.json, machine.json; benches/controller-before.json gives the controller's figures before
+// cluster.json, soak.json, machine.json; benches/controller-before.json gives the controller's figures before
 // issue 19, benches/pass-before.json a pass's before issue 25)
 // and prints one Markdown table, the machine it ran on at the top; `node benches/report.mjs page
 // DIR PAGE` writes that table into PAGE (docs/benchmarks.md) between its two markers, replacing
@@ -230,6 +230,20 @@ function table(dir) {
         f.kubeflowEveryTaskMs ? `${(f.tfConfigEveryTaskMs / f.kubeflowEveryTaskMs).toFixed(2)}x / ${(f.renderMs / f.kubeflowEveryTaskMs).toFixed(2)}x Kubeflow's genTFConfigJSONStr ${ms(f.kubeflowEveryTaskMs, 3)}` : "",
       );
     }
+  }
+
+  const soak = read("soak");
+  section("Chaos soak (make soak: two replicas with leader election, faults of nine kinds on a seeded schedule, an observer's invariants)");
+  if (soak) {
+    row(`${soak.minutes} min, seed ${soak.seed}: jobs / pods created`, `${n(soak.jobs)} / ${n(soak.podsCreated)}`, `${soak.realMasterJobs} driven by DLRover's real master`);
+    row("faults injected", Object.values(soak.faults).reduce((a, b) => a + b, 0).toString(), Object.entries(soak.faults).map(([k, v]) => `${k} ${v}`).join(", "));
+    const violations = Object.entries(soak.violations);
+    row("invariant violations (goal: 0)", String(violations.reduce((a, [, v]) => a + v, 0)), violations.map(([k, v]) => `${k} ${v}`).join(", "));
+    const c = soak.convergenceSeconds;
+    row("fault's end -> converged: p50 / p99 / max", `${c.p50} / ${c.p99} / ${c.max} s`, `${c.count} faults`);
+    row("API calls a pod; controller CPU; peak RSS", `${soak.apiCallsPerPod} / ${soak.controllerCpuSeconds} s / ${soak.controllerPeakRssMB} MB`, `over ${soak.incarnations} controller processes`);
+  } else {
+    row("chaos soak", "not run");
   }
 
   section("Resource bounds (one process each; time: median of 3)");

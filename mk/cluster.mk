@@ -12,11 +12,15 @@
 #                       manifests, the RBAC of deploy/rbac.yaml and the controller against the cluster
 #                       (brought up for the tests and down afterwards, also when a test fails)
 #   make bench-cluster  the scale run (benches/node/cluster.js) on a cluster of its own with 50 nodes
+#   make soak           the chaos soak (benches/node/soak.js) for SOAK_MINUTES (default 30) on a
+#                       cluster of its own: figures printed and in BENCH_JSON; SOAK_SEED replays
+#   make test-soak      the same for 3 minutes, failing on any violation or a fault kind that never
+#                       happened
 #   make test-kueue     Kueue's real manager beside a cluster of its own (`cluster run --kueue`):
 #                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks;
 #                       then `elasticjob controller --kueue` in the issue's five scenarios
 
-TEST_TARGETS += test-cluster test-kueue
+TEST_TARGETS += test-cluster test-kueue test-soak
 
 CLUSTER_SRC := tests/cluster
 CLUSTER_DIR := $(TOOLS)/cluster
@@ -39,7 +43,7 @@ CLUSTER_LDFLAGS = -s -w -X $(CLUSTER_VERSION_PKG).gitVersion=$(CLUSTER_K8S_VERSI
   -X $(CLUSTER_VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(CLUSTER_K8S_VERSION))) \
   -X $(CLUSTER_VERSION_PKG).gitTreeState=clean -X $(CLUSTER_VERSION_PKG).gitCommit=
 
-.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster test-kueue bench-controller bench-kubeflow-tfconfig bench-cluster
+.PHONY: cluster cluster-up cluster-down crds crds-check test-cluster test-kueue soak test-soak bench-controller bench-kubeflow-tfconfig bench-cluster
 
 cluster: $(CLUSTER_BIN) ## build the test cluster (etcd, kube-apiserver, scheduler, controller manager, KWOK: one binary) into .tools/cluster/
 
@@ -113,3 +117,18 @@ bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 1
 	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
 	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
 	  $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js
+
+# The chaos soak: a cluster of its own (its folder is the one `cluster restart-apiserver` restarts).
+SOAK_DIR ?= $(TOOLS)/cluster-soak
+SOAK_MINUTES ?= 30
+# Room for up to 8 jobs of up to 100 workers (0.5 CPU each) at once: a pod left Pending for want of
+# a node would read as a controller that did not converge.
+SOAK_NODES := --nodes 8 --node-cpu 64 --node-memory 512Gi --node-pods 250
+SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
+  $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
+
+soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, nine fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed
+	SOAK_MINUTES=$(SOAK_MINUTES) $(SOAK_RUN)
+
+test-soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for 3 minutes: fails on any invariant violation or a fault kind that never happened
+	SOAK_MINUTES=3 SOAK_STRICT=1 $(SOAK_RUN)

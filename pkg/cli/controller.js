@@ -44,6 +44,8 @@ Options:
   --kube-api-qps N        calls a second to the API server at most, every call counted (default:
                           ${DEFAULTS.kubeApiQps}; 0: no limit)
   --kube-api-burst N      calls at once above that after a quiet time (default: ${DEFAULTS.kubeApiBurst})
+  --field-manager NAME    the field manager of every write, in managedFields (default:
+                          ${DEFAULTS.fieldManager}; one per replica tells them apart)
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default: ${DEFAULTS.logLevel})
 
 Exit status: 0 once stopped by SIGTERM or SIGINT; 1 when it cannot start, or when it lost the
@@ -66,6 +68,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     "kube-api-qps": { type: "string" },
     "kube-api-burst": { type: "string" },
     "log-level": { type: "string" },
+    "field-manager": { type: "string" },
   },
   positionals: [0, 0],
   async run(_positionals, values, io) {
@@ -83,6 +86,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       kubeApiQps: rate(values, "kube-api-qps"),
       kubeApiBurst: whole(values, "kube-api-burst", 1),
       logLevel: values["log-level"],
+      fieldManager: values["field-manager"],
     };
     for (const [flag, key] of Object.entries(SECONDS)) {
       options[key] = seconds(values, flag);
@@ -90,7 +94,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
       throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, not \`${options.logLevel}\``);
     }
-    for (const flag of ["namespace", "master-image", "kubeconfig", "leader-elect-namespace", "leader-elect-name"]) {
+    for (const flag of ["namespace", "master-image", "kubeconfig", "leader-elect-namespace", "leader-elect-name", "field-manager"]) {
       if (values[flag] === "") {
         throw new UsageError(`--${flag} is empty`);
       }

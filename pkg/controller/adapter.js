@@ -130,6 +130,11 @@ export function stripManagedFields(obj) {
   return obj;
 }
 
+/** A write refused before it was sent, counted as such. */
+function count0(adapter, verb, resource) {
+  adapter.onRequest({ verb, resource, code: "fenced" });
+}
+
 export class KubeAdapter {
   /**
    * @param {k8s.KubeConfig} kc
@@ -137,10 +142,17 @@ export class KubeAdapter {
    * @param {(call: {verb: string, resource: string, code: string, seconds?: number}) => void} [options.onRequest]
    * @param {number} [options.qps] requests a second at most, over every call (0: no limit)
    * @param {number} [options.burst] requests at once above `qps` after a quiet time
+   * @param {string} [options.fieldManager] the field manager of every write (managedFields)
+   * @param {() => boolean} [options.mayWrite] asked right before each write goes out: false fails it
+   *   without sending (a leader whose renew deadline passed, its timers not yet run: a process that
+   *   was stopped and continued)
    */
-  constructor(kc, { onRequest = () => {}, qps = 0, burst = 1 } = {}) {
+  constructor(kc, { onRequest = () => {}, qps = 0, burst = 1, fieldManager = FIELD_MANAGER, mayWrite = () => true } = {}) {
     this.kc = kc;
     this.onRequest = onRequest;
+    this.fieldManager = fieldManager;
+    /** Asked right before each write is sent; false refuses it (a leader past its renew deadline). */
+    this.mayWrite = mayWrite;
     this.server = kc.getCurrentCluster().server.replace(/\/+$/, "");
     this.agent = undefined;
     this.limiter = new TokenBucket({ qps, burst });
@@ -215,6 +227,12 @@ export class KubeAdapter {
       options.headers["content-length"] = payload.length;
     }
     const what = `${verb} ${path}`;
+    // The last moment before the write leaves: whatever waited (the rate limit, a pass's earlier
+    // calls, a process stopped and continued) is behind it.
+    if (method !== "GET" && !this.mayWrite()) {
+      count0(this, verb, resource);
+      throw new RequestError(what, new Error("not sent: this instance no longer holds the leader lease"));
+    }
     const client = url.protocol === "http:" ? http : https;
     const started = performance.now();
     const count = (code) => this.onRequest({ verb, resource, code, seconds: (performance.now() - started) / 1000 });
@@ -313,7 +331,7 @@ export class KubeAdapter {
   apply(kind, obj) {
     return this.request("PATCH", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {
       body: obj,
-      query: { fieldManager: FIELD_MANAGER, force: "true" },
+      query: { fieldManager: this.fieldManager, force: "true" },
       contentType: "application/apply-patch+yaml",
       verb: "apply",
       resource: KINDS[kind].plural,
@@ -324,7 +342,7 @@ export class KubeAdapter {
   patch(kind, namespace, name, body) {
     return this.request("PATCH", objectPath(kind, namespace, name), {
       body,
-      query: { fieldManager: FIELD_MANAGER },
+      query: { fieldManager: this.fieldManager },
       contentType: "application/merge-patch+json",
       verb: "patch",
       resource: KINDS[kind].plural,
@@ -335,7 +353,7 @@ export class KubeAdapter {
   patchStatus(kind, namespace, name, body) {
     return this.request("PATCH", `${objectPath(kind, namespace, name)}/status`, {
       body,
-      query: { fieldManager: FIELD_MANAGER },
+      query: { fieldManager: this.fieldManager },
       contentType: "application/merge-patch+json",
       verb: "patch",
       resource: `${KINDS[kind].plural}/status`,
@@ -346,7 +364,7 @@ export class KubeAdapter {
   replace(kind, obj, { signal } = {}) {
     return this.request("PUT", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {
       body: obj,
-      query: { fieldManager: FIELD_MANAGER },
+      query: { fieldManager: this.fieldManager },
       verb: "update",
       resource: KINDS[kind].plural,
       signal,
@@ -360,7 +378,7 @@ export class KubeAdapter {
   replaceStatus(kind, obj) {
     return this.request("PUT", `${objectPath(kind, obj.metadata.namespace, obj.metadata.name)}/status`, {
       body: obj,
-      query: { fieldManager: FIELD_MANAGER },
+      query: { fieldManager: this.fieldManager },
       verb: "update",
       resource: `${KINDS[kind].plural}/status`,
     });

@@ -23,6 +23,9 @@ export const DEFAULTS = Object.freeze({
   renewDeadlineSeconds: 10,
   retryPeriodSeconds: 2,
   logLevel: "info",
+  // The field manager of every write (metadata.managedFields tells who wrote what): replicas given
+  // names of their own can be told apart there.
+  fieldManager: "elasticjob-controller",
 });
 
 /**

@@ -62,6 +62,8 @@ export interface ControllerOptions {
    * `kueue.x-k8s.io/queue-name` (docs/kueue.md); default false (nothing of Kueue is watched).
    */
   kueue?: boolean;
+  /** The field manager of every write (in managedFields); default `elasticjob-controller`. */
+  fieldManager?: string;
   /** This instance's name in the Lease; default `<hostname>_<uuid>`. */
   identity?: string;
   /** Default `info`. */
@@ -88,6 +90,7 @@ export declare const DEFAULTS: Readonly<{
   renewDeadlineSeconds: number;
   retryPeriodSeconds: number;
   logLevel: LogLevel;
+  fieldManager: string;
 }>;
 
 /** How a controller ended: 0 when stopped, 1 when it lost the leader lease or failed. */

@@ -64,7 +64,9 @@ export class Controller {
       }
     };
     const rateLimit = { qps: o.kubeApiQps, burst: o.kubeApiBurst };
-    this.adapter = new KubeAdapter(kc, { onRequest, ...rateLimit });
+    // Every write of a pass is fenced by the lease: none goes out once the renew deadline passed.
+    const mayWrite = () => !this.elector || this.elector.holds();
+    this.adapter = new KubeAdapter(kc, { onRequest, ...rateLimit, fieldManager: o.fieldManager, mayWrite });
     await this.adapter.connect();
     // A client of its own for the leader election (as controller-runtime's has): the lease's calls
     // neither wait behind a large plan's in the rate limit nor share its connections.
@@ -82,6 +84,7 @@ export class Controller {
       kueue: o.kueue,
       leaderElect: o.leaderElect,
       identity: this.identity,
+      fieldManager: o.fieldManager,
     });
     this.queue = new WorkQueue({ observer: metrics.workQueue("elasticjob", () => this.queue) });
     this.caches = this.informers();

@@ -42,6 +42,8 @@ export class LeaderElector {
     /** When (on this clock) the Lease was last seen to change. */
     this.observedAt = 0;
     this.leading = false;
+    /** When (Date.now()) the request of the last renewal that succeeded was sent. */
+    this.renewedAt = 0;
     this.abort = new AbortController();
   }
 
@@ -52,6 +54,7 @@ export class LeaderElector {
     while (!this.abort.signal.aborted) {
       if (await this.tryAcquireOrRenew(this.bounded(this.renewDeadlineSeconds * 1000))) {
         this.leading = true;
+        this.renewedAt = this.sentAt;
         this.log.info("became the leader", { leaseTransitions: this.lease.spec.leaseTransitions ?? 0 });
         return true;
       }
@@ -75,7 +78,7 @@ export class LeaderElector {
    */
   keepRenewing(acquiredAt = this.sentAt) {
     const deadlineMs = this.renewDeadlineSeconds * 1000;
-    let renewedAt = acquiredAt ?? Date.now();
+    this.renewedAt = acquiredAt ?? Date.now();
     let timer;
     const lost = new Promise((resolve) => {
       const arm = () => {
@@ -85,10 +88,10 @@ export class LeaderElector {
           this.renewal?.abort(new Error("the renew deadline passed"));
           this.log.error("could not renew the leader lease within the renew deadline: no longer the leader", {
             renewDeadlineSeconds: this.renewDeadlineSeconds,
-            lastRenewal: new Date(renewedAt).toISOString(),
+            lastRenewal: new Date(this.renewedAt).toISOString(),
           });
           resolve({ lost: true });
-        }, renewedAt + deadlineMs - Date.now());
+        }, this.renewedAt + deadlineMs - Date.now());
       };
       this.rearm = arm;
       arm();
@@ -100,15 +103,25 @@ export class LeaderElector {
         }
         const sentAt = Date.now();
         this.renewal = new AbortController();
-        const signal = AbortSignal.any([this.renewal.signal, this.bounded(renewedAt + deadlineMs - sentAt)]);
+        const signal = AbortSignal.any([this.renewal.signal, this.bounded(this.renewedAt + deadlineMs - sentAt)]);
         if ((await this.tryAcquireOrRenew(signal)) && this.leading) {
-          renewedAt = sentAt;
+          this.renewedAt = sentAt;
           this.rearm();
         }
       }
       return { lost: false };
     })();
     return Promise.race([lost, renewing]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Whether this instance may act now: it leads and its last renewal was sent less than the renew
+   * deadline ago. Read on this clock at the moment of asking, not from the timer that ends the
+   * leading: a process stopped (SIGSTOP) past its lease and continued runs whatever was ready
+   * before that timer, and none of it may write, since another instance may lead by then.
+   */
+  holds() {
+    return this.leading && Date.now() < this.renewedAt + this.renewDeadlineSeconds * 1000;
   }
 
   /** A signal that aborts after `ms`, or when the elector is stopped. */

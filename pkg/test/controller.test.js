@@ -378,3 +378,36 @@ test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach ex
   assert.match(out.stderr, /cannot start: .*\/nonexistent\/kubeconfig/);
   assert.equal(DEFAULTS.leaseDurationSeconds, 15);
 });
+
+test("a write the lease fence refuses is never sent, and fails as the cluster's trouble; reads still go; the field manager given is the one sent", async () => {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ metadata: { name: "a" } }));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "c", server: `http://127.0.0.1:${server.address().port}`, skipTLSVerify: true }],
+    users: [{ name: "u" }],
+    contexts: [{ name: "x", cluster: "c", user: "u" }],
+    currentContext: "x",
+  });
+  let holds = true;
+  const calls = [];
+  const adapter = new KubeAdapter(kc, { onRequest: (call) => calls.push(call.code), fieldManager: "replica-b", mayWrite: () => holds });
+  await adapter.connect();
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "a", namespace: "ns" } };
+  await adapter.create("Pod", pod);
+  await adapter.patch("Pod", "ns", "a", { metadata: { labels: { x: "1" } } });
+  holds = false;
+  await assert.rejects(adapter.create("Pod", pod), (e) => e.name === "RequestError" && /no longer holds the leader lease/.test(e.message));
+  await assert.rejects(adapter.delete("Pod", "ns", "a"), /no longer holds the leader lease/);
+  await adapter.get("Pod", "ns", "a");
+  adapter.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  assert.deepEqual(seen, ["POST /api/v1/namespaces/ns/pods", "PATCH /api/v1/namespaces/ns/pods/a?fieldManager=replica-b", "GET /api/v1/namespaces/ns/pods/a"]);
+  assert.deepEqual(calls, ["200", "200", "fenced", "fenced", "200"]);
+});

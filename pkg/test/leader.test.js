@@ -112,3 +112,15 @@ test("lease duration > renew deadline > retry period > 0, checked in one place",
   assert.match(leaseTimingsProblem(15, 10, 0), /retry period \(0 s\) must be above 0/);
   assert.throws(() => new LeaderElector({ adapter: {}, namespace: "ns", name: "l", identity: "a", leaseDurationSeconds: 5, renewDeadlineSeconds: 10, retryPeriodSeconds: 2, log: quiet }), RangeError);
 });
+
+test("a leader whose renew deadline passed no longer holds the lease, though the timer that ends its leading has not run (a process stopped and continued)", async () => {
+  const store = leaseStore();
+  const a = elector(store, "a");
+  assert.equal(await a.acquire(), true);
+  assert.equal(a.holds(), true, "just acquired");
+  // No keepRenewing: nothing renews and no timer ends the leading, as in a process stopped
+  // (SIGSTOP) whose timers have not run yet after SIGCONT.
+  await sleep(TIMINGS.renewDeadlineSeconds * 1000 + 50);
+  assert.equal(a.leading, true, "the flag alone would still say leading");
+  assert.equal(a.holds(), false, "past the renew deadline since the last renewal was sent");
+});

@@ -23,6 +23,8 @@ import (
 const (
 	readyTimeout = 3 * time.Minute
 	stopTimeout  = 30 * time.Second
+	// How long `restart-apiserver` waits for the drain before it kills the process.
+	restartTimeout = 5 * time.Second
 )
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
@@ -82,6 +84,31 @@ func (c cluster) down() error {
 		c.stop(pid)
 	}
 	return c.removeData()
+}
+
+// restart stops the control plane's process and starts it again on its data: etcd's files, the
+// keys and the ports are kept, so every object is still there and the clients' kubeconfigs still
+// point at it. The API server runs in that process with etcd, the scheduler, the controller
+// manager and kwok, so they restart with it (kwok's nodes and pods are objects in etcd, kept).
+func (c cluster) restart() error {
+	pid, running := c.running()
+	if !running {
+		return errors.New("restart-apiserver: the cluster does not run")
+	}
+	begin := time.Now()
+	// A drain waits for the clients' watches to end; a restart gives it restartTimeout, then kills
+	// the process (etcd's writes are in the kernel's page cache by then: a killed process loses none).
+	terminate(pid, restartTimeout, func() bool { return c.isServe(pid) })
+	down := time.Since(begin)
+	pid, err := c.start()
+	if err != nil {
+		return err
+	}
+	if err := c.waitReady(pid); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "cluster: restarted: stopped in %.1fs, ready again %.1fs later (pid %d)\n", down.Seconds(), (time.Since(begin) - down).Seconds(), pid)
+	return nil
 }
 
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
@@ -188,20 +215,20 @@ func (c cluster) isServe(pid int) bool {
 
 // stop sends SIGTERM, waits for the server to drain and exit, and kills it after stopTimeout.
 func (c cluster) stop(pid int) {
-	terminate(pid, func() bool { return c.isServe(pid) })
+	terminate(pid, stopTimeout, func() bool { return c.isServe(pid) })
 }
 
-// terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after stopTimeout.
-func terminate(pid int, alive func() bool) {
+// terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after timeout.
+func terminate(pid int, timeout time.Duration, alive func() bool) {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	deadline := time.Now().Add(stopTimeout)
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if !alive() {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, stopTimeout)
+	fmt.Fprintf(os.Stderr, "cluster: pid %d did not stop in %s; killing it\n", pid, timeout)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	for alive() {
 		time.Sleep(100 * time.Millisecond)

@@ -469,7 +469,7 @@ func (c cluster) waitKueueReady(pid, healthPort int) error {
 // stopKueue stops the manager if it runs (SIGTERM, then SIGKILL after stopTimeout).
 func (c cluster) stopKueue() {
 	if pid, running := c.kueueRunning(""); running {
-		terminate(pid, func() bool { _, running := c.kueueRunning(""); return running })
+		terminate(pid, stopTimeout, func() bool { _, running := c.kueueRunning(""); return running })
 	}
 }
 

@@ -13,6 +13,10 @@
 //	                                      manager from K (kueue/build.sh builds it) with its CRDs
 //	                                      and webhooks (kueue.go)
 //	cluster down [--dir D]                stop it and remove its data
+//	cluster restart-apiserver [--dir D]   stop the control plane and start it again with etcd's
+//	                                      data, the keys and the ports kept (the scheduler, the
+//	                                      controller manager and kwok share its process and
+//	                                      restart with it); returns once /readyz is ok again
 //	cluster run  [the flags of up] -- CMD ARGS...
 //	                                      bring it up unless it runs, run CMD with KUBECONFIG set,
 //	                                      then stop what it started, also when CMD fails or the run
@@ -67,6 +71,8 @@ func main() {
 		}
 	case "down":
 		err = c.down()
+	case "restart-apiserver":
+		err = c.restart()
 	case "run":
 		var code int
 		code, err = c.run(*crds, *kueue, shape, flags.Args())
@@ -82,7 +88,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|serve [--dir D] [--crds DIR] [--kueue K] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

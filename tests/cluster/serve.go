@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -36,7 +39,7 @@ func (c cluster) serve() error {
 			return fmt.Errorf("making keys and certificates: %w", err)
 		}
 	}
-	ports, err := freePorts(3)
+	ports, err := c.ports()
 	if err != nil {
 		return err
 	}
@@ -164,6 +167,54 @@ func (c cluster) startEtcd(clientPort, peerPort int) (*embed.Etcd, error) {
 		e.Close()
 		return nil, errors.New("etcd did not become ready in 60s")
 	}
+}
+
+// portsFile keeps the ports of a start, so that a restart (`restart-apiserver`) serves where the
+// kubeconfig and every client's connections point.
+func (c cluster) portsFile() string { return filepath.Join(c.data(), "ports") }
+
+// ports are the API server's and etcd's client and peer ports: those of the last start when the
+// data was kept, else free ones below the ephemeral range (a port the kernel hands out for an
+// outgoing connection while the server is down could not be bound again on the restart).
+func (c cluster) ports() ([]int, error) {
+	if raw, err := os.ReadFile(c.portsFile()); err == nil {
+		var ports []int
+		for _, field := range strings.Fields(string(raw)) {
+			port, err := strconv.Atoi(field)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.portsFile(), err)
+			}
+			ports = append(ports, port)
+		}
+		if len(ports) == 3 {
+			return ports, nil
+		}
+	}
+	ports, err := fixedFreePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("%d %d %d\n", ports[0], ports[1], ports[2])
+	return ports, os.WriteFile(c.portsFile(), []byte(text), 0o600)
+}
+
+// fixedFreePorts picks n free loopback ports at random between 20000 and 32000, below Linux's
+// ephemeral range (32768 and up).
+func fixedFreePorts(n int) ([]int, error) {
+	var ports []int
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 1000 {
+			return nil, errors.New("no free port between 20000 and 32000")
+		}
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil || slices.Contains(ports, port) {
+			continue
+		}
+		l.Close()
+		ports = append(ports, port)
+	}
+	return ports, nil
 }
 
 // freePorts asks the kernel for n free loopback ports. They are released before use, so another

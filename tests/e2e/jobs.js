@@ -10,10 +10,11 @@ export const container = (requests) => ({ name: "main", image: "tf:2", command: 
 
 /**
  * A ParameterServerStrategy job of `ps` PS and `workers` workers, each task `task` (a container),
- * the workers' spec with `worker`'s fields over it.
+ * the workers' spec with `worker`'s fields over it; with `chief` or `evaluator`, one of each too.
  */
-export function psJob(ns, name, { ps = 1, workers, task, worker = {} }) {
+export function psJob(ns, name, { ps = 1, workers, task, worker = {}, chief = false, evaluator = false }) {
   const template = { spec: { restartPolicy: "Never", containers: [task] } };
+  const one = (wanted) => (wanted ? { replicas: 1, restartCount: 2, template } : undefined);
   return {
     apiVersion: JOB_API,
     kind: "ElasticJob",
@@ -23,6 +24,8 @@ export function psJob(ns, name, { ps = 1, workers, task, worker = {} }) {
       replicaSpecs: {
         ps: { replicas: ps, restartCount: 2, template },
         worker: { replicas: workers, restartCount: 2, ...worker, template },
+        ...(chief ? { chief: one(chief) } : {}),
+        ...(evaluator ? { evaluator: one(evaluator) } : {}),
       },
     },
   };

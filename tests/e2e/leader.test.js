@@ -6,10 +6,10 @@
 // whatever it held: from both controllers' logs, no action of the old leader is later than the new
 // leader's first, and no pod is made twice.
 import assert from "node:assert/strict";
-import net from "node:net";
 import { it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CONTROLLER_SA, request, tokenConfig } from "./kube.js";
+import { stallableProxy as stallableProxyTo } from "./proxy.js";
 import {
   Controller,
   admin,
@@ -30,54 +30,11 @@ import {
 
 useCluster();
 
-/** A TCP proxy to the API server that can hold every byte both ways (`stall`) and let them go (`resume`). */
+/** The proxy of proxy.js to the cluster's API server, closed at the end. */
 async function stallableProxy() {
-  const server = new URL(admin.getCurrentCluster().server);
-  const pairs = new Set();
-  let stalled = false;
-  const proxy = net.createServer((client) => {
-    const upstream = net.connect(Number(server.port), server.hostname);
-    const pair = [
-      [client, upstream],
-      [upstream, client],
-    ];
-    pairs.add(pair);
-    for (const [from, to] of pair) {
-      from.on("error", () => to.destroy());
-      from.on("close", () => {
-        pairs.delete(pair);
-        to.destroy();
-      });
-      if (stalled) {
-        from.pause();
-      } else {
-        from.pipe(to);
-      }
-    }
-  });
-  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise((resolve) => proxy.close(resolve)));
-  return {
-    port: proxy.address().port,
-    stall() {
-      stalled = true;
-      for (const pair of pairs) {
-        for (const [from, to] of pair) {
-          from.unpipe(to);
-          from.pause();
-        }
-      }
-    },
-    resume() {
-      stalled = false;
-      for (const pair of pairs) {
-        for (const [from, to] of pair) {
-          from.pipe(to);
-          from.resume();
-        }
-      }
-    },
-  };
+  const proxy = await stallableProxyTo(admin.getCurrentCluster().server);
+  cleanups.push(() => proxy.close());
+  return proxy;
 }
 
 it("the leader's network stalls in the middle of a plan: it stops at its renew deadline, and none of its actions is later than the new leader's first", async (t) => {

@@ -1,0 +1,282 @@
+// The chaos soak (make soak, make test-soak; docs/controller.md says what it tries and guarantees):
+// two `elasticjob controller` replicas with leader election on the test cluster, jobs arriving and
+// leaving all through SOAK_MINUTES, each job's master played as DLRover's 0.6.1 writes its plans
+// (soak/master.js) and one job at a time driven by DLRover's real master, faults of nine kinds on a
+// schedule drawn from a seed (SOAK_SEED, printed: the same seed gives the same schedule), and an
+// observer with watches of its own (soak/observer.js) that checks the invariants from what the
+// API server shows, trusting no log. Figures at the end, printed and written to BENCH_JSON.
+// With SOAK_STRICT=1 it exits 1 on any violation or when a fault kind never happened.
+//
+// Needs KUBECONFIG (cluster run sets it), SOAK_CLUSTER ("BIN --dir DIR": the cluster binary and
+// folder, for restart-apiserver) and DLROVER_PYTHON (the real master; without it that part is off
+// and said so).
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { stallableProxy } from "../../tests/e2e/proxy.js";
+import { CONTROLLER_SA, applyManifests, collection, request, serviceAccountToken, tokenConfig } from "../../tests/e2e/kube.js";
+import { Controller, admin, writeKubeconfig } from "../../tests/e2e/scenario.js";
+import { Players } from "./soak/master.js";
+import { Observer } from "./soak/observer.js";
+import { random } from "./soak/random.js";
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
+const SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const STRICT = process.env.SOAK_STRICT === "1";
+const NS = "soak";
+const LEASE = { duration: 4, renew: 2.5, retry: 0.5 };
+const LEASE_NAME = `elasticjob-soak-${SEED}`;
+const KINDS = ["kill-leader", "stop-leader", "restart-apiserver", "stall", "delete-node", "pod-fail", "delete-job-mid-plan", "refuse-creates", "relist"];
+
+console.log(`soak: seed ${SEED} (replay: SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES} make soak), ${MINUTES} min`);
+const rand = random(SEED);
+const log = (msg) => console.log(`${new Date().toISOString()} ${msg}`);
+
+async function ok(answer, codes, what) {
+  const a = await answer;
+  if (!codes.includes(a.status)) {
+    throw new Error(`${what}: HTTP ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
+  }
+  return a.body;
+}
+
+// The namespace and the controllers' identity (deploy/rbac.yaml's ServiceAccount).
+await applyManifests(admin, "deploy/rbac.yaml");
+await ok(request(admin, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } } }), [201, 409], "namespace");
+const token = await serviceAccountToken(admin, CONTROLLER_SA, 7200);
+const server = admin.getCurrentCluster().server;
+
+/** A replica: its proxy (for stalls), its incarnations (each a process with a field manager of its own). */
+class Replica {
+  constructor(name) {
+    this.name = name;
+    this.incarnation = 0;
+    this.samples = new Map();
+  }
+
+  async start() {
+    this.proxy ??= await stallableProxy(server);
+    this.incarnation += 1;
+    const kc = tokenConfig(admin, CONTROLLER_SA.name, token);
+    kc.clusters = [{ ...admin.getCurrentCluster(), server: `https://127.0.0.1:${this.proxy.port}`, name: kc.getCurrentCluster().name }];
+    this.fieldManager = `soak-${this.name}-${this.incarnation}`;
+    const args = ["--namespace", NS, "--leader-elect", "--leader-elect-namespace", CONTROLLER_SA.namespace, "--leader-elect-name", LEASE_NAME];
+    args.push("--leader-elect-lease-duration", String(LEASE.duration), "--leader-elect-renew-deadline", String(LEASE.renew), "--leader-elect-retry-period", String(LEASE.retry));
+    args.push("--field-manager", this.fieldManager);
+    this.process = new Controller(this.fieldManager, args, { kubeconfigPath: writeKubeconfig(this.fieldManager, kc) });
+    const proc = this.process;
+    const identity = await proc.line("starting", (l) => l.msg === "starting", 60).catch(() => undefined);
+    observer.replica(proc.identity() ?? identity?.identity, this.fieldManager);
+    proc.exited.then(({ code, signal }) => {
+      if (!stopping && proc === this.process) {
+        log(`${this.fieldManager} exited (${signal ?? code}); starting the next`);
+        this.start();
+      }
+    });
+    return this;
+  }
+
+  /** CPU seconds, RSS and open descriptors of the running incarnation, and its API calls. */
+  async sample() {
+    const pid = this.process?.child.pid;
+    if (!pid || this.process.child.exitCode !== null) {
+      return;
+    }
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      const cpu = (Number(stat[11]) + Number(stat[12])) / 100;
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+      // Sockets only: a process starting opens some 700 module files for a moment (seen in the
+      // first runs), which are no connections.
+      const fds = readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:");
+        } catch {
+          return false;
+        }
+      }).length;
+      const s = this.samples.get(this.fieldManager) ?? { name: this.fieldManager, cpu: 0, rss: 0, fds: 0, calls: 0 };
+      s.cpu = cpu;
+      s.rss = Math.max(s.rss, rss);
+      s.fds = Math.max(s.fds, fds);
+      if (this.process.ports) {
+        s.calls = await this.process.metric("elasticjob_controller_api_requests_total").catch(() => s.calls);
+      } else {
+        await this.process.line("serving", (l) => l.msg === "serving", 1).then((p) => (this.process.ports = p)).catch(() => {});
+      }
+      this.samples.set(this.fieldManager, s);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+const observer = new Observer({ kc: admin, namespace: NS, leaseNamespace: CONTROLLER_SA.namespace, leaseName: LEASE_NAME, log });
+await observer.start();
+let stopping = false;
+const replicas = [new Replica("a"), new Replica("b")];
+for (const r of replicas) {
+  await r.start();
+}
+const players = new Players({ kc: admin, namespace: NS, rand, observer, log, python: process.env.DLROVER_PYTHON });
+const started = Date.now();
+const endAt = started + MINUTES * 60_000;
+const sampler = setInterval(() => {
+  for (const r of replicas) {
+    r.sample();
+  }
+  observer.bounds(replicas.map((r) => r.samples.get(r.fieldManager)).filter(Boolean));
+}, 1000);
+
+/** The replica whose identity holds the lease now (as the observer saw it). */
+const leader = () => replicas.find((r) => observer.identityOf(r.fieldManager) === observer.holder()) ?? replicas[0];
+const injected = Object.fromEntries(KINDS.map((k) => [k, 0]));
+const convergence = [];
+
+const faults = {
+  async "kill-leader"() {
+    leader().process.child.kill("SIGKILL");
+  },
+  async "stop-leader"() {
+    const r = leader();
+    r.process.child.kill("SIGSTOP");
+    await sleep((LEASE.duration + 3) * 1000);
+    r.process.child.kill("SIGCONT");
+  },
+  async "restart-apiserver"() {
+    const [bin, ...args] = (process.env.SOAK_CLUSTER ?? "").split(" ");
+    execFileSync(bin, ["restart-apiserver", ...args], { stdio: "inherit" });
+  },
+  async stall() {
+    const r = leader();
+    r.proxy.stall();
+    await sleep((LEASE.duration + 2) * 1000);
+    r.proxy.resume();
+  },
+  async "delete-node"() {
+    // A node with pods of the soak; the pods of a node gone are deleted by the controller manager's
+    // pod GC only after its 40 s quarantine: the soak deletes them then as it does (force, no grace),
+    // without the wait, and brings a node of the same name back (capacity stays).
+    const pods = [...observer.pods.values()].filter((p) => p.spec.nodeName && !p.metadata.deletionTimestamp);
+    if (pods.length === 0) return false;
+    const nodeName = rand.pick(pods).spec.nodeName;
+    const node = await ok(request(admin, "GET", `/api/v1/nodes/${nodeName}`), [200], "node");
+    await ok(request(admin, "DELETE", `/api/v1/nodes/${nodeName}`), [200], "delete node");
+    const onIt = pods.filter((p) => p.spec.nodeName === nodeName);
+    await Promise.all(onIt.map((p) => request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } })));
+    players.podsDeleted(onIt);
+    const { name, labels, annotations } = node.metadata;
+    await ok(request(admin, "POST", "/api/v1/nodes", { body: { apiVersion: "v1", kind: "Node", metadata: { name, labels, annotations }, spec: { taints: node.spec.taints?.filter((t) => !t.key.startsWith("node.kubernetes.io/")) } } }), [201], "node back");
+    await request(admin, "PATCH", `/api/v1/nodes/${nodeName}/status`, { body: { status: { capacity: node.status.capacity, allocatable: node.status.allocatable } }, contentType: "application/merge-patch+json" });
+    log(`  node ${nodeName}: ${onIt.length} pods on it`);
+  },
+  async "pod-fail"() {
+    return players.failPods(rand.int(1, 3));
+  },
+  async "delete-job-mid-plan"() {
+    return players.deleteMidPlan();
+  },
+  async "refuse-creates"() {
+    const quota = { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "soak-refuse", namespace: NS }, spec: { hard: { pods: "0" } } };
+    await ok(request(admin, "POST", collection("v1", "ResourceQuota", NS), { body: quota }), [201], "quota");
+    // Something to create meanwhile: a scale-up of a job.
+    await players.scaleSome();
+    await sleep(rand.int(5, 10) * 1000);
+    await ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/resourcequotas/soak-refuse`), [200], "quota gone");
+  },
+  async relist() {
+    // A burst of watch events: every pod of the soak touched, and the leader's connections cut
+    // (its watches open again).
+    const pods = [...observer.pods.values()];
+    const at = String(Date.now());
+    await Promise.all(pods.map((p) => request(admin, "PATCH", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { metadata: { annotations: { "soak/touched": at } } }, contentType: "application/merge-patch+json" })));
+    leader().proxy.reset();
+    log(`  ${pods.length} pods touched`);
+  },
+};
+
+// The schedule: a fault at a time, each kind in turn in an order the seed shuffles (so every kind
+// happens in a short run), with a quiet time after each for the convergence.
+let order = [];
+players.run(() => Date.now() < endAt - 20_000);
+await sleep(10_000);
+while (Date.now() < endAt - 15_000) {
+  if (order.length === 0) {
+    order = rand.shuffle([...KINDS]);
+  }
+  const kind = order.shift();
+  log(`fault ${kind}`);
+  let did;
+  try {
+    did = await faults[kind]();
+  } catch (e) {
+    log(`  fault ${kind} failed: ${e.message}`);
+    did = false;
+  }
+  if (did === false) {
+    order.push(kind);
+    await sleep(2000);
+    continue;
+  }
+  injected[kind] += 1;
+  const endedAt = Date.now();
+  observer.faultEnded(endedAt);
+  const seconds = await observer.converged(30);
+  if (seconds === undefined) {
+    observer.violation("not-converged-30s", `after ${kind}: ${observer.unconverged().join("; ")}`);
+    for (const line of observer.podsOfUnconverged()) log(`  ${line}`);
+  } else {
+    convergence.push(seconds);
+    log(`  converged ${seconds.toFixed(1)} s after ${kind}`);
+  }
+  await sleep(rand.int(2, 5) * 1000);
+}
+
+// The end: the last deletions are checked 60 s on, then everything stops.
+await players.stop();
+await observer.settle(65);
+stopping = true;
+clearInterval(sampler);
+for (const r of replicas) {
+  await r.sample();
+  r.process.stop();
+  await r.process.exited;
+  await r.proxy.close();
+}
+observer.stop();
+
+const q = (p) => {
+  const s = [...convergence].sort((a, b) => a - b);
+  return s.length ? Number(s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(2)) : null;
+};
+const samples = replicas.flatMap((r) => [...r.samples.values()]);
+const pods = observer.podsCreated();
+const calls = samples.reduce((a, s) => a + s.calls, 0);
+const figures = {
+  seed: SEED,
+  minutes: Number(((Date.now() - started) / 60_000).toFixed(1)),
+  jobs: players.jobsStarted,
+  realMasterJobs: players.realJobs,
+  podsCreated: pods,
+  faults: injected,
+  violations: observer.violationsByKind(),
+  convergenceSeconds: { p50: q(0.5), p99: q(0.99), max: convergence.length ? Number(Math.max(...convergence).toFixed(2)) : null, count: convergence.length },
+  apiCallsPerPod: pods ? Number((calls / pods).toFixed(1)) : null,
+  controllerCpuSeconds: Number(samples.reduce((a, s) => a + s.cpu, 0).toFixed(1)),
+  controllerPeakRssMB: Math.round(Math.max(0, ...samples.map((s) => s.rss))),
+  controllerPeakSockets: Math.max(0, ...samples.map((s) => s.fds)),
+  incarnations: samples.length,
+};
+console.log(JSON.stringify(figures, null, 2));
+for (const v of observer.violations.slice(0, 20)) {
+  console.log(`violation ${v.kind}: ${v.detail}`);
+}
+if (process.env.BENCH_JSON) {
+  writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ name: "soak", ...figures }, null, 2)}\n`);
+}
+const never = KINDS.filter((k) => injected[k] === 0);
+const bad = observer.violations.length > 0 || never.length > 0;
+if (never.length) {
+  console.log(`fault kinds that never happened: ${never.join(", ")}`);
+}
+process.exit(STRICT && bad ? 1 : 0);

@@ -1,0 +1,215 @@
+// The soak's jobs and their masters. Each job comes from tests/e2e/jobs.js; its master is played
+// as DLRover's 0.6.1 master writes plans (the first plan, scale up and down, a createPods relaunch
+// with doubled memory after an OOMKill, the periodic empty plan), except one job at a time whose
+// master is DLRover's real one, run from its master pod's own command line (as dlrover.test.js).
+import { spawn } from "node:child_process";
+import { mkdtempSync, openSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { collection, objectPath, request } from "../../../tests/e2e/kube.js";
+import { container, firstPlan, masterPlan, masterResource, psJob } from "../../../tests/e2e/jobs.js";
+import * as kubelet from "../../../tests/e2e/kubelet.js";
+
+const JOB_API = "elastic.iml.github.io/v1alpha1";
+const WRAPPER = fileURLToPath(new URL("../../../tests/e2e/dlrover_master.py", import.meta.url));
+const L = (o, k) => o.metadata.labels?.[`elasticjob.dlrover/${k}`];
+const SIZES = [1, 2, 3, 4, 6, 8, 12, 16, 24, 40, 100];
+
+export class Players {
+  constructor({ kc, namespace, rand, observer, log, python }) {
+    Object.assign(this, { kc, namespace, rand, observer, log, python });
+    this.jobs = new Map();
+    this.jobsStarted = 0;
+    this.realJobs = 0;
+    this.real = undefined;
+    this.work = mkdtempSync(join(tmpdir(), "elasticjob-soak-"));
+    this.children = new Set();
+  }
+
+  async create(shape, real = false) {
+    const name = `${real ? "real" : "j"}${this.jobsStarted}`;
+    this.jobsStarted += 1;
+    const workers = this.rand.pick(SIZES);
+    const memory = `${this.rand.pick([1, 2])}Gi`;
+    const task = container({ cpu: "500m", memory });
+    const restartPolicy = this.rand.pick(["ExitCode", "OnFailure"]);
+    const job = psJob(this.namespace, name, { ps: shape === "ps" ? this.rand.int(1, 2) : 1, workers, task, worker: { restartPolicy }, chief: shape === "chief", evaluator: shape === "evaluator" });
+    const answer = await request(this.kc, "POST", collection(JOB_API, "ElasticJob", this.namespace), { body: job });
+    if (answer.status !== 201) throw new Error(`job ${name}: HTTP ${answer.status}`);
+    const state = { job: answer.body, name, index: 0, real, restartPolicy, lifetime: this.rand.int(60, 150) * 1000, born: Date.now(), relaunched: new Set() };
+    this.jobs.set(name, state);
+    this.log(`job ${name}: ${shape}, ${workers} workers (${restartPolicy})${real ? ", DLRover's real master" : ""}`);
+    if (real) this.startReal(state);
+    return state;
+  }
+
+  async plan(state, spec) {
+    const plan = masterPlan(state.job, state.index, spec);
+    state.index += 1;
+    const a = await request(this.kc, "POST", collection(JOB_API, "ScalePlan", this.namespace), { body: plan });
+    return a.status === 201;
+  }
+
+  /** One step of a played master: its first plan once its pod runs, then now and then a change. */
+  async step(state) {
+    if (state.real || state.gone) return;
+    const masterPod = [...this.observer.pods.values()].find((p) => L(p, "name") === state.name && L(p, "replica-type") === "dlrover-master" && p.status?.phase === "Running");
+    if (!state.first) {
+      if (masterPod) state.first = await this.plan(state, firstPlan(state.job));
+      return;
+    }
+    // A relaunch for each worker the cluster OOMKilled: the failed pod's rank, new id, memory doubled.
+    for (const pod of this.observer.pods.values()) {
+      const oom = pod.status?.containerStatuses?.[0]?.state?.terminated?.reason === "OOMKilled";
+      if (L(pod, "name") !== state.name || pod.status?.phase !== "Failed" || !oom || state.relaunched.has(pod.metadata.name)) continue;
+      state.relaunched.add(pod.metadata.name);
+      const type = L(pod, "replica-type");
+      const rank = L(pod, "rank-index");
+      const ids = [...this.observer.pods.values()].filter((p) => L(p, "name") === state.name && L(p, "replica-type") === type).map((p) => Number(L(p, "replica-index")));
+      const id = Math.max(...ids) + 1;
+      const { cpu, memory } = pod.spec.containers[0].resources.requests;
+      const doubled = masterResource({ cpu, memory: memory.endsWith("Gi") ? `${Number(memory.slice(0, -2)) * 2}Gi` : `${Number(memory.slice(0, -2)) * 2}Mi` });
+      const port = type === "ps" ? 2222 : 3333;
+      const entry = { name: `${state.name}-edljob-${type}-${id}`, type, id, rankIndex: Number(rank), service: `${state.name}-edljob-${type}-${rank}.${this.namespace}.svc:${port}`, resource: doubled };
+      await this.plan(state, { createPods: [entry] });
+    }
+    // A relaunch for each task pod deleted with its node, as the real master relaunches a node
+    // whose pod went away: the same rank, a new id, the same resource.
+    for (const pod of (state.lost ?? []).splice(0)) {
+      const type = L(pod, "replica-type");
+      const rank = L(pod, "rank-index");
+      const ids = [...this.observer.pods.values(), pod].filter((p) => L(p, "name") === state.name && L(p, "replica-type") === type).map((p) => Number(L(p, "replica-index")));
+      const id = Math.max(...ids, state.lastId?.[type] ?? 0) + 1;
+      state.lastId = { ...state.lastId, [type]: id };
+      const port = type === "ps" ? 2222 : 3333;
+      const resource = masterResource(pod.spec.containers[0].resources.requests);
+      await this.plan(state, { createPods: [{ name: `${state.name}-edljob-${type}-${id}`, type, id, rankIndex: Number(rank), service: `${state.name}-edljob-${type}-${rank}.${this.namespace}.svc:${port}`, resource }] });
+    }
+    const now = Date.now();
+    if (now - (state.lastEmpty ?? state.born) > 60_000) {
+      state.lastEmpty = now;
+      await this.plan(state, {});
+    }
+  }
+
+  /** A played job's workers to `n` (a scale up or down, as the master writes it). */
+  async scale(state, n) {
+    const spec = state.job.spec.replicaSpecs.worker;
+    state.workers = n;
+    return this.plan(state, { replicaResourceSpecs: { worker: { replicas: n, resource: masterResource(spec.template.spec.containers[0].resources.requests) } } });
+  }
+
+  /** Pods deleted with their node: each played job's master relaunches its task pods among them. */
+  podsDeleted(pods) {
+    for (const pod of pods) {
+      const state = this.jobs.get(L(pod, "name"));
+      if (state && !state.real && state.first && L(pod, "replica-type") !== "dlrover-master") (state.lost ??= []).push(pod);
+    }
+  }
+
+  played() {
+    return [...this.jobs.values()].filter((s) => !s.real && !s.gone && s.first);
+  }
+
+  async scaleSome() {
+    const state = this.rand.pick(this.played());
+    if (state) await this.scale(state, this.rand.int(1, 12));
+  }
+
+  /** Fails `n` running worker pods: exit 137 OOMKilled, or exit 1 for a job that relaunches on any failure. */
+  async failPods(n) {
+    // The played jobs' workers (the real master's relaunch of an OOMKill is its own business and
+    // took over 30 s in the runs so far: its log is in the soak's folder).
+    const played = (p) => this.jobs.get(L(p, "name")) && !this.jobs.get(L(p, "name")).gone && !this.jobs.get(L(p, "name")).real;
+    const running = [...this.observer.pods.values()].filter((p) => L(p, "replica-type") === "worker" && kubelet.isRunning(p) && played(p));
+    if (running.length === 0) return false;
+    for (const pod of this.rand.shuffle(running).slice(0, n)) {
+      const state = this.jobs.get(L(pod, "name"));
+      const oom = state.restartPolicy === "ExitCode" || this.rand.next() < 0.5;
+      const how = oom ? { exitCode: 137, reason: "OOMKilled" } : { exitCode: 1, reason: "Error" };
+      this.log(`  ${pod.metadata.name}: exit ${how.exitCode} ${how.reason}`);
+      await kubelet.fail(this.kc, this.namespace, pod.metadata.name, how, 10).catch(() => {});
+    }
+  }
+
+  /** A played job given a scale-up plan, deleted in the middle of it. */
+  async deleteMidPlan() {
+    const state = this.rand.pick(this.played());
+    if (!state) return false;
+    await this.scale(state, this.rand.int(8, 30));
+    await new Promise((r) => setTimeout(r, this.rand.int(50, 400)));
+    await this.remove(state);
+  }
+
+  async remove(state) {
+    state.gone = true;
+    state.master?.kill("SIGKILL");
+    await request(this.kc, "DELETE", objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name: state.name, namespace: this.namespace } }));
+    this.jobs.delete(state.name);
+  }
+
+  /** DLRover's real master for the job, from its master pod's command line. */
+  async startReal(state) {
+    let pod;
+    while (!pod && !state.gone) {
+      pod = [...this.observer.pods.values()].find((p) => L(p, "name") === state.name && L(p, "replica-type") === "dlrover-master");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    if (state.gone) return;
+    const argv = pod.spec.containers[0].command.slice(3);
+    argv[argv.indexOf("--port") + 1] = String(20000 + this.rand.int(0, 9999));
+    const kubeconfig = join(this.work, "master.kubeconfig");
+    writeFileSync(kubeconfig, this.kc.exportConfig());
+    const env = { ...process.env, KUBECONFIG: kubeconfig, PYTHONUNBUFFERED: "1" };
+    delete env.KUBERNETES_SERVICE_HOST;
+    delete env.KUBERNETES_SERVICE_PORT;
+    const out = openSync(join(this.work, `${state.name}-master.log`), "a");
+    const child = spawn(this.python, [WRAPPER, ...argv], { cwd: this.work, env, stdio: ["ignore", out, out] });
+    this.log(`  DLRover's master of ${state.name}: pid ${child.pid}, log ${join(this.work, `${state.name}-master.log`)}`);
+    state.master = child;
+    this.children.add(child);
+    child.on("exit", (code, signal) => {
+      this.children.delete(child);
+      if (!state.gone && !this.stopping) {
+        this.log(`real master of ${state.name} exited (${signal ?? code}); started again`);
+        this.startReal(state);
+      }
+    });
+  }
+
+  /** Jobs arrive, their masters play, they leave at the end of their lifetime; while `going()`. */
+  run(going) {
+    const shapes = ["ps", "ps", "chief", "evaluator"];
+    this.loop = (async () => {
+      let nextArrival = 0;
+      while (going() && !this.stopping) {
+        const now = Date.now();
+        if (this.python && ![...this.jobs.values()].some((s) => s.real)) {
+          this.realJobs += 1;
+          await this.create("ps", true).catch((e) => this.log(`real job: ${e.message}`));
+        }
+        if (now >= nextArrival && this.jobs.size < 8) {
+          await this.create(this.rand.pick(shapes)).catch((e) => this.log(`job: ${e.message}`));
+          nextArrival = now + this.rand.int(8, 20) * 1000;
+        }
+        for (const state of [...this.jobs.values()]) {
+          if (now - state.born > state.lifetime) {
+            this.log(`job ${state.name} leaves`);
+            await this.remove(state).catch(() => {});
+            continue;
+          }
+          await this.step(state).catch((e) => this.log(`master of ${state.name}: ${e.message}`));
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+  }
+
+  async stop() {
+    this.stopping = true;
+    await this.loop;
+    for (const state of [...this.jobs.values()]) await this.remove(state).catch(() => {});
+    for (const child of this.children) child.kill("SIGKILL");
+  }
+}

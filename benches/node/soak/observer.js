@@ -1,0 +1,270 @@
+// The soak's observer: watches of its own (admin's, not the controllers') on the soak's pods,
+// services, jobs and plans and on the lease, and the invariants checked from what they show.
+import * as k8s from "@kubernetes/client-node";
+import { collection, request } from "../../../tests/e2e/kube.js";
+
+const JOB_API = "elastic.iml.github.io/v1alpha1";
+const L = (o, k) => o.metadata.labels?.[`elasticjob.dlrover/${k}`];
+const live = (p) => ["Pending", "Running"].includes(p.status?.phase) && !p.metadata.deletionTimestamp;
+const PHASE_ORDER = { "": 0, Created: 1, Pending: 2, Running: 3, Scaling: 3, Restarting: 3, Succeeded: 4, Failed: 4 };
+const PLAN_ORDER = { "": 0, Created: 1, Pending: 2, Scaling: 3, Succeeded: 4, Failed: 4 };
+const RSS_BOUND_MB = 500;
+const SOCKET_BOUND = 200;
+
+export class Observer {
+  constructor({ kc, namespace, leaseNamespace, leaseName, log }) {
+    Object.assign(this, { kc, namespace, leaseNamespace, leaseName, log });
+    this.pods = new Map();
+    this.services = new Map();
+    this.jobs = new Map();
+    this.plans = new Map();
+    this.created = new Set();
+    this.violations = [];
+    this.seen = new Set();
+    /** The lease's holders in turn: {identity, from} (acquireTime, ms). */
+    this.tenures = [];
+    this.managers = new Map();
+    this.deleted = new Map();
+    this.phases = new Map();
+    this.informers = [];
+  }
+
+  violation(kind, detail) {
+    const key = `${kind} ${detail}`;
+    if (!this.seen.has(key)) {
+      this.seen.add(key);
+      this.violations.push({ kind, detail, at: new Date().toISOString() });
+      this.log(`VIOLATION ${kind}: ${detail}`);
+    }
+  }
+
+  violationsByKind() {
+    const out = {};
+    for (const v of this.violations) out[v.kind] = (out[v.kind] ?? 0) + 1;
+    return out;
+  }
+
+  replica(identity, fieldManager) {
+    this.managers.set(fieldManager, identity);
+  }
+
+  identityOf(fieldManager) {
+    return this.managers.get(fieldManager);
+  }
+
+  holder() {
+    return this.tenures.at(-1)?.identity;
+  }
+
+  async start() {
+    const ns = this.namespace;
+    const watch = (path, map, onChange) => {
+      const list = async () => {
+        const a = await request(this.kc, "GET", path);
+        if (a.status !== 200) throw new Error(`list ${path}: ${a.status}`);
+        return a.body;
+      };
+      const informer = new k8s.ListWatch(path, new k8s.Watch(this.kc), list, false);
+      const put = (o) => {
+        map?.set(o.metadata.name, o);
+        onChange?.(o, false);
+      };
+      informer.on(k8s.ADD, put);
+      informer.on(k8s.UPDATE, put);
+      informer.on(k8s.DELETE, (o) => {
+        map?.delete(o.metadata.name);
+        onChange?.(o, true);
+      });
+      informer.on(k8s.ERROR, () => setTimeout(() => !this.stopped && informer.start().catch(() => {}), 1000));
+      this.informers.push(informer);
+      return informer.start();
+    };
+    await Promise.all([
+      watch(collection("v1", "Pod", ns), this.pods, (p, gone) => this.onPod(p, gone)),
+      watch(collection("v1", "Service", ns), this.services, (s) => this.written(s)),
+      watch(collection(JOB_API, "ElasticJob", ns), this.jobs, (j, gone) => this.onJob(j, gone)),
+      watch(collection(JOB_API, "ScalePlan", ns), this.plans, (p) => this.onPlan(p)),
+      watch(`/apis/coordination.k8s.io/v1/namespaces/${this.leaseNamespace}/leases`, undefined, (l) => l.metadata.name === this.leaseName && this.onLease(l)),
+    ]);
+    this.checker = setInterval(() => this.checkDeleted(), 2000);
+  }
+
+  stop() {
+    this.stopped = true;
+    clearInterval(this.checker);
+    for (const i of this.informers) i.stop();
+  }
+
+  onLease(lease) {
+    const identity = lease.spec?.holderIdentity;
+    if (identity && identity !== this.holder()) {
+      this.tenures.push({ identity, from: Date.parse(lease.spec.acquireTime) });
+    }
+  }
+
+  /** No write by a replica once another held the lease: each managedFields entry's time against the tenures. */
+  written(obj) {
+    for (const entry of obj.metadata.managedFields ?? []) {
+      const identity = this.managers.get(entry.manager);
+      if (!identity || !entry.time) continue;
+      const at = Date.parse(entry.time);
+      const mine = this.tenures.map((t, i) => [t, this.tenures[i + 1]]).filter(([t]) => t.identity === identity);
+      // The time is in whole seconds, cut down: the write was at `at` or up to 1 s later. A
+      // violation only when it was surely after the next holder took the lease.
+      const inside = mine.some(([t, next]) => at + 1000 >= t.from && (!next || at < next.from));
+      if (mine.length && !inside) {
+        this.violation("write-after-lost-lease", `${entry.manager} wrote ${obj.kind ?? ""} ${obj.metadata.name} at ${entry.time} outside its tenures`);
+      }
+    }
+  }
+
+  onPod(pod, gone) {
+    this.created.add(pod.metadata.uid);
+    this.written(pod);
+    if (gone) return;
+    const job = L(pod, "name");
+    const type = L(pod, "replica-type");
+    if (!job || !type || !live(pod)) return;
+    const rank = type === "dlrover-master" ? "0" : L(pod, "rank-index");
+    const twins = [...this.pods.values()].filter((p) => p !== pod && live(p) && L(p, "name") === job && L(p, "replica-type") === type && (type === "dlrover-master" ? "0" : L(p, "rank-index")) === rank);
+    if (twins.length) {
+      this.violation("two-live-pods", `${job} ${type}-${rank}: ${pod.metadata.name} and ${twins.map((p) => p.metadata.name).join(", ")}`);
+    }
+    const count = L(pod, "relaunch-count");
+    const same = [...this.pods.values()].filter((p) => p.metadata.name !== pod.metadata.name && L(p, "name") === job && L(p, "replica-type") === type && L(p, "rank-index") === rank && L(p, "relaunch-count") === count && type !== "dlrover-master");
+    if (same.length && count !== "0") {
+      this.violation("relaunched-twice", `${job} ${type}-${rank} relaunch ${count}: ${pod.metadata.name} and ${same.map((p) => p.metadata.name).join(", ")}`);
+    }
+  }
+
+  onJob(job, gone) {
+    this.written(job);
+    const name = job.metadata.name;
+    if (gone || job.metadata.deletionTimestamp) {
+      if (!this.deleted.has(name)) this.deleted.set(name, { uid: job.metadata.uid, at: Date.now() });
+      return;
+    }
+    const phase = job.status?.phase ?? "";
+    const before = this.phases.get(`job/${name}`);
+    if (before !== undefined && PHASE_ORDER[phase] < PHASE_ORDER[before]) {
+      this.violation("phase-backwards", `job ${name}: ${before} -> ${phase}`);
+    }
+    this.phases.set(`job/${name}`, phase);
+    const conditions = job.status?.status?.conditions ?? job.status?.conditions ?? [];
+    const had = this.phases.get(`conditions/${name}`) ?? [];
+    const types = conditions.map((c) => c.type);
+    for (const t of had) {
+      if (!types.includes(t)) this.violation("condition-lost", `job ${name}: ${t} gone`);
+    }
+    this.phases.set(`conditions/${name}`, types);
+  }
+
+  onPlan(plan) {
+    this.written(plan);
+    const key = `plan/${plan.metadata.name}/${plan.metadata.uid}`;
+    const phase = plan.status?.phase ?? "";
+    const before = this.phases.get(key);
+    if (before !== undefined && PLAN_ORDER[phase] < PLAN_ORDER[before]) {
+      this.violation("phase-backwards", `plan ${plan.metadata.name}: ${before} -> ${phase}`);
+    }
+    this.phases.set(key, phase);
+  }
+
+  /** Nothing of a job deleted 60 s ago is left: no pod, service or plan of its uid. */
+  checkDeleted() {
+    for (const [name, { uid, at }] of this.deleted) {
+      if (this.jobs.get(name)?.metadata.uid && this.jobs.get(name).metadata.uid !== uid && !this.jobs.get(name).metadata.deletionTimestamp) {
+        // A new job of the same name: only the old uid's objects count.
+      }
+      if (Date.now() - at < 60_000) continue;
+      const owned = (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid);
+      const left = [...this.pods.values(), ...this.services.values(), ...this.plans.values()].filter(owned);
+      if (left.length) {
+        this.violation("orphan-after-60s", `job ${name}: ${left.map((o) => o.metadata.name).join(", ")}`);
+      }
+      this.deleted.delete(name);
+    }
+  }
+
+  bounds(samples) {
+    for (const s of samples) {
+      if (s.rss > RSS_BOUND_MB) this.violation("rss-unbounded", `${s.name}: ${s.rss.toFixed(0)} MB > ${RSS_BOUND_MB}`);
+      if (s.fds > SOCKET_BOUND) this.violation("open-connections-unbounded", `${s.name}: ${s.fds} sockets > ${SOCKET_BOUND}`);
+    }
+  }
+
+  faultEnded(at) {
+    this.lastFault = at;
+  }
+
+  /** What each job's newest plans ask: type -> replicas (the newest plan that names the type). */
+  desired(job) {
+    const plans = [...this.plans.values()]
+      .filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.uid === job.metadata.uid))
+      .sort((a, b) => Number(a.metadata.name.split("-").pop()) - Number(b.metadata.name.split("-").pop()));
+    const want = {};
+    for (const p of plans) {
+      for (const [type, s] of Object.entries(p.spec.replicaResourceSpecs ?? {})) want[type] = s.replicas;
+    }
+    return { want, plans };
+  }
+
+  /** Why each job is not converged now: every task of its newest plans Running, each rank once, every plan done. */
+  unconverged() {
+    const why = [];
+    for (const job of this.jobs.values()) {
+      const name = job.metadata.name;
+      if (job.metadata.deletionTimestamp || ["Succeeded", "Failed"].includes(job.status?.phase)) continue;
+      const { want, plans } = this.desired(job);
+      const pods = [...this.pods.values()].filter((p) => L(p, "name") === name && live(p));
+      const young = Date.now() - Date.parse(job.metadata.creationTimestamp) < 30_000;
+      if (!pods.some((p) => L(p, "replica-type") === "dlrover-master" && p.status.phase === "Running") && !young) why.push(`${name}: master not Running`);
+      // A job's first plan comes once its master runs (the master's to write): not yet, not a fault.
+      if (plans.length === 0) continue;
+      const all = [...this.pods.values()].filter((p) => L(p, "name") === name);
+      for (const [type, n] of Object.entries(want)) {
+        // A rank whose newest pod ended with exit 1 (a failure the master's and the restart
+        // policy's rules may leave ended) is not asked for; an OOMKill is relaunched, so it is.
+        const ended = new Set();
+        for (let r = 0; r < n; r++) {
+          const newest = all.filter((p) => L(p, "replica-type") === type && Number(L(p, "rank-index")) === r).sort((a, b) => Number(L(b, "replica-index")) - Number(L(a, "replica-index")))[0];
+          const term = newest?.status?.containerStatuses?.[0]?.state?.terminated;
+          if (newest?.status?.phase === "Failed" && term?.reason !== "OOMKilled") ended.add(r);
+        }
+        const ranks = pods.filter((p) => L(p, "replica-type") === type && p.status.phase === "Running").map((p) => Number(L(p, "rank-index")));
+        const ok = ranks.length === n - ended.size && ranks.every((r) => r < n && !ended.has(r)) && new Set(ranks).size === ranks.length;
+        if (!ok) why.push(`${name}: ${type} ${ranks.length}/${n} Running`);
+      }
+      const pending = plans.filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
+      if (pending.length) why.push(`${name}: plan ${pending.map((p) => p.metadata.name).join(",")} not done`);
+    }
+    return why;
+  }
+
+  /** The pods of the jobs not converged, for the log: name, phase, rank, relaunch count, node. */
+  podsOfUnconverged() {
+    const names = new Set(this.unconverged().map((w) => w.split(":")[0]));
+    return [...this.pods.values()]
+      .filter((p) => names.has(L(p, "name")))
+      .map((p) => `${p.metadata.name} ${p.status?.phase}${p.metadata.deletionTimestamp ? " (deleting)" : ""} rank ${L(p, "rank-index")} relaunch ${L(p, "relaunch-count")} ${p.status?.containerStatuses?.[0]?.state?.terminated?.reason ?? ""} ${p.spec.nodeName ?? "(unbound)"}`);
+  }
+
+  /** Seconds from the last fault's end until every job is converged; undefined past `limit`. */
+  async converged(limit) {
+    while ((Date.now() - this.lastFault) / 1000 <= limit) {
+      if (this.unconverged().length === 0) return (Date.now() - this.lastFault) / 1000;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return undefined;
+  }
+
+  /** Waits `seconds` so the last deletions' 60 s come, checking meanwhile. */
+  async settle(seconds) {
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    this.checkDeleted();
+  }
+
+  podsCreated() {
+    return this.created.size;
+  }
+}
