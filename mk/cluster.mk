@@ -20,7 +20,7 @@
 #                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks;
 #                       then `elasticjob controller --kueue` in the issue's five scenarios
 
-TEST_TARGETS += test-cluster test-kueue test-soak
+TEST_TARGETS += test-cluster test-kueue
 
 CLUSTER_SRC := tests/cluster
 CLUSTER_DIR := $(TOOLS)/cluster
