@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -219,7 +220,11 @@ func (c cluster) stop(pid int) {
 }
 
 // terminate sends pid SIGTERM, waits until alive says it has gone, and kills it after timeout.
+// It returns once the process has exited, not only once alive says no: an exiting process's
+// arguments read empty as soon as its memory is released, before its files (and so its listening
+// ports) are closed, and a restart that bound them in that moment found them in use.
 func terminate(pid int, timeout time.Duration, alive func() bool) {
+	defer waitExited(pid)
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -233,6 +238,32 @@ func terminate(pid int, timeout time.Duration, alive func() bool) {
 	for alive() {
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// waitExited waits, for at most stopTimeout, until pid is gone or a zombie: the kernel closes a
+// process's files before it makes it a zombie.
+func waitExited(pid int) {
+	deadline := time.Now().Add(stopTimeout)
+	for time.Now().Before(deadline) {
+		if state, ok := procState(pid); !ok || state == "Z" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// procState is the state letter of pid in /proc (R, S, D, T, Z, ...); false when it is gone.
+func procState(pid int) (string, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", false
+	}
+	// The state follows the command's name in parentheses, which may hold spaces or ')'.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) == 0 {
+		return "", false
+	}
+	return fields[0], true
 }
 
 func (c cluster) removeData() error {

@@ -429,10 +429,8 @@ func isProcess(pid int, match func([]string) bool) bool {
 	if err != nil {
 		return false
 	}
-	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] == "Z" {
-			return false
-		}
+	if state, ok := procState(pid); ok && state == "Z" {
+		return false
 	}
 	return match(strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"))
 }
