@@ -9,6 +9,12 @@ export async function stallableProxy(server) {
   const target = new URL(server);
   const pairs = new Set();
   let stalled = false;
+  /** Calls `fn(from, to)` for both directions of every open connection. */
+  const eachWay = (fn) => {
+    for (const pair of pairs) {
+      for (const [from, to] of pair) fn(from, to);
+    }
+  };
   const proxy = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
     const pair = [
@@ -34,21 +40,17 @@ export async function stallableProxy(server) {
     port: proxy.address().port,
     stall() {
       stalled = true;
-      for (const pair of pairs) {
-        for (const [from, to] of pair) {
-          from.unpipe(to);
-          from.pause();
-        }
-      }
+      eachWay((from, to) => {
+        from.unpipe(to);
+        from.pause();
+      });
     },
     resume() {
       stalled = false;
-      for (const pair of pairs) {
-        for (const [from, to] of pair) {
-          from.pipe(to);
-          from.resume();
-        }
-      }
+      eachWay((from, to) => {
+        from.pipe(to);
+        from.resume();
+      });
     },
     reset() {
       for (const pair of pairs) {
