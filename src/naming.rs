@@ -125,6 +125,12 @@ impl PodMeta {
         }
         Some(task_pod_name(job, self.replica_type()?, i64::from(self.id?)))
     }
+
+    /// The name of the service the entry's `service` address names (the first label of its host);
+    /// `None` when it gives no address, or one that is not `host:port`.
+    pub fn service_name(&self) -> Option<&str> {
+        service_of_address(&self.service).map(|(name, _)| name)
+    }
 }
 
 /// The name of the service of a task rank: `<job>-edljob-<type>-<rank>`.

@@ -170,6 +170,10 @@ fn plan_lists_are_bounded() {
 )]
 #[case::pod_service_not_an_address("/spec/createPods/0/service", json!("ctr-edljob-ps-2"), "spec.createPods[0].service", Code::InvalidAddress)]
 #[case::created_service_cannot_name_a_service("/spec/createPods/0/service", json!("2ctr-edljob-ps-2.ml.svc:2222"), "spec.createPods[0].service", Code::InvalidName)]
+#[case::created_service_of_another_job("/spec/createPods/0/service", json!("b-edljob-ps-2.ml.svc:2222"), "spec.createPods[0].service", Code::Mismatch)]
+#[case::created_service_not_numbered("/spec/createPods/0/service", json!("ctr-edljob-ps-2x.ml.svc:2222"), "spec.createPods[0].service", Code::Mismatch)]
+#[case::created_service_of_a_job_named_like_a_service("/spec/createPods/0/service", json!("ctr-edljob-ps-0-edljob-ps-2:2222"), "spec.createPods[0].service", Code::Mismatch)]
+#[case::created_service_of_another_type("/spec/createPods/0/service", json!("ctr-edljob-worker-2.ml.svc:2222"), "spec.createPods[0].service", Code::Mismatch)]
 #[case::created_name_without_id("/spec/createPods/0/id", Value::Null, "spec.createPods[0].id", Code::Required)]
 #[case::created_id_disagrees_with_name("/spec/createPods/0/id", json!(5), "spec.createPods[0].name", Code::Mismatch)]
 #[case::created_rank_past_plan_replicas("/spec/createPods/-", json!({"name": "ctr-edljob-worker-9", "id": 9, "type": "worker", "rankIndex": 4}), "spec.createPods[1].rankIndex", Code::OutOfRange)]
@@ -199,6 +203,7 @@ fn duplicate_pods_in_a_plan() {
 #[case::type_without_template("/spec/replicaResourceSpecs/evaluator", json!({"replicas": 1}), "scalePlan.spec.replicaResourceSpecs.evaluator", Code::Required)]
 #[case::plan_exceeds_limits("/spec/replicaResourceSpecs/worker/replicas", json!(70), "scalePlan.spec.replicaResourceSpecs", Code::ExceedsResourceLimits)]
 #[case::pod_named_for_another_job("/spec/createPods", json!([{"name": "ads-edljob-ps-2", "id": 2, "type": "ps", "rankIndex": 1}]), "scalePlan.spec.createPods[0].name", Code::Mismatch)]
+#[case::service_of_another_job("/spec/createPods", json!([{"name": "ctr-edljob-ps-2", "id": 2, "type": "ps", "rankIndex": 0, "service": "b-edljob-ps-0.ml.svc:2222"}]), "scalePlan.spec.createPods[0].service", Code::Mismatch)]
 fn plan_against_job(#[case] pointer: &str, #[case] value: Value, #[case] path: &str, #[case] code: Code) {
     let job = parse::job(base_job()).unwrap();
     let mut plan = with(base_plan(), "/spec/ownerJob", Value::Null);

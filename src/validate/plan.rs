@@ -135,6 +135,11 @@ pub fn validate_plan_for_job(job: &ElasticJob, plan: &ScalePlan) -> Vec<Problem>
                     pod_name_matches(&mut p, &format!("{list}[{i}]"), meta, name);
                 }
             }
+            for (i, meta) in plan.spec.create_pods.iter().enumerate() {
+                if meta.service_name().is_some_and(naming::is_dns1035_label) {
+                    service_is_own(&mut p, &format!("spec.createPods[{i}]"), meta, name);
+                }
+            }
         }
     }
     // What the plan alone could not say: with no psHosts, the PS addresses come from the counts.
@@ -309,6 +314,11 @@ fn pod_metas(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], owner: Option<
                         format!("the pod's service is named after the host, and `{name}` cannot name a service: use lower-case letters, digits and `-`, starting with a letter, at most 63"),
                     ));
                 }
+                Some(_) if kind == PodList::Create => {
+                    if let Some(owner) = owner {
+                        service_is_own(p, &path, meta, owner);
+                    }
+                }
                 Some(_) => {}
             }
         }
@@ -342,6 +352,30 @@ fn pod_name_matches(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str)
             join(path, "name"),
             Code::Mismatch,
             format!("pod {id} of {t} in job `{job}` is named `{expected}`, not `{}`", meta.name),
+        ));
+    }
+}
+
+/// The service a `createPods` entry names must be one of its own job and type, in the form DLRover's
+/// master 0.6.1 writes it: `<job>-edljob-<type>-<n>.<namespace>.svc:<port>`, where `n` is the rank
+/// for a worker and the pod id for a PS (its `get_node_service_addr` is given either). The service
+/// is made after the host, so any other name would let a plan take a service that belongs to
+/// another job, or to another type of this one.
+fn service_is_own(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str) {
+    let (Some(t), Some(host)) = (meta.replica_type(), meta.service_name()) else { return };
+    if t == ReplicaType::DlroverMaster {
+        // Already reported: a plan does not make the master.
+        return;
+    }
+    let prefix = format!("{job}-edljob-{t}-");
+    let own = host.strip_prefix(&prefix).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !own {
+        p.push(Problem::new(
+            join(path, "service"),
+            Code::Mismatch,
+            format!(
+                "`{host}` is not a service of this {t}: a plan names only its own job's services, `{prefix}<n>` (the rank, or the pod's id)"
+            ),
         ));
     }
 }
