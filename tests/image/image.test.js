@@ -8,8 +8,9 @@
 // controller in the image make its master pod and service, then stops it with SIGTERM (`podman
 // stop`, as a kubelet stops a pod) and sees it release its leader lease and exit 0.
 //
-// Run by `make test-image` (mk/image.mk), which sets IMAGE (NAME:TAG), IMAGE_ARCHIVE and
-// CONTAINERS_CONF (runc, cgroupfs, no default ulimits: what podman needs on this machine).
+// Run by `make test-image` (mk/image.mk), which sets IMAGE (NAME:TAG), IMAGE_ARCHIVE,
+// IMAGE_NODE_VERSION (the Node the image's base carries) and CONTAINERS_CONF (runc, cgroupfs, no
+// default ulimits: what podman needs on this machine).
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,6 +28,8 @@ import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, exp
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const IMAGE = process.env.IMAGE;
 const ARCHIVE = process.env.IMAGE_ARCHIVE;
+/** mk/image.mk's pinned Node, e.g. 24.22.3: the image's, not the Node running this test. */
+const NODE_VERSION = process.env.IMAGE_NODE_VERSION;
 /** What a kubelet pulls for `image: NAME:TAG`, and what the archive names. */
 const QUALIFIED = `docker.io/library/${IMAGE}`;
 /** Where client-node's loadFromCluster reads the ServiceAccount (as a kubelet mounts it). */
@@ -36,7 +39,7 @@ const admin = adminConfig();
 const read = (path) => readFileSync(join(ROOT, path), "utf8");
 
 before(() => {
-  assert.ok(IMAGE && ARCHIVE && process.env.CONTAINERS_CONF, "run with `make test-image` (IMAGE, IMAGE_ARCHIVE and CONTAINERS_CONF)");
+  assert.ok(IMAGE && ARCHIVE && NODE_VERSION && process.env.CONTAINERS_CONF, "run with `make test-image` (IMAGE, IMAGE_ARCHIVE, IMAGE_NODE_VERSION and CONTAINERS_CONF)");
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -71,9 +74,10 @@ describe("the OCI archive of make image", () => {
     }
     const manifest = JSON.parse(execFileSync("tar", ["-xOf", ARCHIVE, "manifest.json"], { encoding: "utf8" }));
     assert.deepEqual(manifest[0].RepoTags, [IMAGE], "the tag docker load gives it");
-    // The image runs the package's Node and CLI.
-    const version = run("podman", ["run", "--rm", "--network", "none", "--entrypoint", "node", QUALIFIED, "--version"]).trim();
-    assert.match(version, /^v20\./);
+    // The image runs the pinned Node, a long-term support release, and the package's CLI.
+    const [version, lts] = run("podman", ["run", "--rm", "--network", "none", "--entrypoint", "node", QUALIFIED, "-p", "`${process.version} ${process.release.lts}`"]).trim().split(" ");
+    assert.equal(version, `v${NODE_VERSION}`, "mk/image.mk's IMAGE_NODE_VERSION");
+    assert.notEqual(lts, "undefined", `Node ${version} is not a long-term support release`);
     assert.equal(run("podman", ["run", "--rm", "--network", "none", QUALIFIED, "--help"]).split("\n")[0].startsWith("Usage: elasticjob controller "), true);
   });
 });
