@@ -13,6 +13,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import controller from "./controller.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
+import { cell } from "./output.js";
 import plan from "./plan.js";
 import render from "./render.js";
 import status from "./status.js";
@@ -130,6 +131,6 @@ function commandHelp(program, command) {
 
 function usageError(io, program, message, command) {
   const usage = command ? `Usage: ${program} ${command.usage}` : `Usage: ${program} COMMAND [OPTIONS]`;
-  io.stderr.write(`${program}: ${message}\n${usage}\nRun \`${program} ${command ? `${command.name} ` : ""}--help\` for more.\n`);
+  io.stderr.write(`${program}: ${cell(message)}\n${usage}\nRun \`${program} ${command ? `${command.name} ` : ""}--help\` for more.\n`);
   return EXIT.usage;
 }

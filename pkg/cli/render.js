@@ -2,13 +2,13 @@
 import { render, renderJson, renderSummary } from "../node.js";
 import { EXIT, UsageError } from "./errors.js";
 import { Inputs } from "./input.js";
-import { table, toYaml } from "./output.js";
+import { jsonText, table, toYaml } from "./output.js";
 
 // Each format from the job and plan: JSON is written by the core as it is and the summary's rows
 // come from it alone (the objects are never built in JavaScript); YAML is written from the objects.
 const FORMATS = {
   yaml: (job, plan) => toYaml(render(job, plan)),
-  json: (job, plan) => `${renderJson(job, plan, null, true)}\n`,
+  json: (job, plan) => `${jsonText(renderJson(job, plan, null, true))}\n`,
   summary: (job, plan) => table(renderSummary(job, plan)),
 };
 

@@ -4,6 +4,7 @@
 // fetches the objects and lays the view out.
 import { ElasticJobError, jobView } from "../node.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
+import { cell, lines as textLines } from "./output.js";
 
 /** How many of the job's events are shown, the latest last. */
 const EVENTS = 10;
@@ -122,7 +123,7 @@ function watch({ k8s, kc, namespace }, io, redraw) {
       clearTimeout(timer);
       // A burst of changes (a plan's pods) is drawn once.
       timer = setTimeout(() => {
-        pending = pending.then(redraw).catch((e) => io.stderr.write(`${e.message}\n`));
+        pending = pending.then(redraw).catch((e) => io.stderr.write(`${textLines(e.message)}\n`));
       }, 200);
     };
     const paths = [
@@ -144,18 +145,22 @@ function watch({ k8s, kc, namespace }, io, redraw) {
     process.on("SIGTERM", stop);
     for (const path of paths) {
       // Each watch starts from now (no resourceVersion: the server sends what exists, then changes).
-      requests.push(watcher.watch(path, { allowWatchBookmarks: false }, changed, (e) => e && io.stderr.write(`watch ${path}: ${e.message}\n`)));
+      requests.push(watcher.watch(path, { allowWatchBookmarks: false }, changed, (e) => e && io.stderr.write(`watch ${cell(path)}: ${textLines(e.message)}\n`)));
     }
   });
 }
 
-/** The view as text: a header, then one table per part. */
+/**
+ * The view as text: a header, then one table per part. Every value read from the cluster (names,
+ * reasons, messages, event text: what anyone who may write an object or an event chose) goes
+ * through `cell`, so it cannot reach the terminal as a control sequence.
+ */
 export function layout({ view, events }) {
   const lines = [
-    `Name:        ${view.name}`,
-    `Namespace:   ${view.namespace ?? "default"}`,
-    `Phase:       ${view.phase ?? "-"}${view.suspended ? " (suspended)" : ""}`,
-    `Scale plan:  ${view.scalePlan ?? "-"}`,
+    `Name:        ${cell(view.name)}`,
+    `Namespace:   ${cell(view.namespace ?? "default")}`,
+    `Phase:       ${cell(view.phase ?? "-")}${view.suspended ? " (suspended)" : ""}`,
+    `Scale plan:  ${cell(view.scalePlan ?? "-")}`,
     "",
     "Conditions:",
     ...indent(table(["TYPE", "STATUS", "REASON", "MESSAGE"], view.conditions.map((c) => [c.type, c.status, c.reason, c.message]))),
@@ -171,7 +176,7 @@ export function layout({ view, events }) {
     "Scale plans (oldest first):",
     ...(view.scalePlans.length === 0
       ? ["  <none>"]
-      : view.scalePlans.flatMap((p) => [`  ${p.name}  ${p.phase ?? "-"}`, ...(p.changes.length === 0 ? ["    (no change)"] : p.changes.map((c) => `    ${c}`))])),
+      : view.scalePlans.flatMap((p) => [`  ${cell(p.name)}  ${cell(p.phase ?? "-")}`, ...(p.changes.length === 0 ? ["    (no change)"] : p.changes.map((c) => `    ${cell(c)}`))])),
     "",
     `Events (last ${EVENTS}):`,
     ...indent(table(["LAST SEEN", "TYPE", "REASON", "MESSAGE"], lastEvents(events).map((e) => [age(e), e.type, e.reason, e.message]))),
@@ -198,7 +203,7 @@ function table(header, rows) {
   if (rows.length === 0) {
     return ["<none>"];
   }
-  const cells = rows.map((r) => r.map((c) => String(c ?? "")));
+  const cells = rows.map((r) => r.map((c) => cell(c ?? "")));
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
   return [header, ...cells].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
 }

@@ -2,7 +2,7 @@
 import { validate, validateScalePlan } from "../node.js";
 import { EXIT, InputError } from "./errors.js";
 import { Inputs } from "./input.js";
-import { problemLine } from "./output.js";
+import { cell, problemLine } from "./output.js";
 
 export default {
   name: "validate",
@@ -20,7 +20,7 @@ Exits 1 when any FILE is invalid.`,
     for (const file of files) {
       const lines = await problems(inputs, file);
       invalid ||= lines.length > 0;
-      io.stdout.write(lines.length === 0 ? `${file}: valid\n` : `${lines.join("\n")}\n`);
+      io.stdout.write(lines.length === 0 ? `${cell(file)}: valid\n` : `${lines.join("\n")}\n`);
     }
     return invalid ? EXIT.invalid : EXIT.ok;
   },

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import * as api from "elasticjob";
 import { main } from "elasticjob/cli";
+import { layout } from "../cli/status.js";
 
 const CLI = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -326,6 +327,56 @@ test("a problem of the input is exit 1 and names its file and path", async () =>
   const p = await run(["render", EXAMPLE, "--scale-plan", plan]);
   assert.equal(p.status, 1);
   assert.match(p.stderr, new RegExp(`^${plan}: scalePlan\\.spec\\.psHosts\\[0\\]: invalid type`));
+});
+
+// What a terminal acts on: C0 controls but the newline, DEL, and C1 controls.
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+test("control characters from a file or an object reach the terminal as \\xNN, never as they are", async () => {
+  // A name the core refuses, quoted in its message: an escape sequence that would clear the screen.
+  const job = parse(readFileSync(EXAMPLE, "utf8"));
+  job.metadata.name = "a\u001b[2J\u009b31m";
+  const bad = file("escape-\u0007.json", JSON.stringify(job));
+  for (const args of [["validate", bad], ["render", bad], ["render", "-f", bad, "-o", "summary"]]) {
+    const r = await run(args);
+    assert.equal(r.status, 1, args.join(" "));
+    const out = r.stdout + r.stderr;
+    assert.doesNotMatch(out, CONTROL_BUT_NEWLINE, args.join(" "));
+    assert.match(out, /escape-\\x07\.json: metadata\.name: `a\\x1b\[2J\\x9b31m`/, args.join(" "));
+  }
+  // An annotation copied onto every pod: JSON escapes it (C1 too), YAML quotes and escapes it.
+  const ok = parse(readFileSync(EXAMPLE, "utf8"));
+  ok.metadata.annotations = { note: "x\u001b]0;owned\u0007\u009by" };
+  for (const format of ["json", "yaml"]) {
+    const r = await run(["render", "-", "-o", format], JSON.stringify(ok));
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, CONTROL_BUT_NEWLINE, format);
+    const objects = format === "json" ? JSON.parse(r.stdout).items : parseAllDocuments(r.stdout).flatMap((d) => d.toJS().items ?? [d.toJS()]);
+    assert.ok(objects.some((o) => o.metadata.annotations?.note === ok.metadata.annotations.note), `${format} reads back the same value`);
+  }
+  // Unknown commands and options are quoted back escaped as well.
+  const usage = await run(["\u001b[2Jrender"]);
+  assert.equal(usage.status, 2);
+  assert.doesNotMatch(usage.stderr, CONTROL_BUT_NEWLINE);
+});
+
+test("status shows event and condition text escaped: anyone who may write an Event cannot write to the admin's terminal", () => {
+  const hostile = "done\u001b]0;pwned\u0007\r\u009b2K\ttab\nnext";
+  const view = {
+    name: "j",
+    namespace: "ml",
+    phase: "Running",
+    suspended: false,
+    scalePlan: "j-scaleplan-0",
+    conditions: [{ type: "Running", status: "True", reason: "JobRunning", message: hostile }],
+    replicas: [],
+    scalePlans: [{ name: "j-scaleplan-0", phase: "Succeeded", changes: [hostile] }],
+  };
+  const text = layout({ view, events: [{ type: "Warning", reason: "R\u001b[31m", message: hostile, lastTimestamp: new Date().toISOString() }] });
+  assert.doesNotMatch(text, CONTROL_BUT_NEWLINE);
+  assert.equal(text.split("\n").filter((l) => l.includes("done")).length, 3, "a message stays on its line");
+  assert.ok(text.includes("done\\x1b]0;pwned\\x07\\x0d\\x9b2K\\x09tab\\x0anext"), text);
+  assert.ok(text.includes("R\\x1b[31m"), text);
 });
 
 test("wrong usage is exit 2 with the usage", async () => {
