@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Pod, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
@@ -22,6 +23,27 @@ use crate::workload::{Workload, WorkloadCondition};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "action", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Action {
+    /// Make the job the controller of a pod no one controls that is exactly one the job would make
+    /// (its name and labels): Kubernetes' adoption, as a ReplicaSet adopts its orphans. The host
+    /// adds `owner` to the pod's owner references with the pod's `uid` as a precondition, and only
+    /// while the job it read again has the owner's uid and is not being deleted.
+    AdoptPod {
+        /// The pod's namespace (the job's), when the job names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        /// The pod's name.
+        name: String,
+        /// The pod's uid: a pod of that name made since is not this one.
+        uid: String,
+        /// The controller owner reference to the job.
+        owner: OwnerReference,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+        /// What to tell on the job once the pod is the job's.
+        event: Event,
+    },
     /// Create this pod. A pod of that name already existing is not an error: skip it.
     CreatePod {
         /// The whole pod.
@@ -153,6 +175,8 @@ pub enum Action {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum Cause {
+    /// A pod no one controlled, named and labelled as the job's: the job takes it.
+    Adoption,
     /// The job's master pod or its service: the job has none.
     Master,
     /// A task pod and its service at a rank a plan's `replicas` adds.
@@ -205,6 +229,8 @@ impl Event {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum PhaseKind {
+    /// The job's orphans adopted first: the rest of the plan counts them as the job's.
+    Adopt,
     /// A queued job's Workload and its `spec.suspend` first: a job is started only once its
     /// unsuspend is written, and stopped with its suspend.
     Queue,
@@ -238,7 +264,7 @@ impl PhaseKind {
     pub fn mode(self) -> PhaseMode {
         match self {
             PhaseKind::Services | PhaseKind::CreatePods => PhaseMode::SlowStart,
-            PhaseKind::Queue | PhaseKind::Deletions | PhaseKind::Status => PhaseMode::Parallel,
+            PhaseKind::Adopt | PhaseKind::Queue | PhaseKind::Deletions | PhaseKind::Status => PhaseMode::Parallel,
         }
     }
 }
@@ -247,6 +273,7 @@ impl Action {
     /// The phase the action runs in.
     pub fn phase(&self) -> PhaseKind {
         match self {
+            Action::AdoptPod { .. } => PhaseKind::Adopt,
             Action::CreateOrUpdateWorkload { .. } | Action::SetJobSuspend { .. } => PhaseKind::Queue,
             Action::CreateOrUpdateService { .. } => PhaseKind::Services,
             Action::CreatePod { .. } => PhaseKind::CreatePods,
@@ -261,7 +288,8 @@ impl Action {
     /// Why the action was planned.
     pub fn cause(&self) -> Cause {
         match self {
-            Action::CreatePod { cause, .. }
+            Action::AdoptPod { cause, .. }
+            | Action::CreatePod { cause, .. }
             | Action::CreateOrUpdateService { cause, .. }
             | Action::DeletePod { cause, .. }
             | Action::DeleteService { cause, .. }
@@ -304,10 +332,11 @@ pub struct Plan {
 impl Plan {
     /// A plan of these actions, each in its phase; the order of the actions of one phase is kept.
     pub fn from_actions(actions: impl IntoIterator<Item = Action>) -> Plan {
-        let (mut queue, mut services, mut create_pods, mut deletions, mut status) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut adopt, mut queue, mut services, mut create_pods, mut deletions, mut status) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for action in actions {
             match action.phase() {
+                PhaseKind::Adopt => adopt.push(action),
                 PhaseKind::Queue => queue.push(action),
                 PhaseKind::Services => services.push(action),
                 PhaseKind::CreatePods => create_pods.push(action),
@@ -316,6 +345,7 @@ impl Plan {
             }
         }
         let phases = [
+            (PhaseKind::Adopt, adopt),
             (PhaseKind::Queue, queue),
             (PhaseKind::Services, services),
             (PhaseKind::CreatePods, create_pods),

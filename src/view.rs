@@ -3,7 +3,8 @@
 //! scale plans it carried out, oldest first, each with what it changed.
 //!
 //! Every rule here is the controller's own: the job's pods are the ones the planner plans with
-//! (the job-name label, the type from the replica-type label or the master's name), they are counted
+//! (the job-name label, the type from the replica-type label or the master's name; of those, the
+//! ones the job controls or would adopt, [`planner::claim_pods`]), they are counted
 //! by phase as the job status counts them, and "wanted" is the planner's target under the job's
 //! current plan (the plan's `replicas` for the type, else the spec's and what the plan adds).
 
@@ -109,7 +110,8 @@ pub fn job_view(job: &ElasticJob, scale_plans: &[ScalePlan], pods: &[Pod]) -> Re
         layout = laid_over(layout, plan);
     }
     let options = Options::default();
-    let planner = Planner::new(job, &options, pods, &layout)?;
+    let (pods, _) = planner::claim_pods(job, pods);
+    let planner = Planner::new(job, &options, &pods, &layout)?;
     let mut counted = status.clone();
     let mut replicas = Vec::new();
     for replica_type in ReplicaType::ALL {
@@ -234,9 +236,13 @@ mod tests {
         .unwrap_or_default()
     }
 
+    /// A pod the controller made: controlled by job `j` (uid `u1`).
     fn pod(name: &str, job: &str, t: &str, id: i32, phase: &str) -> Pod {
         serde_json::from_value(json!({
-            "metadata": {"name": name, "namespace": "ns", "labels": {
+            "metadata": {"name": name, "namespace": "ns",
+                "ownerReferences": [{"apiVersion": "elastic.iml.github.io/v1alpha1", "kind": "ElasticJob", "name": "j",
+                    "uid": "u1", "controller": true}],
+                "labels": {
                 "elasticjob.dlrover/name": job, "elasticjob.dlrover/replica-type": t,
                 "elasticjob.dlrover/replica-index": id.to_string(), "elasticjob.dlrover/rank-index": "0"}},
             "status": {"phase": phase}
@@ -276,6 +282,12 @@ mod tests {
             pod("j-edljob-worker-1", "j", "worker", 1, "Failed"),
             pod("j-edljob-ps-0", "j", "ps", 0, "Pending"),
             pod("k-edljob-worker-0", "k", "worker", 0, "Running"),
+            // With the job's labels but no controller and not named as the job's: not the job's.
+            {
+                let mut lookalike = pod("lookalike", "j", "worker", 0, "Running");
+                lookalike.metadata.owner_references = None;
+                lookalike
+            },
         ];
         let Ok(view) = job_view(&job(), &[others, first], &pods) else { panic!("a view") };
         let rows: Vec<_> =

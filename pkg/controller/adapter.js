@@ -349,6 +349,21 @@ export class KubeAdapter {
     });
   }
 
+  /**
+   * Adds `owner` to the object's owner references, only if its uid is still `uid` (else Conflict):
+   * a strategic merge patch, which merges owner references by uid (a merge patch would replace the
+   * list), as Kubernetes' controller-ref manager adopts.
+   */
+  adopt(kind, namespace, name, uid, owner) {
+    return this.request("PATCH", objectPath(kind, namespace, name), {
+      body: { metadata: { ownerReferences: [owner], uid } },
+      query: { fieldManager: this.fieldManager },
+      contentType: "application/strategic-merge-patch+json",
+      verb: "patch",
+      resource: KINDS[kind].plural,
+    });
+  }
+
   /** A JSON merge patch of the status subresource (a `metadata.resourceVersion` in it is a precondition). */
   patchStatus(kind, namespace, name, body) {
     return this.request("PATCH", `${objectPath(kind, namespace, name)}/status`, {

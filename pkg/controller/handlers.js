@@ -29,6 +29,33 @@ const namespaceOf = (action, pass) => action.namespace ?? pass.job?.metadata?.na
 const at = (obj) => [obj.metadata.namespace, obj.metadata.name];
 
 export const HANDLERS = {
+  adoptPod: {
+    refused: "FailedAdopt",
+    describe: (a) => ({ name: a.name, reason: a.reason, cause: a.cause }),
+    // The next pass sees the pod the job's once its watch event arrives; until then it plans the
+    // same adoption, which is a no-op patch.
+    expect: () => undefined,
+    async perform(pass, a) {
+      // As Kubernetes' controllers recheck before they adopt: the job read again, not from the
+      // cache, is still the one of the owner reference and is not being deleted.
+      // Otherwise the pass fails, and the next one plans from what the caches then show.
+      const job = await getOrGone(pass.adapter, "ElasticJob", ...at(pass.job));
+      if (!job || job.metadata.uid !== a.owner.uid || job.metadata.deletionTimestamp) {
+        throw new Error(`job ${pass.job.metadata.name} was deleted or made again since it was read: pod ${a.name} is not adopted`);
+      }
+      try {
+        await pass.adapter.adopt("Pod", namespaceOf(a, pass), a.name, a.uid, a.owner);
+      } catch (e) {
+        // Gone, or another pod of that name now (the uid precondition): nothing to adopt.
+        if (isNotFound(e) || isConflict(e)) {
+          return "gone";
+        }
+        throw e;
+      }
+      return "done";
+    },
+  },
+
   createPod: {
     refused: "FailedCreate",
     describe: (a) => ({ name: a.pod.metadata.name, reason: a.reason, cause: a.cause }),
@@ -87,8 +114,9 @@ export const HANDLERS = {
       const uid = pass.services.find((s) => s.metadata.name === a.name)?.metadata?.uid;
       return pass.expectations.presence(pass.key, "Service", namespaceOf(a, pass), a.name, false, uid);
     },
-    async perform(pass, a) {
-      const outcome = await deleteOrGone(pass.adapter, "Service", namespaceOf(a, pass), a.name);
+    async perform(pass, a, expected) {
+      // The uid a precondition, as for pods: a service made again since is not this one.
+      const outcome = await deleteOrGone(pass.adapter, "Service", namespaceOf(a, pass), a.name, { uid: expected.uid });
       pass.done.deletedServices.add(a.name);
       pass.done.services.delete(a.name);
       return outcome;

@@ -32,7 +32,7 @@ export class Metrics {
     this.queueDelayed = new Gauge({ name: `${PREFIX}queue_delayed`, help: "Jobs waiting for their backoff or requeue time", registers });
     this.actions = new Counter({
       name: `${PREFIX}actions_total`,
-      help: "Plan actions carried out, by kind (createPod, createOrUpdateService, deletePod, deleteService, setJobStatus, setScalePlanStatus) and outcome (done, exists, gone, conflict, error)",
+      help: "Plan actions carried out, by kind (adoptPod, createPod, createOrUpdateService, deletePod, deleteService, setJobStatus, setScalePlanStatus) and outcome (done, exists, gone, conflict, error)",
       labelNames: ["action", "outcome"],
       registers,
     });

@@ -13,7 +13,7 @@ use crate::plan::{Action, Cause, Event, Plan};
 use crate::queue::{self, QueueState};
 use crate::status::{self, update_status};
 use crate::template::Options;
-use crate::{job, naming, pod, validate};
+use crate::{job, naming, pod, template, validate};
 
 /// Why a finished job's pods are deleted.
 pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
@@ -296,7 +296,8 @@ pub(crate) fn controller_pass(
         _ => None,
     };
     let current = capped.as_ref().or(current);
-    let jobs_pods: Vec<Pod> = pods.iter().filter(|p| is_jobs_pod(p, job)).cloned().collect();
+    let (jobs_pods, adoptions) = claim_pods(job, pods);
+    actions.extend(adoptions);
     let layout_plan = job::plan_or_initial(job, current);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
     planner.observe_services(ObservedServices::new(job, services, waiting));
@@ -355,16 +356,69 @@ pub(crate) fn plan_order(plan: &ScalePlan) -> (Option<jiff::Timestamp>, Option<u
     (plan.metadata.creation_timestamp.as_ref().map(|t| t.0), index, name)
 }
 
-/// Whether a pod with the job's name label is the job's: not when another object controls it (an
-/// earlier job of the same name whose pods the garbage collector has not removed yet). A pod no one
-/// controls is the job's, as upstream selected pods by label alone: it is counted, and scaled or
-/// stopped like the pods the operator made.
-fn is_jobs_pod(pod: &Pod, job: &ElasticJob) -> bool {
-    let controller = pod.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
-    let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
-    match (controller, uid) {
-        (Some(owner), Some(uid)) => owner.uid == uid,
-        _ => true,
+/// The pods with the job's name label that are the job's, and the adoptions that make them so, by
+/// the rule of Kubernetes' controller-ref manager (a ReplicaSet's claim on its pods): a pod the job
+/// controls (by uid) is the job's; one another object controls is not (an earlier job of the same
+/// name whose pods the garbage collector has not removed yet); one no one controls is adopted when
+/// it is exactly a pod the job would make (its name, and the labels that name it) and neither is
+/// being deleted, and left alone otherwise: never counted, scaled, stopped or given a service. A
+/// job being deleted never gets here. A job without a uid (a manifest not applied yet, in a
+/// preview) can own nothing, so it counts every pod of its name, as upstream selected pods.
+pub(crate) fn claim_pods(job: &ElasticJob, pods: &[Pod]) -> (Vec<Pod>, Vec<Action>) {
+    let Some(owner) = template::owner_reference(job) else { return (pods.to_vec(), Vec::new()) };
+    let mut claimed = Vec::new();
+    let mut adoptions = Vec::new();
+    for pod in pods {
+        let controller = pod.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
+        match controller {
+            Some(controller) if controller.uid == owner.uid => claimed.push(pod.clone()),
+            Some(_) => {}
+            None => {
+                let Some(uid) = pod.metadata.uid.as_deref().filter(|u| !u.is_empty()) else { continue };
+                if pod::is_terminating(pod) || !is_named_as_jobs(pod, job) {
+                    continue;
+                }
+                let name = pod::name(pod).to_owned();
+                adoptions.push(Action::AdoptPod {
+                    namespace: job::namespace(job).map(str::to_owned),
+                    uid: uid.to_owned(),
+                    owner: owner.clone(),
+                    reason: ADOPT_REASON.to_owned(),
+                    cause: Cause::Adoption,
+                    event: Event::normal(
+                        "Adopted",
+                        format!("pod {name} had no controller and is named and labelled as this job's: the job controls it now"),
+                    ),
+                    name,
+                });
+                claimed.push(pod.clone());
+            }
+        }
+    }
+    (claimed, adoptions)
+}
+
+/// Why an orphan is adopted.
+const ADOPT_REASON: &str = "the pod has no controller and is exactly one this job makes (its name and labels)";
+
+/// Whether a pod is named and labelled exactly as the job makes its pods: the master
+/// `elasticjob-<job>-dlrover-master`, or a task `<job>-edljob-<type>-<id>` whose labels give that
+/// type and id and a rank; with the labels `app: dlrover` and the job's name on both.
+fn is_named_as_jobs(pod: &Pod, job: &ElasticJob) -> bool {
+    if pod::label(pod, naming::LABEL_APP) != Some(naming::APP_NAME)
+        || pod::label(pod, naming::LABEL_JOB_NAME) != Some(job.name())
+    {
+        return false;
+    }
+    match pod::pod_type(pod) {
+        Some(ReplicaType::DlroverMaster) => pod::name(pod) == naming::master_name(job.name()),
+        Some(t) => match (pod::pod_id(pod), pod::pod_rank(pod)) {
+            (Some(id), Some(rank)) if id >= 0 && rank >= 0 => {
+                pod::name(pod) == naming::task_pod_name(job.name(), t, i64::from(id))
+            }
+            _ => false,
+        },
+        None => false,
     }
 }
 
@@ -641,9 +695,92 @@ mod tests {
             plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
             [naming::master_name("j")]
         );
-        let Ok(owned) = controller_pass(Some(&j), &[], &[master("Running")], &[], None, &now, &options) else {
+        let Ok(owned) = controller_pass(Some(&j), &[], &[orphan(master("Running"))], &[], None, &now, &options) else {
             panic!("refused")
         };
-        assert!(owned.created_pods().next().is_none(), "an unowned master is the job's: {owned:?}");
+        assert!(owned.created_pods().next().is_none(), "an orphan master named as the job's is adopted: {owned:?}");
+    }
+
+    /// A pod as the job makes it, with no controller and a uid of its own.
+    fn orphan(mut pod: Pod) -> Pod {
+        let name = pod::name(&pod).to_owned();
+        pod.metadata.uid = Some(format!("uid-{name}"));
+        pod.metadata.labels.get_or_insert_default().insert(naming::LABEL_APP.into(), naming::APP_NAME.into());
+        pod
+    }
+
+    fn adopted(plan: &Plan) -> Vec<(String, String)> {
+        plan.actions()
+            .filter_map(|a| match a {
+                Action::AdoptPod { name, uid, owner, .. }
+                    if owner.uid == "job-uid" && owner.controller == Some(true) =>
+                {
+                    Some((name.clone(), uid.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_orphan_named_and_labelled_as_the_jobs_is_adopted_and_counted() {
+        let mut j = job();
+        j.metadata.uid = Some("job-uid".into());
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
+        let now = at("2026-01-01T00:01:00Z");
+        let pods = [orphan(master("Running")), orphan(task(ReplicaType::Worker, 1, 1, "Running"))];
+        let options = Options::default();
+        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], None, &now, &options) else { panic!("refused") };
+        assert_eq!(
+            adopted(&plan),
+            [
+                (naming::master_name("j"), format!("uid-{}", naming::master_name("j"))),
+                ("j-edljob-worker-1".to_owned(), "uid-j-edljob-worker-1".to_owned())
+            ]
+        );
+        assert_eq!(plan.phases.first().map(|p| p.phase), Some(crate::plan::PhaseKind::Adopt), "adoptions first");
+        let counts =
+            plan.job_status().and_then(|s| s.common()).and_then(|s| s.replica_statuses.get(&ReplicaType::Worker));
+        assert_eq!(counts.map(|c| c.active), Some(1), "counted as the job's in the pass that adopts it");
+        assert!(plan.created_pods().next().is_none(), "{plan:?}");
+    }
+
+    #[test]
+    fn an_orphan_not_exactly_the_jobs_is_left_alone() {
+        let mut j = job();
+        j.metadata.uid = Some("job-uid".into());
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Succeeded), ..Default::default() });
+        let now = at("2026-01-01T00:01:00Z");
+        let owned = |mut p: Pod| {
+            p.metadata.owner_references = template::owner_reference(&j).map(|o| vec![o]);
+            p
+        };
+        // Labelled as the job's worker 1 but named otherwise; named as worker 2 but labelled id 3;
+        // without `app: dlrover`; without a uid; being deleted.
+        let mut misnamed = orphan(task(ReplicaType::Worker, 1, 1, "Running"));
+        misnamed.metadata.name = Some("imposter".into());
+        let mut mislabelled = orphan(task(ReplicaType::Worker, 3, 3, "Running"));
+        mislabelled.metadata.name = Some("j-edljob-worker-2".into());
+        let mut unlabelled = task(ReplicaType::Worker, 4, 4, "Running");
+        unlabelled.metadata.uid = Some("uid-4".into());
+        let mut no_uid = orphan(task(ReplicaType::Worker, 5, 5, "Running"));
+        no_uid.metadata.uid = None;
+        let mut deleting = orphan(task(ReplicaType::Worker, 6, 6, "Running"));
+        deleting.metadata.deletion_timestamp = Some(now.clone());
+        let pods = [
+            owned(master("Succeeded")),
+            owned(task(ReplicaType::Worker, 0, 0, "Running")),
+            misnamed,
+            mislabelled,
+            unlabelled,
+            no_uid,
+            deleting,
+        ];
+        let options = Options::default();
+        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], None, &now, &options) else { panic!("refused") };
+        assert!(adopted(&plan).is_empty(), "{plan:?}");
+        // The finished job stops its own running worker only: the others are not its pods.
+        let deleted: Vec<&str> = plan.deleted_pods().collect();
+        assert_eq!(deleted, ["j-edljob-worker-0"]);
     }
 }

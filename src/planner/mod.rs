@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
 
-pub(crate) use lifecycle::{STOP_REASON, controller_pass, plan_order, scale_plan_pass, takes_part};
+pub(crate) use lifecycle::{STOP_REASON, claim_pods, controller_pass, plan_order, scale_plan_pass, takes_part};
 pub(crate) use services::ObservedServices;
 
 use crate::api::{

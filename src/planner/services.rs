@@ -125,7 +125,7 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 
     use super::super::controller_pass;
-    use super::super::tests::{job, task};
+    use super::super::tests::job;
     use super::*;
     use crate::api::{ElasticJobStatus, JobConditionType, ScalePlan};
     use crate::plan::Plan;
@@ -137,6 +137,13 @@ mod tests {
         j.metadata.uid = Some("u".into());
         j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
         j
+    }
+
+    /// A pod of job `j` as the planner made it, controlled by the job of [`running`].
+    fn task(t: ReplicaType, id: i32, rank: i32, phase: &str) -> k8s_openapi::api::core::v1::Pod {
+        let mut pod = super::super::tests::task(t, id, rank, phase);
+        pod.metadata.owner_references = template::owner_reference(&running()).map(|o| vec![o]);
+        pod
     }
 
     fn master() -> k8s_openapi::api::core::v1::Pod {

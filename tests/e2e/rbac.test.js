@@ -32,7 +32,7 @@ const NEEDED = {
   "elastic.iml.github.io/elasticjobs/status": ["update", "patch"],
   "elastic.iml.github.io/scaleplans/status": ["update", "patch"],
   "elastic.iml.github.io/elasticjobs/finalizers": ["update"],
-  "/pods": ["get", "list", "watch", "create", "delete"],
+  "/pods": ["get", "list", "watch", "create", "patch", "delete"],
   "/services": ["get", "list", "watch", "create", "update", "patch", "delete"],
   "coordination.k8s.io/leases": ["get", "create", "update"],
   "/events": ["create", "patch"],
@@ -116,7 +116,12 @@ test("as the ServiceAccount: everything the controller does", async (t) => {
   await ok("list pods", "GET", collection("v1", "Pod", ns), { query: { labelSelector: "elasticjob.dlrover/name=mnist" } });
   await ok("watch pods", "GET", collection("v1", "Pod"), { query: { watch: "true", timeoutSeconds: "1", labelSelector: "app=dlrover" } });
   const pod = objects.find((o) => o.kind === "Pod");
-  await ok("get a pod", "GET", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }));
+  const stored = await ok("get a pod", "GET", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }));
+  // Adoption: the job's controller reference added, the pod's uid a precondition (a strategic merge patch).
+  await ok("adopt a pod", "PATCH", objectPath(stored), {
+    body: { metadata: { ownerReferences: pod.metadata.ownerReferences, uid: stored.metadata.uid } },
+    contentType: "application/strategic-merge-patch+json",
+  });
   await ok("delete a pod now", "DELETE", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }), { query: { gracePeriodSeconds: "0" } });
   const service = objects.find((o) => o.kind === "Service");
   const servicePath = objectPath({ ...service, metadata: { ...service.metadata, namespace: ns } });
@@ -174,7 +179,6 @@ test("as the ServiceAccount: anything else is forbidden", async (t) => {
     ["change a job's spec", "PATCH", objectPath(storedJob), { body: { spec: { replicaSpecs: { worker: { replicas: 9 } } } }, contentType: "application/merge-patch+json" }],
     ["delete a job", "DELETE", objectPath(storedJob)],
     ["create a ScalePlan", "POST", collection("elastic.iml.github.io/v1alpha1", "ScalePlan", space), { body: api.initialScalePlan(job) }],
-    ["patch a pod (the kubelet's business)", "PATCH", at(pod), { body: { metadata: { labels: { x: "y" } } }, contentType: "application/merge-patch+json" }],
     ["write a pod's status", "PATCH", `${at(pod)}/status`, { body: { status: { phase: "Running" } }, contentType: "application/merge-patch+json" }],
     ["create a Namespace", "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "mine" } } }],
     ["delete a Lease", "DELETE", `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-apiserver`],

@@ -28,10 +28,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs/finalizers]
   verbs: [update]
-# Pods: created from the plan, deleted when a plan or a failure says so.
+# Pods: created from the plan, deleted when a plan or a failure says so, patched to adopt an orphan that is exactly one the job makes.
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list, watch, create, delete]
+  verbs: [get, list, watch, create, patch, delete]
 # One service per task rank and one for the master: created, updated, deleted with a rank a scale-down removes.
 - apiGroups: [""]
   resources: [services]

@@ -67,7 +67,7 @@ const config: string = tfConfig(job, "worker", 0);
 const plan: ScalePlan = elasticjob.initialScalePlan(job);
 const next: Plan = reconcile(job, plan, [], "2026-01-01T00:00:00Z");
 for (const phase of next.phases) {
-  const kind: "queue" | "services" | "createPods" | "deletions" | "status" = phase.phase;
+  const kind: "adopt" | "queue" | "services" | "createPods" | "deletions" | "status" = phase.phase;
   void kind;
   for (const action of phase.actions) {
     if (action.action === "createPod") {
