@@ -37,6 +37,7 @@ fn good_job() -> Value {
         "spec": {
             "distributionStrategy": "ParameterServerStrategy",
             "replicaSpecs": {
+                "dlrover-master": {"template": template("1")},
                 "ps": {"replicas": 1, "restartCount": 3, "template": template("2")},
                 "worker": {"replicas": 4, "restartCount": 3, "template": template("1")}
             }
@@ -445,12 +446,86 @@ fn bad_settings_in_a_payload_reject_as_the_policy_s_fault() {
 #[case::library("docker.io/library/", false)]
 #[case::other("registry.example.com/", false)]
 fn registry_prefixes_match_the_image_as_written_or_qualified(#[case] prefix: &str, #[case] allowed: bool) {
-    let settings = Settings { allowed_image_registries: Some(vec![prefix.to_owned()]), ..Settings::default() };
+    // The sample job has no master template: the operator's default master image is allowed too.
+    let registries = vec![prefix.to_owned(), "registry.cn-hangzhou.aliyuncs.com/intell-ai/".to_owned()];
+    let settings = Settings { allowed_image_registries: Some(registries), ..Settings::default() };
     let verdict = review(request("CREATE", "ElasticJob", sample_job()), &settings);
     assert_eq!(verdict.is_accepted(), allowed, "{verdict:?}");
     if !allowed {
         // Both templates use the image.
         assert_eq!(rejected(&verdict).len(), 2);
+    }
+}
+
+/// Registry prefixes end on a host or path segment, with or without a final `/`: a registry's name
+/// does not cover a longer host, another port or a longer path segment.
+#[rstest]
+#[case::host("registry.example.com", "registry.example.com/ml/tf:2", true)]
+#[case::host_slash("registry.example.com/", "registry.example.com/ml/tf:2", true)]
+#[case::longer_host("registry.example.com", "registry.example.com.evil.io/ml/tf:2", false)]
+#[case::longer_host_slash("registry.example.com/", "registry.example.com.evil.io/ml/tf:2", false)]
+#[case::port_not_written("registry.example.com", "registry.example.com:5000/ml/tf:2", false)]
+#[case::port_written("registry.example.com:5000", "registry.example.com:5000/ml/tf:2", true)]
+#[case::path("registry.example.com/ml", "registry.example.com/ml/tf:2", true)]
+#[case::longer_path("registry.example.com/ml", "registry.example.com/mlx/tf:2", false)]
+#[case::longer_path_slash("registry.example.com/ml/", "registry.example.com/mlx/tf:2", false)]
+#[case::repository("registry.example.com/ml/tf", "registry.example.com/ml/tf:2", true)]
+#[case::qualified("docker.io/library", "tf:2", true)]
+#[case::qualified_longer("docker.io/lib", "tf:2", false)]
+fn registry_prefixes_compare_by_host_and_path_segments(
+    #[case] prefix: &str,
+    #[case] image: &str,
+    #[case] allowed: bool,
+) {
+    let settings = Settings { allowed_image_registries: Some(vec![prefix.to_owned()]), ..Settings::default() };
+    let mut job = good_job();
+    for replica_type in ["dlrover-master", "ps", "worker"] {
+        job = with(job, &format!("/spec/replicaSpecs/{replica_type}/template/spec/containers/0/image"), json!(image));
+    }
+    let verdict = review(request("CREATE", "ElasticJob", job), &settings);
+    assert_eq!(verdict.is_accepted(), allowed, "{prefix} {image}: {verdict:?}");
+    if !allowed {
+        assert_eq!(rejected(&verdict).len(), 3, "{verdict:?}");
+    }
+}
+
+/// The master's image is checked like any other: the one its template gives, else the operator's
+/// default master image, which the core fills in (a template without an image, or no template).
+#[test]
+fn the_master_image_is_checked_as_the_master_runs_it() {
+    let settings =
+        Settings { allowed_image_registries: Some(vec!["registry.example.com/ml".to_owned()]), ..Settings::default() };
+    let path = "spec.replicaSpecs.dlrover-master.template.spec.containers[0].image";
+    let given =
+        with(good_job(), "/spec/replicaSpecs/dlrover-master/template/spec/containers/0/image", json!("evil.io/m"));
+    let mut no_image = good_job();
+    no_image["spec"]["replicaSpecs"]["dlrover-master"]["template"]["spec"]["containers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("image");
+    let mut no_template = good_job();
+    no_template["spec"]["replicaSpecs"].as_object_mut().unwrap().remove("dlrover-master");
+    for job in [given, no_image.clone(), no_template.clone()] {
+        let verdict = review(request("CREATE", "ElasticJob", job), &settings);
+        assert_eq!(rejected(&verdict), [(path.to_owned(), Code::InvalidValue)], "{verdict:?}");
+    }
+    let verdict = review(request("CREATE", "ElasticJob", no_template.clone()), &settings);
+    assert!(
+        verdict.message().unwrap().starts_with(&format!(
+            "{path}: `registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest` (the operator's default master image, run when the job gives the master none) is not from a registry this cluster allows"
+        )),
+        "{verdict:?}"
+    );
+    // Allowing the default master image's registry admits both.
+    let settings = Settings {
+        allowed_image_registries: Some(vec![
+            "registry.example.com/ml".to_owned(),
+            "registry.cn-hangzhou.aliyuncs.com/intell-ai".to_owned(),
+        ]),
+        ..Settings::default()
+    };
+    for job in [no_image, no_template] {
+        assert_eq!(review(request("CREATE", "ElasticJob", job), &settings), Verdict::Accepted);
     }
 }
 
