@@ -67,6 +67,7 @@ fn request(operation: &str, kind: &str, object: Value) -> AdmissionRequest {
             kind: kind.to_owned(),
         },
         object,
+        old_object: Value::Null,
     }
 }
 
@@ -527,6 +528,96 @@ fn the_master_image_is_checked_as_the_master_runs_it() {
     for job in [no_image, no_template] {
         assert_eq!(review(request("CREATE", "ElasticJob", job), &settings), Verdict::Accepted);
     }
+}
+
+fn queued(queue: Option<&str>, suspend: Option<bool>) -> Value {
+    let mut job = good_job();
+    if let Some(queue) = queue {
+        job["metadata"]["labels"] = json!({"kueue.x-k8s.io/queue-name": queue});
+    }
+    if let Some(suspend) = suspend {
+        job = with(job, "/spec/suspend", json!(suspend));
+    }
+    job
+}
+
+fn update(object: Value, old: Value) -> AdmissionRequest {
+    AdmissionRequest { old_object: old, ..request("UPDATE", "ElasticJob", object) }
+}
+
+const QUEUE_LABEL_PATH: &str = "metadata.labels.kueue.x-k8s.io/queue-name";
+
+/// `requireQueueName`: a job is created with Kueue's queue label, not empty.
+#[rstest]
+#[case::labelled(Some("team-a"), true)]
+#[case::unlabelled(None, false)]
+#[case::empty(Some(""), false)]
+fn a_job_is_created_with_a_queue(#[case] queue: Option<&str>, #[case] allowed: bool) {
+    let settings = Settings { require_queue_name: true, ..Settings::default() };
+    let verdict = review(request("CREATE", "ElasticJob", queued(queue, None)), &settings);
+    if allowed {
+        assert_eq!(verdict, Verdict::Accepted);
+    } else {
+        assert_eq!(rejected(&verdict), [(QUEUE_LABEL_PATH.to_owned(), Code::Required)]);
+        assert_eq!(
+            verdict.message().unwrap(),
+            format!(
+                "{QUEUE_LABEL_PATH}: the job has no Kueue queue: label it `kueue.x-k8s.io/queue-name: <LocalQueue>` (policy setting requireQueueName)"
+            )
+        );
+    }
+    // Without the setting, a job without a queue is a plain job.
+    assert!(review(request("CREATE", "ElasticJob", queued(queue, None)), &Settings::default()).is_accepted());
+}
+
+/// `requireQueueName` on UPDATE: the label is never removed, and changed (or added) only when the
+/// updated job is suspended, as Kueue's webhook has it; a job stored without one may stay so.
+#[rstest]
+#[case::kept(Some("a"), None, Some("a"), None, None)]
+#[case::kept_suspended(Some("a"), Some(true), Some("a"), Some(true), None)]
+#[case::changed_running(Some("a"), None, Some("b"), None, Some(Code::InvalidValue))]
+#[case::changed_unsuspending(Some("a"), Some(true), Some("b"), Some(false), Some(Code::InvalidValue))]
+#[case::changed_while_suspending(Some("a"), None, Some("b"), Some(true), None)]
+#[case::changed_suspended(Some("a"), Some(true), Some("b"), Some(true), None)]
+#[case::removed(Some("a"), None, None, None, Some(Code::Required))]
+#[case::removed_suspended(Some("a"), Some(true), None, Some(true), Some(Code::Required))]
+#[case::emptied(Some("a"), None, Some(""), None, Some(Code::Required))]
+#[case::added_running(None, None, Some("b"), None, Some(Code::InvalidValue))]
+#[case::added_suspended(None, None, Some("b"), Some(true), None)]
+#[case::never_had_one(None, None, None, None, None)]
+fn an_update_keeps_the_queue_of_a_running_job(
+    #[case] was: Option<&str>,
+    #[case] was_suspended: Option<bool>,
+    #[case] queue: Option<&str>,
+    #[case] suspend: Option<bool>,
+    #[case] refused: Option<Code>,
+) {
+    let settings = Settings { require_queue_name: true, ..Settings::default() };
+    let (object, old) = (queued(queue, suspend), queued(was, was_suspended));
+    let verdict = review(update(object.clone(), old.clone()), &settings);
+    let expected: Vec<(String, Code)> = refused.map(|code| (QUEUE_LABEL_PATH.to_owned(), code)).into_iter().collect();
+    assert_eq!(rejected(&verdict), expected, "{verdict:?}");
+    // The payload Kubewarden passes carries the stored object as `oldObject`.
+    let mut full = full_request("UPDATE", object.clone());
+    full["oldObject"] = old;
+    assert_eq!(review_payload(&payload(json!({"requireQueueName": true}), full)), verdict);
+    // Without the setting, the queue is Kueue's business.
+    assert!(review(update(object, queued(was, was_suspended)), &Settings::default()).is_accepted());
+}
+
+#[test]
+fn a_queue_change_names_both_queues() {
+    let settings = Settings { require_queue_name: true, ..Settings::default() };
+    let verdict = review(update(queued(Some("b"), None), queued(Some("a"), None)), &settings);
+    assert_eq!(
+        verdict.message().unwrap(),
+        format!(
+            "{QUEUE_LABEL_PATH}: the queue of a job that is not suspended cannot change (`a` to `b`): set `spec.suspend: true` in the same update, as Kueue requires (policy setting requireQueueName)"
+        )
+    );
+    // An UPDATE without the stored object is judged as a CREATE.
+    let verdict = review(update(queued(None, None), Value::Null), &settings);
+    assert_eq!(rejected(&verdict), [(QUEUE_LABEL_PATH.to_owned(), Code::Required)]);
 }
 
 /// `review_payload` reads the object straight from the payload text; `review` from a parsed

@@ -4,16 +4,32 @@
 use std::fmt::Write as _;
 
 use k8s_openapi::api::core::v1::{PodSpec, SecurityContext};
+use serde_json::Value;
 
 use super::Settings;
 use crate::api::{DistributionStrategy, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Problem, join};
+use crate::queue;
 use crate::template::{self, Options};
+use crate::workload::LABEL_QUEUE_NAME;
 
 impl Settings {
-    /// The settings checks of a job, each problem at its field path (empty when it passes).
-    /// The core's own rules are [`crate::validate::validate_job`]'s.
+    /// The settings checks of a job as created, each problem at its field path (empty when it
+    /// passes). The core's own rules are [`crate::validate::validate_job`]'s.
     pub fn check_job(&self, job: &ElasticJob) -> Vec<Problem> {
+        self.job_problems(job, None)
+    }
+
+    /// The settings checks of a job an UPDATE would store, `old` being the job as stored (the
+    /// request's `oldObject`): those of [`Settings::check_job`], but `requireQueueName` judges the
+    /// queue label against the stored one. The label may not be removed; it may not be changed
+    /// (or added) while the updated job is not suspended, as Kueue's webhook refuses it; a job
+    /// stored without it (from before the setting) may stay without it.
+    pub fn check_job_update(&self, job: &ElasticJob, old: &Value) -> Vec<Problem> {
+        self.job_problems(job, Some(old))
+    }
+
+    fn job_problems(&self, job: &ElasticJob, old: Option<&Value>) -> Vec<Problem> {
         let mut p = Vec::new();
         for (replica_type, spec) in &job.spec.replica_specs {
             let path = format!("spec.replicaSpecs.{replica_type}");
@@ -74,6 +90,9 @@ impl Settings {
                 ));
             }
         }
+        if self.require_queue_name {
+            queue_label(&mut p, job, old);
+        }
         p
     }
 
@@ -124,6 +143,41 @@ impl Settings {
             total(&mut p, "spec.replicaResourceSpecs", &counts, max, "the plan asks for");
         }
         p
+    }
+}
+
+/// `requireQueueName`: the job's Kueue queue label, against the stored job's on UPDATE (`old`).
+fn queue_label(p: &mut Vec<Problem>, job: &ElasticJob, old: Option<&Value>) {
+    let path = join(&join("metadata", "labels"), LABEL_QUEUE_NAME);
+    let queue = queue::queue_name(job);
+    let stored = old.map(|old| {
+        let label = old.get("metadata").and_then(|m| m.get("labels")).and_then(|l| l.get(LABEL_QUEUE_NAME));
+        label.and_then(Value::as_str).filter(|q| !q.is_empty())
+    });
+    match (queue, stored) {
+        (None, None) => p.push(Problem::new(
+            path,
+            Code::Required,
+            format!("the job has no Kueue queue: label it `{LABEL_QUEUE_NAME}: <LocalQueue>` (policy setting requireQueueName)"),
+        )),
+        (None, Some(Some(was))) => p.push(Problem::new(
+            path,
+            Code::Required,
+            format!("the job is queued in `{was}`, and every job must keep a Kueue queue (policy setting requireQueueName)"),
+        )),
+        (Some(queue), Some(was)) if was != Some(queue) && job.spec.suspend != Some(true) => {
+            let was = was.map_or_else(|| "no queue".to_owned(), |w| format!("`{w}`"));
+            p.push(Problem::new(
+                path,
+                Code::InvalidValue,
+                format!(
+                    "the queue of a job that is not suspended cannot change ({was} to `{queue}`): set `spec.suspend: true` in the same update, as Kueue requires (policy setting requireQueueName)"
+                ),
+            ));
+        }
+        // Created with a queue, kept, or moved while suspended; or stored without one and still
+        // without one (a job from before the setting).
+        _ => {}
     }
 }
 

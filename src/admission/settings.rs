@@ -44,6 +44,11 @@ pub struct Settings {
     /// The highest `restartCount` a replica spec may give.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_restart_count: Option<u32>,
+    /// Every job is queued by Kueue: a job is created with the queue label
+    /// (`kueue.x-k8s.io/queue-name`, not empty), an UPDATE does not remove it, and, as Kueue's own
+    /// webhook has it, does not change it unless the job is suspended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub require_queue_name: bool,
 }
 
 impl Settings {

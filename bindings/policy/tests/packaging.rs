@@ -30,6 +30,7 @@ fn every_setting() -> Vec<String> {
         allowed_image_registries: Some(vec!["r/".to_owned()]),
         deny_privileged: true,
         max_restart_count: Some(0),
+        require_queue_name: true,
     };
     let value = serde_json::to_value(all).unwrap();
     value.as_object().unwrap().keys().cloned().collect()
