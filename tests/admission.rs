@@ -620,6 +620,138 @@ fn a_queue_change_names_both_queues() {
     assert_eq!(rejected(&verdict), [(QUEUE_LABEL_PATH.to_owned(), Code::Required)]);
 }
 
+/// Merges `patch` onto `base`: objects key by key, arrays element by element, `null` removes a
+/// key (the merge of tests/fixtures/pod-security/cases.json).
+fn merged(base: &mut Value, patch: &Value) {
+    match (base, patch) {
+        (Value::Object(base), Value::Object(patch)) => {
+            for (key, value) in patch {
+                if value.is_null() {
+                    base.remove(key);
+                } else {
+                    merged(base.entry(key.clone()).or_insert(Value::Null), value);
+                }
+            }
+        }
+        (Value::Array(base), Value::Array(patch)) => {
+            for (i, value) in patch.iter().enumerate() {
+                match base.get_mut(i) {
+                    Some(item) => merged(item, value),
+                    None => base.push(value.clone()),
+                }
+            }
+        }
+        (base, patch) => *base = patch.clone(),
+    }
+}
+
+fn pod_security_cases() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pod-security/cases.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A job whose every template is `template`, but the worker's (`worker`).
+fn job_with_templates(template: &Value, worker: Value) -> Value {
+    let mut job = good_job();
+    for replica_type in ["dlrover-master", "ps"] {
+        job["spec"]["replicaSpecs"][replica_type]["template"] = template.clone();
+    }
+    job["spec"]["replicaSpecs"]["worker"]["template"] = worker;
+    job
+}
+
+/// `podSecurity`: every case of tests/fixtures/pod-security/cases.json as the worker template of a
+/// job whose other templates meet `restricted`: the fields refused are the case's.
+#[test]
+fn pod_templates_meet_the_pod_security_standards() {
+    let doc = pod_security_cases();
+    let restricted = &doc["bases"]["restricted"];
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 50, "{} cases", cases.len());
+    for level in ["baseline", "restricted"] {
+        assert!(cases.iter().any(|c| c["level"] == level && c["refused"] == json!([])), "no {level} case admitted");
+        assert!(cases.iter().any(|c| c["level"] == level && c["refused"] != json!([])), "no {level} case refused");
+    }
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let mut template = doc["bases"][case["base"].as_str().unwrap()].clone();
+        merged(&mut template, &case["template"]);
+        let settings = Settings::from_value(json!({"podSecurity": case["level"]})).unwrap();
+        let verdict = review(request("CREATE", "ElasticJob", job_with_templates(restricted, template)), &settings);
+        let mut paths: Vec<String> = rejected(&verdict).into_iter().map(|(path, _)| path).collect();
+        paths.dedup();
+        let expected: Vec<String> = case["refused"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| format!("spec.replicaSpecs.worker.template.{}", p.as_str().unwrap()))
+            .collect();
+        assert_eq!(paths, expected, "{name}: {verdict:?}");
+    }
+}
+
+#[test]
+fn pod_security_messages_name_the_level_and_the_rule() {
+    let worker = json!({"spec": {"containers": [{"name": "main", "image": "registry.example.com/ml/tf:2",
+        "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}});
+    let job = job_with_templates(&json!({"spec": {"containers": [{"name": "main", "image": "x"}]}}), worker);
+    let settings = Settings::from_value(json!({"podSecurity": "baseline"})).unwrap();
+    let verdict = review(request("CREATE", "ElasticJob", job.clone()), &settings);
+    assert_eq!(
+        verdict.message().unwrap(),
+        "spec.replicaSpecs.worker.template.spec.containers[0].securityContext.capabilities.add[0]: `SYS_ADMIN` is not a capability containers may add: add only AUDIT_WRITE, CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL, MKNOD, NET_BIND_SERVICE, SETFCAP, SETGID, SETPCAP, SETUID, SYS_CHROOT (Pod Security baseline: capabilities; policy setting podSecurity)"
+    );
+    let settings = Settings::from_value(json!({"podSecurity": "restricted"})).unwrap();
+    let message = review(request("CREATE", "ElasticJob", job), &settings).message().unwrap();
+    assert!(message.contains("capabilities.add[0]: `SYS_ADMIN`: containers may add only `NET_BIND_SERVICE` (Pod Security restricted: capabilities; policy setting podSecurity)"), "{message}");
+    // An unknown level is refused with the levels there are.
+    let e = Settings::from_value(json!({"podSecurity": "privileged"})).unwrap_err();
+    assert_eq!(e.to_string(), "podSecurity: unknown variant `privileged`, expected `baseline` or `restricted`");
+}
+
+/// The operator's default master pod, for a job without a master template, meets baseline and not
+/// restricted; the job's own annotations are copied onto every pod, so AppArmor's count.
+#[test]
+fn pod_security_checks_the_default_master_and_the_job_annotations() {
+    let doc = pod_security_cases();
+    let restricted = doc["bases"]["restricted"].clone();
+    let mut job = job_with_templates(&restricted, restricted.clone());
+    job["spec"]["replicaSpecs"].as_object_mut().unwrap().remove("dlrover-master");
+    let baseline = Settings::from_value(json!({"podSecurity": "baseline"})).unwrap();
+    assert_eq!(review(request("CREATE", "ElasticJob", job.clone()), &baseline), Verdict::Accepted);
+    let settings = Settings::from_value(json!({"podSecurity": "restricted"})).unwrap();
+    let paths: Vec<String> = rejected(&review(request("CREATE", "ElasticJob", job.clone()), &settings))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let master = "spec.replicaSpecs.dlrover-master.template.spec.containers[0].securityContext";
+    assert_eq!(
+        paths,
+        ["allowPrivilegeEscalation", "capabilities.drop", "runAsNonRoot", "seccompProfile.type"]
+            .map(|f| format!("{master}.{f}"))
+    );
+    job["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/main": "unconfined"});
+    let verdict = review(request("CREATE", "ElasticJob", job), &baseline);
+    assert_eq!(
+        rejected(&verdict),
+        [("metadata.annotations.container.apparmor.security.beta.kubernetes.io/main".to_owned(), Code::InvalidValue)]
+    );
+}
+
+/// `podSecurity: baseline` includes `denyPrivileged`: with both, each field is refused once.
+#[test]
+fn deny_privileged_and_pod_security_refuse_a_field_once() {
+    let job = with(good_job(), "/spec/replicaSpecs/ps/template/spec/hostPID", json!(true));
+    let both = Settings::from_value(json!({"podSecurity": "baseline", "denyPrivileged": true})).unwrap();
+    let verdict = review(request("CREATE", "ElasticJob", job.clone()), &both);
+    assert_eq!(rejected(&verdict), [("spec.replicaSpecs.ps.template.spec.hostPID".to_owned(), Code::InvalidValue)]);
+    assert!(
+        verdict.message().unwrap().ends_with("(Pod Security baseline: host namespaces; policy setting podSecurity)")
+    );
+    let deny = Settings::from_value(json!({"denyPrivileged": true})).unwrap();
+    assert_eq!(rejected(&review(request("CREATE", "ElasticJob", job), &deny)), rejected(&verdict));
+}
+
 /// `review_payload` reads the object straight from the payload text; `review` from a parsed
 /// value. Both give the same verdict, problems and paths.
 #[test]

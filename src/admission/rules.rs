@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use k8s_openapi::api::core::v1::{PodSpec, SecurityContext};
 use serde_json::Value;
 
-use super::Settings;
+use super::{Settings, pod_security};
 use crate::api::{DistributionStrategy, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Problem, join};
 use crate::queue;
@@ -54,6 +54,9 @@ impl Settings {
                     ));
                 }
             }
+            if let Some(level) = self.pod_security {
+                pod_security::template(&mut p, &join(&path, "template"), &spec.template, level);
+            }
             let Some(pod) = spec.template.spec.as_ref() else { continue };
             let pod_path = join(&path, "template.spec");
             if self.require_resource_limits {
@@ -62,12 +65,21 @@ impl Settings {
             if let Some(prefixes) = &self.allowed_image_registries {
                 images(&mut p, &pod_path, pod, *replica_type == ReplicaType::DlroverMaster, prefixes);
             }
-            if self.deny_privileged {
+            // podSecurity checks the same fields, with the standard's messages.
+            if self.deny_privileged && self.pod_security.is_none() {
                 privileged(&mut p, &pod_path, pod);
             }
         }
         if let Some(prefixes) = &self.allowed_image_registries {
             default_master_image(&mut p, job, prefixes);
+        }
+        if let Some(level) = self.pod_security {
+            pod_security::job_annotations(&mut p, job.metadata.annotations.as_ref());
+            // The operator's default master pod, for a job that gives no master template.
+            if job.declared_replica_spec(ReplicaType::DlroverMaster).is_none() {
+                let path = format!("spec.replicaSpecs.{}.template", ReplicaType::DlroverMaster);
+                pod_security::template(&mut p, &path, &template::master_template(job, &Options::default()), level);
+            }
         }
         if let Some(max) = self.max_total_replicas {
             let counts: Vec<(ReplicaType, i64)> = ReplicaType::TASKS
