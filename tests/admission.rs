@@ -37,6 +37,7 @@ fn good_job() -> Value {
         "spec": {
             "distributionStrategy": "ParameterServerStrategy",
             "replicaSpecs": {
+                "dlrover-master": {"template": template("1")},
                 "ps": {"replicas": 1, "restartCount": 3, "template": template("2")},
                 "worker": {"replicas": 4, "restartCount": 3, "template": template("1")}
             }
@@ -66,6 +67,7 @@ fn request(operation: &str, kind: &str, object: Value) -> AdmissionRequest {
             kind: kind.to_owned(),
         },
         object,
+        old_object: Value::Null,
     }
 }
 
@@ -445,13 +447,309 @@ fn bad_settings_in_a_payload_reject_as_the_policy_s_fault() {
 #[case::library("docker.io/library/", false)]
 #[case::other("registry.example.com/", false)]
 fn registry_prefixes_match_the_image_as_written_or_qualified(#[case] prefix: &str, #[case] allowed: bool) {
-    let settings = Settings { allowed_image_registries: Some(vec![prefix.to_owned()]), ..Settings::default() };
+    // The sample job has no master template: the operator's default master image is allowed too.
+    let registries = vec![prefix.to_owned(), "registry.cn-hangzhou.aliyuncs.com/intell-ai/".to_owned()];
+    let settings = Settings { allowed_image_registries: Some(registries), ..Settings::default() };
     let verdict = review(request("CREATE", "ElasticJob", sample_job()), &settings);
     assert_eq!(verdict.is_accepted(), allowed, "{verdict:?}");
     if !allowed {
         // Both templates use the image.
         assert_eq!(rejected(&verdict).len(), 2);
     }
+}
+
+/// Registry prefixes end on a host or path segment, with or without a final `/`: a registry's name
+/// does not cover a longer host, another port or a longer path segment.
+#[rstest]
+#[case::host("registry.example.com", "registry.example.com/ml/tf:2", true)]
+#[case::host_slash("registry.example.com/", "registry.example.com/ml/tf:2", true)]
+#[case::longer_host("registry.example.com", "registry.example.com.evil.io/ml/tf:2", false)]
+#[case::longer_host_slash("registry.example.com/", "registry.example.com.evil.io/ml/tf:2", false)]
+#[case::port_not_written("registry.example.com", "registry.example.com:5000/ml/tf:2", false)]
+#[case::port_written("registry.example.com:5000", "registry.example.com:5000/ml/tf:2", true)]
+#[case::path("registry.example.com/ml", "registry.example.com/ml/tf:2", true)]
+#[case::longer_path("registry.example.com/ml", "registry.example.com/mlx/tf:2", false)]
+#[case::longer_path_slash("registry.example.com/ml/", "registry.example.com/mlx/tf:2", false)]
+#[case::repository("registry.example.com/ml/tf", "registry.example.com/ml/tf:2", true)]
+#[case::qualified("docker.io/library", "tf:2", true)]
+#[case::qualified_longer("docker.io/lib", "tf:2", false)]
+fn registry_prefixes_compare_by_host_and_path_segments(
+    #[case] prefix: &str,
+    #[case] image: &str,
+    #[case] allowed: bool,
+) {
+    let settings = Settings { allowed_image_registries: Some(vec![prefix.to_owned()]), ..Settings::default() };
+    let mut job = good_job();
+    for replica_type in ["dlrover-master", "ps", "worker"] {
+        job = with(job, &format!("/spec/replicaSpecs/{replica_type}/template/spec/containers/0/image"), json!(image));
+    }
+    let verdict = review(request("CREATE", "ElasticJob", job), &settings);
+    assert_eq!(verdict.is_accepted(), allowed, "{prefix} {image}: {verdict:?}");
+    if !allowed {
+        assert_eq!(rejected(&verdict).len(), 3, "{verdict:?}");
+    }
+}
+
+/// The master's image is checked like any other: the one its template gives, else the operator's
+/// default master image, which the core fills in (a template without an image, or no template).
+#[test]
+fn the_master_image_is_checked_as_the_master_runs_it() {
+    let settings =
+        Settings { allowed_image_registries: Some(vec!["registry.example.com/ml".to_owned()]), ..Settings::default() };
+    let path = "spec.replicaSpecs.dlrover-master.template.spec.containers[0].image";
+    let given =
+        with(good_job(), "/spec/replicaSpecs/dlrover-master/template/spec/containers/0/image", json!("evil.io/m"));
+    let mut no_image = good_job();
+    no_image["spec"]["replicaSpecs"]["dlrover-master"]["template"]["spec"]["containers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("image");
+    let mut no_template = good_job();
+    no_template["spec"]["replicaSpecs"].as_object_mut().unwrap().remove("dlrover-master");
+    for job in [given, no_image.clone(), no_template.clone()] {
+        let verdict = review(request("CREATE", "ElasticJob", job), &settings);
+        assert_eq!(rejected(&verdict), [(path.to_owned(), Code::InvalidValue)], "{verdict:?}");
+    }
+    let verdict = review(request("CREATE", "ElasticJob", no_template.clone()), &settings);
+    assert!(
+        verdict.message().unwrap().starts_with(&format!(
+            "{path}: `registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest` (the operator's default master image, run when the job gives the master none) is not from a registry this cluster allows"
+        )),
+        "{verdict:?}"
+    );
+    // Allowing the default master image's registry admits both.
+    let settings = Settings {
+        allowed_image_registries: Some(vec![
+            "registry.example.com/ml".to_owned(),
+            "registry.cn-hangzhou.aliyuncs.com/intell-ai".to_owned(),
+        ]),
+        ..Settings::default()
+    };
+    for job in [no_image, no_template] {
+        assert_eq!(review(request("CREATE", "ElasticJob", job), &settings), Verdict::Accepted);
+    }
+}
+
+fn queued(queue: Option<&str>, suspend: Option<bool>) -> Value {
+    let mut job = good_job();
+    if let Some(queue) = queue {
+        job["metadata"]["labels"] = json!({"kueue.x-k8s.io/queue-name": queue});
+    }
+    if let Some(suspend) = suspend {
+        job = with(job, "/spec/suspend", json!(suspend));
+    }
+    job
+}
+
+fn update(object: Value, old: Value) -> AdmissionRequest {
+    AdmissionRequest { old_object: old, ..request("UPDATE", "ElasticJob", object) }
+}
+
+const QUEUE_LABEL_PATH: &str = "metadata.labels.kueue.x-k8s.io/queue-name";
+
+/// `requireQueueName`: a job is created with Kueue's queue label, not empty.
+#[rstest]
+#[case::labelled(Some("team-a"), true)]
+#[case::unlabelled(None, false)]
+#[case::empty(Some(""), false)]
+fn a_job_is_created_with_a_queue(#[case] queue: Option<&str>, #[case] allowed: bool) {
+    let settings = Settings { require_queue_name: true, ..Settings::default() };
+    let verdict = review(request("CREATE", "ElasticJob", queued(queue, None)), &settings);
+    if allowed {
+        assert_eq!(verdict, Verdict::Accepted);
+    } else {
+        assert_eq!(rejected(&verdict), [(QUEUE_LABEL_PATH.to_owned(), Code::Required)]);
+        assert_eq!(
+            verdict.message().unwrap(),
+            format!(
+                "{QUEUE_LABEL_PATH}: the job has no Kueue queue: label it `kueue.x-k8s.io/queue-name: <LocalQueue>` (policy setting requireQueueName)"
+            )
+        );
+    }
+    // Without the setting, a job without a queue is a plain job.
+    assert!(review(request("CREATE", "ElasticJob", queued(queue, None)), &Settings::default()).is_accepted());
+}
+
+/// `requireQueueName` on UPDATE: the label is never removed, and changed (or added) only when the
+/// updated job is suspended, as Kueue's webhook has it; a job stored without one may stay so.
+#[rstest]
+#[case::kept(Some("a"), None, Some("a"), None, None)]
+#[case::kept_suspended(Some("a"), Some(true), Some("a"), Some(true), None)]
+#[case::changed_running(Some("a"), None, Some("b"), None, Some(Code::InvalidValue))]
+#[case::changed_unsuspending(Some("a"), Some(true), Some("b"), Some(false), Some(Code::InvalidValue))]
+#[case::changed_while_suspending(Some("a"), None, Some("b"), Some(true), None)]
+#[case::changed_suspended(Some("a"), Some(true), Some("b"), Some(true), None)]
+#[case::removed(Some("a"), None, None, None, Some(Code::Required))]
+#[case::removed_suspended(Some("a"), Some(true), None, Some(true), Some(Code::Required))]
+#[case::emptied(Some("a"), None, Some(""), None, Some(Code::Required))]
+#[case::added_running(None, None, Some("b"), None, Some(Code::InvalidValue))]
+#[case::added_suspended(None, None, Some("b"), Some(true), None)]
+#[case::never_had_one(None, None, None, None, None)]
+fn an_update_keeps_the_queue_of_a_running_job(
+    #[case] was: Option<&str>,
+    #[case] was_suspended: Option<bool>,
+    #[case] queue: Option<&str>,
+    #[case] suspend: Option<bool>,
+    #[case] refused: Option<Code>,
+) {
+    let settings = Settings { require_queue_name: true, ..Settings::default() };
+    let (object, old) = (queued(queue, suspend), queued(was, was_suspended));
+    let verdict = review(update(object.clone(), old.clone()), &settings);
+    let expected: Vec<(String, Code)> = refused.map(|code| (QUEUE_LABEL_PATH.to_owned(), code)).into_iter().collect();
+    assert_eq!(rejected(&verdict), expected, "{verdict:?}");
+    // The payload Kubewarden passes carries the stored object as `oldObject`.
+    let mut full = full_request("UPDATE", object.clone());
+    full["oldObject"] = old;
+    assert_eq!(review_payload(&payload(json!({"requireQueueName": true}), full)), verdict);
+    // Without the setting, the queue is Kueue's business.
+    assert!(review(update(object, queued(was, was_suspended)), &Settings::default()).is_accepted());
+}
+
+#[test]
+fn a_queue_change_names_both_queues() {
+    let settings = Settings { require_queue_name: true, ..Settings::default() };
+    let verdict = review(update(queued(Some("b"), None), queued(Some("a"), None)), &settings);
+    assert_eq!(
+        verdict.message().unwrap(),
+        format!(
+            "{QUEUE_LABEL_PATH}: the queue of a job that is not suspended cannot change (`a` to `b`): set `spec.suspend: true` in the same update, as Kueue requires (policy setting requireQueueName)"
+        )
+    );
+    // An UPDATE without the stored object is judged as a CREATE.
+    let verdict = review(update(queued(None, None), Value::Null), &settings);
+    assert_eq!(rejected(&verdict), [(QUEUE_LABEL_PATH.to_owned(), Code::Required)]);
+}
+
+/// Merges `patch` onto `base`: objects key by key, arrays element by element, `null` removes a
+/// key (the merge of tests/fixtures/pod-security/cases.json).
+fn merged(base: &mut Value, patch: &Value) {
+    match (base, patch) {
+        (Value::Object(base), Value::Object(patch)) => {
+            for (key, value) in patch {
+                if value.is_null() {
+                    base.remove(key);
+                } else {
+                    merged(base.entry(key.clone()).or_insert(Value::Null), value);
+                }
+            }
+        }
+        (Value::Array(base), Value::Array(patch)) => {
+            for (i, value) in patch.iter().enumerate() {
+                match base.get_mut(i) {
+                    Some(item) => merged(item, value),
+                    None => base.push(value.clone()),
+                }
+            }
+        }
+        (base, patch) => *base = patch.clone(),
+    }
+}
+
+fn pod_security_cases() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pod-security/cases.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A job whose every template is `template`, but the worker's (`worker`).
+fn job_with_templates(template: &Value, worker: Value) -> Value {
+    let mut job = good_job();
+    for replica_type in ["dlrover-master", "ps"] {
+        job["spec"]["replicaSpecs"][replica_type]["template"] = template.clone();
+    }
+    job["spec"]["replicaSpecs"]["worker"]["template"] = worker;
+    job
+}
+
+/// `podSecurity`: every case of tests/fixtures/pod-security/cases.json as the worker template of a
+/// job whose other templates meet `restricted`: the fields refused are the case's.
+#[test]
+fn pod_templates_meet_the_pod_security_standards() {
+    let doc = pod_security_cases();
+    let restricted = &doc["bases"]["restricted"];
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 50, "{} cases", cases.len());
+    for level in ["baseline", "restricted"] {
+        assert!(cases.iter().any(|c| c["level"] == level && c["refused"] == json!([])), "no {level} case admitted");
+        assert!(cases.iter().any(|c| c["level"] == level && c["refused"] != json!([])), "no {level} case refused");
+    }
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let mut template = doc["bases"][case["base"].as_str().unwrap()].clone();
+        merged(&mut template, &case["template"]);
+        let settings = Settings::from_value(json!({"podSecurity": case["level"]})).unwrap();
+        let verdict = review(request("CREATE", "ElasticJob", job_with_templates(restricted, template)), &settings);
+        let mut paths: Vec<String> = rejected(&verdict).into_iter().map(|(path, _)| path).collect();
+        paths.dedup();
+        let expected: Vec<String> = case["refused"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| format!("spec.replicaSpecs.worker.template.{}", p.as_str().unwrap()))
+            .collect();
+        assert_eq!(paths, expected, "{name}: {verdict:?}");
+    }
+}
+
+#[test]
+fn pod_security_messages_name_the_level_and_the_rule() {
+    let worker = json!({"spec": {"containers": [{"name": "main", "image": "registry.example.com/ml/tf:2",
+        "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}});
+    let job = job_with_templates(&json!({"spec": {"containers": [{"name": "main", "image": "x"}]}}), worker);
+    let settings = Settings::from_value(json!({"podSecurity": "baseline"})).unwrap();
+    let verdict = review(request("CREATE", "ElasticJob", job.clone()), &settings);
+    assert_eq!(
+        verdict.message().unwrap(),
+        "spec.replicaSpecs.worker.template.spec.containers[0].securityContext.capabilities.add[0]: `SYS_ADMIN` is not a capability containers may add: add only AUDIT_WRITE, CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL, MKNOD, NET_BIND_SERVICE, SETFCAP, SETGID, SETPCAP, SETUID, SYS_CHROOT (Pod Security baseline: capabilities; policy setting podSecurity)"
+    );
+    let settings = Settings::from_value(json!({"podSecurity": "restricted"})).unwrap();
+    let message = review(request("CREATE", "ElasticJob", job), &settings).message().unwrap();
+    assert!(message.contains("capabilities.add[0]: `SYS_ADMIN`: containers may add only `NET_BIND_SERVICE` (Pod Security restricted: capabilities; policy setting podSecurity)"), "{message}");
+    // An unknown level is refused with the levels there are.
+    let e = Settings::from_value(json!({"podSecurity": "privileged"})).unwrap_err();
+    assert_eq!(e.to_string(), "podSecurity: unknown variant `privileged`, expected `baseline` or `restricted`");
+}
+
+/// The operator's default master pod, for a job without a master template, meets baseline and not
+/// restricted; the job's own annotations are copied onto every pod, so AppArmor's count.
+#[test]
+fn pod_security_checks_the_default_master_and_the_job_annotations() {
+    let doc = pod_security_cases();
+    let restricted = doc["bases"]["restricted"].clone();
+    let mut job = job_with_templates(&restricted, restricted.clone());
+    job["spec"]["replicaSpecs"].as_object_mut().unwrap().remove("dlrover-master");
+    let baseline = Settings::from_value(json!({"podSecurity": "baseline"})).unwrap();
+    assert_eq!(review(request("CREATE", "ElasticJob", job.clone()), &baseline), Verdict::Accepted);
+    let settings = Settings::from_value(json!({"podSecurity": "restricted"})).unwrap();
+    let paths: Vec<String> = rejected(&review(request("CREATE", "ElasticJob", job.clone()), &settings))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let master = "spec.replicaSpecs.dlrover-master.template.spec.containers[0].securityContext";
+    assert_eq!(
+        paths,
+        ["allowPrivilegeEscalation", "capabilities.drop", "runAsNonRoot", "seccompProfile.type"]
+            .map(|f| format!("{master}.{f}"))
+    );
+    job["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/main": "unconfined"});
+    let verdict = review(request("CREATE", "ElasticJob", job), &baseline);
+    assert_eq!(
+        rejected(&verdict),
+        [("metadata.annotations.container.apparmor.security.beta.kubernetes.io/main".to_owned(), Code::InvalidValue)]
+    );
+}
+
+/// `podSecurity: baseline` includes `denyPrivileged`: with both, each field is refused once.
+#[test]
+fn deny_privileged_and_pod_security_refuse_a_field_once() {
+    let job = with(good_job(), "/spec/replicaSpecs/ps/template/spec/hostPID", json!(true));
+    let both = Settings::from_value(json!({"podSecurity": "baseline", "denyPrivileged": true})).unwrap();
+    let verdict = review(request("CREATE", "ElasticJob", job.clone()), &both);
+    assert_eq!(rejected(&verdict), [("spec.replicaSpecs.ps.template.spec.hostPID".to_owned(), Code::InvalidValue)]);
+    assert!(
+        verdict.message().unwrap().ends_with("(Pod Security baseline: host namespaces; policy setting podSecurity)")
+    );
+    let deny = Settings::from_value(json!({"denyPrivileged": true})).unwrap();
+    assert_eq!(rejected(&review(request("CREATE", "ElasticJob", job), &deny)), rejected(&verdict));
 }
 
 /// `review_payload` reads the object straight from the payload text; `review` from a parsed

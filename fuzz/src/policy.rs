@@ -137,7 +137,8 @@ pub fn check_input(input: &Input) -> (Vec<u8>, Verdict) {
                 Ok(mut read) => {
                     let object = read["request"]["object"].take();
                     let settings = settings.map(|_| read["settings"].take());
-                    let request = AdmissionRequest { operation: operation.into(), kind, object };
+                    let request =
+                        AdmissionRequest { operation: operation.into(), kind, object, old_object: Value::Null };
                     (text.into_bytes(), Some((request, settings)))
                 }
                 Err(_) => {

@@ -46,10 +46,12 @@
 //! );
 //! ```
 
+mod pod_security;
 mod review;
 mod rules;
 mod settings;
 
+pub use pod_security::PodSecurityLevel;
 pub use review::{
     AdmissionRequest, CODE_BAD_SETTINGS, CODE_INVALID, GroupVersionKind, Verdict, mutation_payload, review,
     review_payload,

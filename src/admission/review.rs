@@ -29,7 +29,7 @@ pub struct GroupVersionKind {
 }
 
 /// The fields of a Kubernetes `AdmissionRequest` the review reads; the others (`uid`,
-/// `userInfo`, `oldObject`, ...) are ignored.
+/// `userInfo`, ...) are ignored.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AdmissionRequest {
@@ -40,6 +40,10 @@ pub struct AdmissionRequest {
     /// The object as it would be stored (`null` for DELETE).
     #[serde(default)]
     pub object: Value,
+    /// On UPDATE, the object as it is stored (`null` otherwise). Only `requireQueueName` reads it
+    /// (its labels and `spec.suspend`).
+    #[serde(default, rename = "oldObject")]
+    pub old_object: Value,
 }
 
 /// The decision on an admission request.
@@ -98,9 +102,14 @@ pub fn review(request: AdmissionRequest, settings: &Settings) -> Verdict {
         return no_object(&request.operation);
     }
     match subject {
-        Subject::Job => judge_job(request.object, settings),
+        Subject::Job => judge_job(request.object, stored(&request.operation, request.old_object), settings),
         Subject::Plan => judge_plan(request.object, settings),
     }
+}
+
+/// The stored object of an UPDATE, when the request carries one.
+fn stored(operation: &str, old_object: Value) -> Option<Value> {
+    Some(old_object).filter(|old| operation == "UPDATE" && old.is_object())
 }
 
 /// What is reviewed: an `ElasticJob` or a `ScalePlan` of this API version, on CREATE or UPDATE.
@@ -132,11 +141,14 @@ fn no_object(operation: &str) -> Verdict {
 }
 
 /// The core's problems (shape, unknown fields, [`validate::validate_job`]) and the settings'
-/// together ([`parse::checked`]).
-fn judge_job(object: Value, settings: &Settings) -> Verdict {
+/// together ([`parse::checked`]); `old` is the stored job of an UPDATE.
+fn judge_job(object: Value, old: Option<Value>, settings: &Settings) -> Verdict {
     let read = parse::checked(object, |job: &ElasticJob| {
         let mut problems = validate::validate_job(job);
-        problems.extend(settings.check_job(job));
+        problems.extend(match &old {
+            Some(old) => settings.check_job_update(job, old),
+            None => settings.check_job(job),
+        });
         problems
     });
     read.map_or_else(Verdict::invalid, |_| Verdict::Accepted)
@@ -187,11 +199,13 @@ mod payload {
 pub fn review_payload(payload: &[u8]) -> Verdict {
     let read = utf8(payload, "the validation payload").and_then(|text| {
         let (mut value, _) = parse::from_json::<Value>(text)?;
-        let object = value.get_mut("request").and_then(|r| r.as_object_mut()).and_then(|r| r.remove("object"));
+        let mut take =
+            |field: &str| value.get_mut("request").and_then(|r| r.as_object_mut()).and_then(|r| r.remove(field));
+        let (object, old_object) = (take("object"), take("oldObject"));
         let (envelope, _) = parse::from_value::<payload::ValidationRequest>(value)?;
-        Ok((envelope, object.unwrap_or(Value::Null)))
+        Ok((envelope, object.unwrap_or(Value::Null), old_object.unwrap_or(Value::Null)))
     });
-    let (envelope, object) = match read {
+    let (envelope, object, old_object) = match read {
         Ok(read) => read,
         Err(error) => return Verdict::invalid(error.in_context("cannot read the validation payload")),
     };
@@ -205,7 +219,7 @@ pub fn review_payload(payload: &[u8]) -> Verdict {
         return no_object(&request.operation);
     }
     match subject {
-        Subject::Job => judge_job(object, &settings),
+        Subject::Job => judge_job(object, stored(&request.operation, old_object), &settings),
         Subject::Plan => judge_plan(object, &settings),
     }
 }

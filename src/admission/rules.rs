@@ -4,15 +4,32 @@
 use std::fmt::Write as _;
 
 use k8s_openapi::api::core::v1::{PodSpec, SecurityContext};
+use serde_json::Value;
 
-use super::Settings;
+use super::{Settings, pod_security};
 use crate::api::{DistributionStrategy, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Problem, join};
+use crate::queue;
+use crate::template::{self, Options};
+use crate::workload::LABEL_QUEUE_NAME;
 
 impl Settings {
-    /// The settings checks of a job, each problem at its field path (empty when it passes).
-    /// The core's own rules are [`crate::validate::validate_job`]'s.
+    /// The settings checks of a job as created, each problem at its field path (empty when it
+    /// passes). The core's own rules are [`crate::validate::validate_job`]'s.
     pub fn check_job(&self, job: &ElasticJob) -> Vec<Problem> {
+        self.job_problems(job, None)
+    }
+
+    /// The settings checks of a job an UPDATE would store, `old` being the job as stored (the
+    /// request's `oldObject`): those of [`Settings::check_job`], but `requireQueueName` judges the
+    /// queue label against the stored one. The label may not be removed; it may not be changed
+    /// (or added) while the updated job is not suspended, as Kueue's webhook refuses it; a job
+    /// stored without it (from before the setting) may stay without it.
+    pub fn check_job_update(&self, job: &ElasticJob, old: &Value) -> Vec<Problem> {
+        self.job_problems(job, Some(old))
+    }
+
+    fn job_problems(&self, job: &ElasticJob, old: Option<&Value>) -> Vec<Problem> {
         let mut p = Vec::new();
         for (replica_type, spec) in &job.spec.replica_specs {
             let path = format!("spec.replicaSpecs.{replica_type}");
@@ -37,16 +54,31 @@ impl Settings {
                     ));
                 }
             }
+            if let Some(level) = self.pod_security {
+                pod_security::template(&mut p, &join(&path, "template"), &spec.template, level);
+            }
             let Some(pod) = spec.template.spec.as_ref() else { continue };
             let pod_path = join(&path, "template.spec");
             if self.require_resource_limits {
                 resource_limits(&mut p, &pod_path, pod);
             }
             if let Some(prefixes) = &self.allowed_image_registries {
-                images(&mut p, &pod_path, pod, prefixes);
+                images(&mut p, &pod_path, pod, *replica_type == ReplicaType::DlroverMaster, prefixes);
             }
-            if self.deny_privileged {
+            // podSecurity checks the same fields, with the standard's messages.
+            if self.deny_privileged && self.pod_security.is_none() {
                 privileged(&mut p, &pod_path, pod);
+            }
+        }
+        if let Some(prefixes) = &self.allowed_image_registries {
+            default_master_image(&mut p, job, prefixes);
+        }
+        if let Some(level) = self.pod_security {
+            pod_security::job_annotations(&mut p, job.metadata.annotations.as_ref());
+            // The operator's default master pod, for a job that gives no master template.
+            if job.declared_replica_spec(ReplicaType::DlroverMaster).is_none() {
+                let path = format!("spec.replicaSpecs.{}.template", ReplicaType::DlroverMaster);
+                pod_security::template(&mut p, &path, &template::master_template(job, &Options::default()), level);
             }
         }
         if let Some(max) = self.max_total_replicas {
@@ -69,6 +101,9 @@ impl Settings {
                     ),
                 ));
             }
+        }
+        if self.require_queue_name {
+            queue_label(&mut p, job, old);
         }
         p
     }
@@ -123,6 +158,41 @@ impl Settings {
     }
 }
 
+/// `requireQueueName`: the job's Kueue queue label, against the stored job's on UPDATE (`old`).
+fn queue_label(p: &mut Vec<Problem>, job: &ElasticJob, old: Option<&Value>) {
+    let path = join(&join("metadata", "labels"), LABEL_QUEUE_NAME);
+    let queue = queue::queue_name(job);
+    let stored = old.map(|old| {
+        let label = old.get("metadata").and_then(|m| m.get("labels")).and_then(|l| l.get(LABEL_QUEUE_NAME));
+        label.and_then(Value::as_str).filter(|q| !q.is_empty())
+    });
+    match (queue, stored) {
+        (None, None) => p.push(Problem::new(
+            path,
+            Code::Required,
+            format!("the job has no Kueue queue: label it `{LABEL_QUEUE_NAME}: <LocalQueue>` (policy setting requireQueueName)"),
+        )),
+        (None, Some(Some(was))) => p.push(Problem::new(
+            path,
+            Code::Required,
+            format!("the job is queued in `{was}`, and every job must keep a Kueue queue (policy setting requireQueueName)"),
+        )),
+        (Some(queue), Some(was)) if was != Some(queue) && job.spec.suspend != Some(true) => {
+            let was = was.map_or_else(|| "no queue".to_owned(), |w| format!("`{w}`"));
+            p.push(Problem::new(
+                path,
+                Code::InvalidValue,
+                format!(
+                    "the queue of a job that is not suspended cannot change ({was} to `{queue}`): set `spec.suspend: true` in the same update, as Kueue requires (policy setting requireQueueName)"
+                ),
+            ));
+        }
+        // Created with a queue, kept, or moved while suspended; or stored without one and still
+        // without one (a job from before the setting).
+        _ => {}
+    }
+}
+
 fn resource_limits(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec) {
     // A template without a container is the core's problem (`no_containers`).
     let Some(container) = pod.containers.first() else { return };
@@ -170,23 +240,78 @@ fn containers(pod: &PodSpec) -> Vec<(String, Option<&str>, Option<&SecurityConte
     all
 }
 
-fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, prefixes: &[String]) {
-    for (path, image, _) in containers(pod) {
-        // A missing image is the core's problem (`required`), or the operator's default master image.
-        let Some(image) = image.filter(|i| !i.is_empty()) else { continue };
-        let qualified = qualified_image(image);
-        if !prefixes.iter().any(|prefix| image.starts_with(prefix.as_str()) || qualified.starts_with(prefix.as_str())) {
-            let list: Vec<&str> = prefixes.iter().map(String::as_str).collect();
-            p.push(Problem::new(
-                format!("{pod_path}.{path}.image"),
-                Code::InvalidValue,
-                format!(
-                    "`{image}` is not from a registry this cluster allows: use an image starting with {} (policy setting allowedImageRegistries)",
-                    quoted_list(&list, "or")
-                ),
-            ));
+/// The images of a template's containers against the allowed prefixes. The master's first
+/// container without an image runs the operator's default master image
+/// ([`template::master_pod`] with default [`Options`]), which is checked in its place.
+fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: bool, prefixes: &[String]) {
+    let default = Options::default().master_image;
+    for (i, (path, image, _)) in containers(pod).into_iter().enumerate() {
+        let given = image.filter(|i| !i.is_empty());
+        // Any other missing image is the core's problem (`required`).
+        let (image, what) = match given {
+            Some(image) => (image, String::new()),
+            None if master && i == 0 => (default.as_str(), DEFAULT_MASTER_IMAGE_NOTE.to_owned()),
+            None => continue,
+        };
+        if !allowed_image(image, prefixes) {
+            p.push(image_problem(format!("{pod_path}.{path}.image"), image, &what, prefixes));
         }
     }
+}
+
+/// Said of the operator's default master image where the job gives none.
+const DEFAULT_MASTER_IMAGE_NOTE: &str =
+    " (the operator's default master image, run when the job gives the master none)";
+
+/// A job without a `dlrover-master` template gets the operator's default master pod, whose image is
+/// checked as if the job had given it.
+fn default_master_image(p: &mut Vec<Problem>, job: &ElasticJob, prefixes: &[String]) {
+    if job.declared_replica_spec(ReplicaType::DlroverMaster).is_some() {
+        return;
+    }
+    let template = template::master_template(job, &Options::default());
+    let images = template.spec.iter().flat_map(|s| &s.containers).filter_map(|c| c.image.as_deref());
+    for (i, image) in images.enumerate() {
+        if !allowed_image(image, prefixes) {
+            let path = format!("spec.replicaSpecs.{}.template.spec.containers[{i}].image", ReplicaType::DlroverMaster);
+            p.push(image_problem(path, image, DEFAULT_MASTER_IMAGE_NOTE, prefixes));
+        }
+    }
+}
+
+fn image_problem(path: String, image: &str, what: &str, prefixes: &[String]) -> Problem {
+    let list: Vec<&str> = prefixes.iter().map(String::as_str).collect();
+    Problem::new(
+        path,
+        Code::InvalidValue,
+        format!(
+            "`{image}`{what} is not from a registry this cluster allows: use an image starting with {} (policy setting allowedImageRegistries)",
+            quoted_list(&list, "or")
+        ),
+    )
+}
+
+/// Whether an image, as written or fully qualified ([`qualified_image`]), is under one of the
+/// prefixes ([`under_prefix`]).
+fn allowed_image(image: &str, prefixes: &[String]) -> bool {
+    let qualified = qualified_image(image);
+    prefixes.iter().any(|prefix| under_prefix(image, prefix) || under_prefix(&qualified, prefix))
+}
+
+/// Whether an image reference is under a registry prefix, compared by host and path segments: the
+/// prefix must end where a segment of the image ends. `registry.example.com` (with or without a
+/// final `/`) covers `registry.example.com/x`, not `registry.example.com.evil.io/x` and not
+/// `registry.example.com:5000/x` (a port is part of the host: write it in the prefix);
+/// `registry.example.com/ml` covers `registry.example.com/ml/tf:2`, not
+/// `registry.example.com/mlx/tf`. A prefix that names a whole repository
+/// (`registry.example.com/ml/tf`) covers its tags and digests (`:2`, `@sha256:...`).
+pub(crate) fn under_prefix(image: &str, prefix: &str) -> bool {
+    let Some(rest) = image.strip_prefix(prefix) else { return false };
+    if prefix.ends_with('/') || rest.is_empty() || rest.starts_with('/') {
+        return true;
+    }
+    // After the host, `:` starts a port; after a path, a tag.
+    prefix.contains('/') && (rest.starts_with(':') || rest.starts_with('@'))
 }
 
 /// An image reference as the container runtime resolves it: without a registry host (a first
@@ -252,7 +377,32 @@ fn quoted_list(items: &[&str], last: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::qualified_image;
+    use super::{qualified_image, under_prefix};
+
+    #[test]
+    fn prefixes_end_on_a_host_or_path_segment() {
+        for (image, prefix, under) in [
+            ("registry.example.com/x", "registry.example.com", true),
+            ("registry.example.com/x", "registry.example.com/", true),
+            ("registry.example.com.evil.io/x", "registry.example.com", false),
+            ("registry.example.com.evil.io/x", "registry.example.com/", false),
+            ("registry.example.com:5000/x", "registry.example.com", false),
+            ("registry.example.com:5000/x", "registry.example.com/", false),
+            ("registry.example.com:5000/x", "registry.example.com:5000", true),
+            ("registry.example.com:5000/x", "registry.example.com:5000/", true),
+            ("registry.example.com/ml/tf:2", "registry.example.com/ml", true),
+            ("registry.example.com/ml/tf:2", "registry.example.com/ml/", true),
+            ("registry.example.com/mlx/tf", "registry.example.com/ml", false),
+            ("registry.example.com/mlx/tf", "registry.example.com/ml/", false),
+            ("registry.example.com/ml/tf:2", "registry.example.com/ml/tf", true),
+            ("registry.example.com/ml/tf@sha256:abc", "registry.example.com/ml/tf", true),
+            ("registry.example.com/ml/tf-nightly:2", "registry.example.com/ml/tf", false),
+            ("docker.io/library/tf:2", "docker.io", true),
+            ("other.io/x", "registry.example.com", false),
+        ] {
+            assert_eq!(under_prefix(image, prefix), under, "{image} under {prefix}");
+        }
+    }
 
     #[test]
     fn images_are_qualified_like_the_runtime_does() {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::utf8;
+use super::{PodSecurityLevel, utf8};
 use crate::api::DistributionStrategy;
 use crate::error::{Code, Error, Problem, Result, into_result};
 use crate::parse;
@@ -41,9 +41,20 @@ pub struct Settings {
     /// namespace.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deny_privileged: bool,
+    /// Every pod template of a job (the master's too, the operator's default one when the job
+    /// gives none) meets the Kubernetes Pod Security Standards at this level, as the API server's
+    /// PodSecurity admission of Kubernetes 1.36 checks a pod. `baseline` includes what
+    /// `denyPrivileged` checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_security: Option<PodSecurityLevel>,
     /// The highest `restartCount` a replica spec may give.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_restart_count: Option<u32>,
+    /// Every job is queued by Kueue: a job is created with the queue label
+    /// (`kueue.x-k8s.io/queue-name`, not empty), an UPDATE does not remove it, and, as Kueue's own
+    /// webhook has it, does not change it unless the job is suspended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub require_queue_name: bool,
 }
 
 impl Settings {

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use elasticjob::admission::Settings;
+use elasticjob::admission::{PodSecurityLevel, Settings};
 use elasticjob::api::DistributionStrategy;
 use serde_json::{Value, json};
 
@@ -29,7 +29,9 @@ fn every_setting() -> Vec<String> {
         require_resource_limits: true,
         allowed_image_registries: Some(vec!["r/".to_owned()]),
         deny_privileged: true,
+        pod_security: Some(PodSecurityLevel::Restricted),
         max_restart_count: Some(0),
+        require_queue_name: true,
     };
     let value = serde_json::to_value(all).unwrap();
     value.as_object().unwrap().keys().cloned().collect()
