@@ -74,7 +74,9 @@
 //! master's too: `All` every pod, `Running` the Running and Pending ones, `None` none. Without it,
 //! `Running`, as DLRover's operator stops a finished job's running pods (Kubeflow's default for a
 //! TFJob is `None`). A plan carried out while the master runs deletes what its `removePods` lists
-//! whatever the policy, so DLRover's master's last plan, which removes every pod, still does.
+//! whatever the policy, so DLRover's master's last plan, which removes every pod, still does; and
+//! with `None`, a finished job still deletes what the `removePods` of its master's plans not
+//! carried out yet list (the master wrote its last plan and exited before the job took it up).
 //! `ttlSecondsAfterFinished`: from `status.status.completionTime` + the TTL on, the plan deletes
 //! the job itself, in its last phase.
 //!

@@ -35,6 +35,7 @@ impl<'a> Planner<'a> {
         if status.phase == Some(JobConditionType::Suspended) {
             self.resume(&mut status, now);
         }
+        self.note_planned_removals(scale_plan);
         // A limit of the run policy reached: the job fails in this pass, and nothing is made for it.
         let limit = if finished { None } else { self.limit_reached(&status, now) };
         match limit {
@@ -328,6 +329,7 @@ pub(crate) fn controller_pass(
     let jobs_pods: Vec<Pod> = pods.iter().filter(|p| is_jobs_pod(p, job)).cloned().collect();
     let layout_plan = job::plan_or_initial(job, current);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
+    planner.note_planned_removals(waiting.iter().copied());
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.pass(current, now)?;

@@ -92,6 +92,10 @@ pub(crate) struct Planner<'a> {
     status_write: Option<(Cause, Event)>,
     /// When the job next needs a pass (its deadline or TTL), as [`Plan::requeue_at`] says.
     requeue_at: Option<Time>,
+    /// The pods the job's plans not carried out yet list in their `removePods`: a finished job
+    /// whose `cleanPodPolicy` keeps its pods deletes these all the same (DLRover's master's last
+    /// plan removes every pod).
+    planned_removals: BTreeSet<String>,
 }
 
 impl<'a> Planner<'a> {
@@ -157,6 +161,7 @@ impl<'a> Planner<'a> {
             hold: None,
             status_write: None,
             requeue_at: None,
+            planned_removals: BTreeSet::new(),
         })
     }
 

@@ -9,13 +9,18 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::Planner;
 use super::lifecycle::STOP_REASON;
-use crate::api::{CleanPodPolicy, ConditionStatus, ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType};
+use crate::api::{
+    CleanPodPolicy, ConditionStatus, ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan,
+};
 use crate::plan::{Action, Cause, Event};
 use crate::status::{self, update_status};
 use crate::{job, pod};
 
 /// Why a finished pod of a job whose `cleanPodPolicy` is `All` is deleted.
 const CLEANUP_REASON: &str = "the job has finished and its cleanPodPolicy is All: every pod is deleted";
+
+/// Why a finished job whose `cleanPodPolicy` is `None` deletes a pod all the same.
+const PLANNED_REMOVAL_REASON: &str = "listed in the removePods of a plan of the job's master";
 
 /// A limit of the run policy that fails a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +120,8 @@ impl Planner<'_> {
 
     /// Deletes the pods a finished job deletes: its Running and Pending ones unless its
     /// `cleanPodPolicy` is `None` (one failed by its run policy stops them all the same), and with
-    /// `All` every other pod too, whatever its phase.
+    /// `All` every other pod too, whatever its phase. With `None`, those a plan of its master not
+    /// carried out yet lists in `removePods` go all the same.
     pub(super) fn clean_up(&mut self, status: &ElasticJobStatus) {
         let limit = Limit::of(status);
         let policy = job::clean_pod_policy(self.job);
@@ -128,6 +134,18 @@ impl Planner<'_> {
                 self.stop_for(replica_type, &reason, cause);
             }
         }
+        if policy == CleanPodPolicy::None && limit.is_none() {
+            // What the master's last plan removes goes all the same, though the job took it up
+            // too late to carry it out (its master had finished).
+            let listed: Vec<&Pod> = ReplicaType::ALL
+                .into_iter()
+                .flat_map(|t| self.of_type(t).iter().copied())
+                .filter(|p| !pod::is_terminating(p) && self.planned_removals.contains(pod::name(p)))
+                .collect();
+            for p in listed {
+                self.delete(p, PLANNED_REMOVAL_REASON.to_owned(), Cause::Planned);
+            }
+        }
         if policy == CleanPodPolicy::All {
             for replica_type in ReplicaType::ALL {
                 let left: Vec<&Pod> =
@@ -135,6 +153,21 @@ impl Planner<'_> {
                 for p in left {
                     self.delete(p, CLEANUP_REASON.to_owned(), Cause::Cleanup);
                 }
+            }
+        }
+    }
+
+    /// Notes the pods `plans` list in their `removePods`, those not carried out yet (not
+    /// `Succeeded` or `Failed`).
+    pub(super) fn note_planned_removals<'p>(&mut self, plans: impl IntoIterator<Item = &'p ScalePlan>) {
+        let job = self.job.name();
+        for plan in plans {
+            let done = matches!(
+                plan.status.as_ref().and_then(|s| s.phase),
+                Some(JobConditionType::Succeeded | JobConditionType::Failed)
+            );
+            if !done {
+                self.planned_removals.extend(plan.spec.remove_pods.iter().filter_map(|m| m.pod_name(job)));
             }
         }
     }
@@ -459,6 +492,30 @@ mod tests {
         let Ok(mut planner) = Planner::new(&j, &options, &pods, &plan) else { panic!("planner") };
         assert!(planner.pass(Some(&plan), &at("2026-01-01T10:30:00Z")).is_ok());
         let done = planner.finish();
-        assert_eq!(deleted(&done), [("j-edljob-ps-0", Cause::Planned), ("j-edljob-worker-0", Cause::Planned)]);
+        let planned = [("j-edljob-ps-0", Cause::Planned), ("j-edljob-worker-0", Cause::Planned)];
+        assert_eq!(deleted(&done), planned);
+        // Its master finished before the job took the plan up: the job finishes, and what the
+        // plan lists goes all the same.
+        let mut pods = pods;
+        pods[0] = master("Succeeded");
+        let Ok(mut planner) = Planner::new(&j, &options, &pods, &plan) else { panic!("planner") };
+        assert!(planner.pass(Some(&plan), &at("2026-01-01T10:30:00Z")).is_ok());
+        let finished = planner.finish();
+        assert_eq!(finished.job_status().and_then(|s| s.phase), Some(JobConditionType::Succeeded));
+        assert_eq!(deleted(&finished), planned);
+        // The job had finished when the plan came: the controller's pass takes no plan up, and
+        // deletes what it lists.
+        let mut succeeded = j.clone();
+        succeeded.status = finished.job_status().cloned();
+        plan.status = None;
+        plan.metadata.labels = Some([(naming::LABEL_SCALE_TYPE.to_owned(), naming::SCALE_TYPE_AUTO.to_owned())].into());
+        plan.spec.owner_job = Some("j".into());
+        let now = at("2026-01-01T10:31:00Z");
+        let Ok(pass) = super::super::controller_pass(Some(&succeeded), &[plan], &pods, &[], None, &now, &options)
+        else {
+            panic!("refused")
+        };
+        assert_eq!(deleted(&pass), planned);
+        assert!(pass.actions().all(|a| !matches!(a, Action::SetScalePlanStatus { .. })), "{pass:?}");
     }
 }
