@@ -247,6 +247,49 @@ pub struct ElasticJobSpec {
     /// runs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspend: Option<bool>,
+    /// Kubeflow's run policy: a deadline, a backoff limit, which pods a finished job deletes, and
+    /// when a finished job itself is deleted. Absent, the job runs as DLRover's operator runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_policy: Option<RunPolicy>,
+}
+
+/// Kubeflow's `RunPolicy` (training-operator v1.9, `pkg/apis/kubeflow.org/v1/common_types.go`) for
+/// an ElasticJob: the same field names and types. A field left out keeps DLRover's behaviour
+/// (no deadline, no backoff limit, a finished job's running pods stopped, the job kept); `suspend`
+/// is the job's `spec.suspend`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RunPolicy {
+    /// Which pods are deleted once the job has Succeeded or Failed: `All`, `Running` (Running
+    /// and Pending ones) or `None`. Absent: `Running`, as DLRover's operator stops a finished
+    /// job's running pods (Kubeflow defaults a TFJob's to `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clean_pod_policy: Option<CleanPodPolicy>,
+    /// Seconds after the job's completion time at which the job itself is deleted (its pods and
+    /// services go with it). Absent: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_seconds_after_finished: Option<i32>,
+    /// Seconds from the job's start time after which a job that has not finished fails
+    /// (`DeadlineExceeded`) and its running pods are stopped. Absent: no deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_deadline_seconds: Option<i64>,
+    /// How many of the job's task pods may fail (each one DLRover's master relaunches as a new
+    /// pod) before the job fails (`BackoffLimitExceeded`). Absent: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_limit: Option<i32>,
+}
+
+/// Which of a finished job's pods are deleted (Kubeflow's `CleanPodPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum CleanPodPolicy {
+    /// Every pod, whatever its phase, the master's too.
+    All,
+    /// The Running and Pending pods (a Pending pod would run once scheduled).
+    Running,
+    /// None: every pod is left as it is.
+    None,
 }
 
 /// How many replicas of one type to run, and how.

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::api::{self, ElasticJob, ReplicaResourceSpec, ReplicaSpec, ReplicaType, ResourceList, ScalePlan, ScaleSpec};
+use crate::api::{
+    self, CleanPodPolicy, ElasticJob, ReplicaResourceSpec, ReplicaSpec, ReplicaType, ResourceList, RunPolicy,
+    ScalePlan, ScaleSpec,
+};
 use crate::error::{Code, Error, Result};
 use crate::{naming, pod};
 
@@ -46,6 +49,18 @@ pub fn restart_count(job: &ElasticJob, replica_type: ReplicaType) -> i32 {
 pub fn template_resource(job: &ElasticJob, replica_type: ReplicaType) -> ResourceList {
     let Ok(template) = task_template(job, replica_type) else { return ResourceList::new() };
     template.spec.as_ref().and_then(|s| s.containers.first()).map(pod::container_resource).unwrap_or_default()
+}
+
+/// Which pods the job deletes once it has finished: its `spec.runPolicy.cleanPodPolicy`, else
+/// `Running`, as DLRover's operator stops a finished job's running pods (Kubeflow's default for a
+/// TFJob is `None`; DLRover's behaviour is kept for a job that says nothing).
+pub fn clean_pod_policy(job: &ElasticJob) -> CleanPodPolicy {
+    run_policy(job).and_then(|r| r.clean_pod_policy).unwrap_or(CleanPodPolicy::Running)
+}
+
+/// The job's `spec.runPolicy`, when it gives one.
+pub fn run_policy(job: &ElasticJob) -> Option<&RunPolicy> {
+    job.spec.run_policy.as_ref()
 }
 
 /// The job's namespace, `None` when it names none (a manifest not applied yet).

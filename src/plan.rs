@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Pod, Service};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
@@ -155,6 +155,19 @@ pub enum Action {
         /// Why, for programs.
         cause: Cause,
     },
+    /// Delete the job itself (its pods and services go with it, through their owner references):
+    /// its `spec.runPolicy.ttlSecondsAfterFinished` has passed. A job already gone is not an error.
+    DeleteJob {
+        /// The job's namespace, when it names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        /// The job's name.
+        name: String,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
     /// Record an event on the job.
     RecordEvent {
         /// `Normal` or `Warning`.
@@ -202,6 +215,16 @@ pub enum Cause {
     /// A queued job's place in Kueue: its Workload, its suspension as the admission says, the
     /// Workload's status, a plan beyond what was admitted.
     Queue,
+    /// The job's `spec.runPolicy.activeDeadlineSeconds` has passed: the job fails and its running
+    /// pods are stopped.
+    Deadline,
+    /// The job's failed task pods reached its `spec.runPolicy.backoffLimit`: the job fails and its
+    /// running pods are stopped.
+    BackoffLimit,
+    /// A finished pod of a finished job deleted, as its `spec.runPolicy.cleanPodPolicy: All` says.
+    Cleanup,
+    /// The job deleted: its `spec.runPolicy.ttlSecondsAfterFinished` has passed.
+    Ttl,
 }
 
 /// What to tell on the job (a Kubernetes Event of its) once an action is done.
@@ -222,6 +245,11 @@ impl Event {
     pub fn normal(reason: &str, message: String) -> Event {
         Event { type_: "Normal".to_owned(), reason: reason.to_owned(), message }
     }
+
+    /// A `Warning` event.
+    pub fn warning(reason: &str, message: String) -> Event {
+        Event { type_: "Warning".to_owned(), reason: reason.to_owned(), message }
+    }
 }
 
 /// Which phase of a plan an action belongs to; phases run in this order.
@@ -241,8 +269,11 @@ pub enum PhaseKind {
     CreatePods,
     /// Then the pods and services to delete.
     Deletions,
-    /// Last the status writes: a plan is marked done only once its pods are made.
+    /// Then the status writes: a plan is marked done only once its pods are made.
     Status,
+    /// Last the job itself, deleted once its `ttlSecondsAfterFinished` has passed: after its
+    /// status is written, so nothing is written to a job that is gone.
+    DeleteJob,
 }
 
 /// How a host carries out the actions of a phase.
@@ -264,7 +295,9 @@ impl PhaseKind {
     pub fn mode(self) -> PhaseMode {
         match self {
             PhaseKind::Services | PhaseKind::CreatePods => PhaseMode::SlowStart,
-            PhaseKind::Adopt | PhaseKind::Queue | PhaseKind::Deletions | PhaseKind::Status => PhaseMode::Parallel,
+            PhaseKind::Adopt | PhaseKind::Queue | PhaseKind::Deletions | PhaseKind::Status | PhaseKind::DeleteJob => {
+                PhaseMode::Parallel
+            }
         }
     }
 }
@@ -282,6 +315,7 @@ impl Action {
             | Action::SetScalePlanStatus { .. }
             | Action::SetWorkloadStatus { .. }
             | Action::RecordEvent { .. } => PhaseKind::Status,
+            Action::DeleteJob { .. } => PhaseKind::DeleteJob,
         }
     }
 
@@ -298,6 +332,7 @@ impl Action {
             | Action::CreateOrUpdateWorkload { cause, .. }
             | Action::SetJobSuspend { cause, .. }
             | Action::SetWorkloadStatus { cause, .. }
+            | Action::DeleteJob { cause, .. }
             | Action::RecordEvent { cause, .. } => *cause,
         }
     }
@@ -327,13 +362,19 @@ pub struct Plan {
     /// shows: a host passes again at once. Absent when none were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left: Option<usize>,
+    /// When the job next needs a pass though nothing in the cluster changes: the moment its
+    /// `spec.runPolicy.activeDeadlineSeconds` passes (a job that runs) or its
+    /// `ttlSecondsAfterFinished` does (a finished one). A host brings the job back then (a work
+    /// queue's `AddAfter`) rather than polling. Absent when no such moment is ahead.
+    #[serde(rename = "requeueAt", default, skip_serializing_if = "Option::is_none")]
+    pub requeue_at: Option<Time>,
 }
 
 impl Plan {
     /// A plan of these actions, each in its phase; the order of the actions of one phase is kept.
     pub fn from_actions(actions: impl IntoIterator<Item = Action>) -> Plan {
-        let (mut adopt, mut queue, mut services, mut create_pods, mut deletions, mut status) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut adopt, mut queue, mut services, mut create_pods, mut deletions, mut status, mut delete_job) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for action in actions {
             match action.phase() {
                 PhaseKind::Adopt => adopt.push(action),
@@ -342,6 +383,7 @@ impl Plan {
                 PhaseKind::CreatePods => create_pods.push(action),
                 PhaseKind::Deletions => deletions.push(action),
                 PhaseKind::Status => status.push(action),
+                PhaseKind::DeleteJob => delete_job.push(action),
             }
         }
         let phases = [
@@ -351,12 +393,21 @@ impl Plan {
             (PhaseKind::CreatePods, create_pods),
             (PhaseKind::Deletions, deletions),
             (PhaseKind::Status, status),
+            (PhaseKind::DeleteJob, delete_job),
         ];
         let phases = phases.into_iter().filter(|(_, actions)| !actions.is_empty());
         Plan {
             phases: phases.map(|(phase, actions)| Phase { phase, mode: phase.mode(), actions }).collect(),
             left: None,
+            requeue_at: None,
         }
+    }
+
+    /// The plan with `requeue_at` as the moment the job next needs a pass.
+    #[must_use]
+    pub fn requeued_at(mut self, requeue_at: Option<Time>) -> Plan {
+        self.requeue_at = requeue_at;
+        self
     }
 
     /// The plan within a cap of `max` pod creations, for a pass that must not run for minutes
@@ -407,7 +458,7 @@ impl Plan {
                 .collect();
             (!actions.is_empty()).then_some(Phase { phase: phase.phase, mode: phase.mode, actions })
         });
-        Plan { phases: phases.collect(), left: Some(left) }
+        Plan { phases: phases.collect(), left: Some(left), requeue_at: self.requeue_at }
     }
 
     /// Whether the plan does nothing.

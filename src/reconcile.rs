@@ -52,6 +52,36 @@
 //! Stopping deletes every Running or Pending pod of the type with grace period 0. Syncing counts the
 //! type's pods by phase into `replicaStatuses`, keeping `initial`; for the master it also moves
 //! the job to Succeeded, Failed (with the pod's reason), Pending (its first master pending, before the job ever ran) or Running.
+//!
+//! # The run policy: `spec.runPolicy`
+//! Kubeflow's `RunPolicy` of training-operator v1.9, with its field names and types; a field
+//! left out keeps DLRover's behaviour. While the job has not finished and is not suspended:
+//! - `backoffLimit`: the job's task pods in phase Failed are counted (each is relaunched by
+//!   DLRover's master as a new pod, where Kubeflow counts the container restarts of running pods;
+//!   a failed master fails the job by itself, and a failed pod no longer observed no longer
+//!   counts). A limit of 0 is reached by one failed pod, any other by as many as it says
+//!   (Kubeflow's `PastBackoffLimit`). The job fails, reason `BackoffLimitExceeded`.
+//! - `activeDeadlineSeconds`: from the moment `status.status.startTime` + the deadline (Kubeflow's
+//!   `PastActiveDeadline`: at that moment too) the job fails, reason `DeadlineExceeded`. A resumed
+//!   job's start time is the moment it is resumed.
+//!
+//! The backoff limit is checked first, as Kubeflow does; the `Failed` condition has Kubeflow's
+//! message, the job a completion time, and the status write a Warning event; the job's Running
+//! and Pending pods (the master's too) are stopped, whatever `cleanPodPolicy` says, for as long as
+//! any is left. A master that finished the job in the same pass has the last word.
+//!
+//! Once the job has `Succeeded` or `Failed`, `cleanPodPolicy` says which pods are deleted, the
+//! master's too: `All` every pod, `Running` the Running and Pending ones, `None` none. Without it,
+//! `Running`, as DLRover's operator stops a finished job's running pods (Kubeflow's default for a
+//! TFJob is `None`). A plan carried out while the master runs deletes what its `removePods` lists
+//! whatever the policy, so DLRover's master's last plan, which removes every pod, still does; and
+//! with `None`, a finished job still deletes what the `removePods` of its master's plans not
+//! carried out yet list (the master wrote its last plan and exited before the job took it up).
+//! `ttlSecondsAfterFinished`: from `status.status.completionTime` + the TTL on, the plan deletes
+//! the job itself, in its last phase.
+//!
+//! A plan's `requeueAt` is the next such moment still ahead: the deadline of a job that runs,
+//! the TTL of a finished one.
 
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -147,6 +177,11 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 ///
 /// Whenever the job ends this pass `Succeeded` or `Failed`, its Running and Pending pods are
 /// stopped in the same pass.
+///
+/// With a `spec.runPolicy` (Kubeflow's, see the module docs), a job that has not finished fails in
+/// the pass that finds a limit reached, and nothing is made for it; a finished one deletes the pods
+/// its `cleanPodPolicy` names, and is deleted itself once its TTL has passed; the plan's
+/// `requeueAt` says when the job next needs a pass.
 ///
 /// Types go in the order of [`ReplicaType::ALL`]. The job status is set last, and only when it
 /// changed, so planning again on an unchanged cluster gives an empty plan.

@@ -31,6 +31,12 @@ pub const REASON_SUSPENDED: &str = "JobSuspended";
 /// Reason of the `Suspended` condition turned false, and of the `Created` condition, when
 /// `spec.suspend` goes back to false.
 pub const REASON_RESUMED: &str = "JobResumed";
+/// Reason of the `Failed` condition of a job active longer than its
+/// `spec.runPolicy.activeDeadlineSeconds` (Kubernetes' Job's reason for it).
+pub const REASON_DEADLINE_EXCEEDED: &str = "DeadlineExceeded";
+/// Reason of the `Failed` condition of a job whose failed task pods reached its
+/// `spec.runPolicy.backoffLimit` (Kubernetes' Job's reason for it).
+pub const REASON_BACKOFF_LIMIT_EXCEEDED: &str = "BackoffLimitExceeded";
 
 /// Whether the job has a true condition of this type.
 pub fn has_condition(status: &ElasticJobStatus, type_: JobConditionType) -> bool {

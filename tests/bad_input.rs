@@ -126,6 +126,15 @@ fn bases_are_valid() {
 #[case::unknown_field("/spec/replicaSpecs/worker/replica", json!(3), "spec.replicaSpecs.worker.replica", Code::UnknownField)]
 #[case::unknown_field_in_template("/spec/replicaSpecs/worker/template/spec/containers/0/imagePullPolcy", json!("Always"), "spec.replicaSpecs.worker.template.spec.containers[0].imagePullPolcy", Code::UnknownField)]
 #[case::duplicate_containers("/spec/replicaSpecs/ps/template/spec/containers/-", json!({"name": "main", "image": "tf:2"}), "spec.replicaSpecs.ps.template.spec.containers[1].name", Code::Duplicate)]
+#[case::deadline_zero("/spec/runPolicy", json!({"activeDeadlineSeconds": 0}), "spec.runPolicy.activeDeadlineSeconds", Code::OutOfRange)]
+#[case::deadline_negative("/spec/runPolicy", json!({"activeDeadlineSeconds": -60}), "spec.runPolicy.activeDeadlineSeconds", Code::OutOfRange)]
+#[case::deadline_absurd("/spec/runPolicy", json!({"activeDeadlineSeconds": 1_i64 << 40}), "spec.runPolicy.activeDeadlineSeconds", Code::OutOfRange)]
+#[case::deadline_not_a_number("/spec/runPolicy", json!({"activeDeadlineSeconds": "1h"}), "spec.runPolicy.activeDeadlineSeconds", Code::InvalidType)]
+#[case::ttl_negative("/spec/runPolicy", json!({"ttlSecondsAfterFinished": -1}), "spec.runPolicy.ttlSecondsAfterFinished", Code::OutOfRange)]
+#[case::ttl_past_i32("/spec/runPolicy", json!({"ttlSecondsAfterFinished": 1_u64 << 40}), "spec.runPolicy.ttlSecondsAfterFinished", Code::InvalidValue)]
+#[case::backoff_limit_negative("/spec/runPolicy", json!({"backoffLimit": -2}), "spec.runPolicy.backoffLimit", Code::OutOfRange)]
+#[case::clean_pod_policy_unknown("/spec/runPolicy", json!({"cleanPodPolicy": "Finished"}), "spec.runPolicy.cleanPodPolicy", Code::InvalidValue)]
+#[case::run_policy_unknown_field("/spec/runPolicy", json!({"backOffLimit": 3}), "spec.runPolicy.backOffLimit", Code::UnknownField)]
 fn bad_job(#[case] pointer: &str, #[case] value: Value, #[case] path: &str, #[case] code: Code) {
     assert_eq!(problems(parse::job(with(base_job(), pointer, value))), [(path.to_owned(), code)]);
 }

@@ -188,6 +188,25 @@ fn creates_or_deletes(plan: &Plan) -> Vec<String> {
 /// Pod names are unique, and no two live task pods share a type and rank, but where one of them is
 /// a pod the plan's `createPods` or `migratePods` names (`common::unique`). (`arb_pods` makes at most
 /// one live pod per rank to begin with.)
+/// Carries the job controller's plans out pass after pass, at 2026-01-01T00:00:00Z on an
+/// otherwise unchanging cluster, until a plan does nothing or deletes the job: within 4 passes.
+fn passes_to_a_fixed_point(job: &mut elasticjob::ElasticJob, mut pods: Vec<Pod>) -> Result<(), TestCaseError> {
+    let now = parse::time("2026-01-01T00:00:00Z").unwrap();
+    let mut passes = Vec::new();
+    loop {
+        let plan = reconcile(job, None, &pods, &now, &Options::default()).unwrap();
+        if plan.is_empty() || plan.actions().any(|a| matches!(a, elasticjob::Action::DeleteJob { .. })) {
+            return Ok(());
+        }
+        passes.push(plan);
+        prop_assert!(passes.len() <= 4, "no fixed point after 4 passes: {:#?}", passes);
+        let last = passes.last().unwrap();
+        common::apply(&mut pods, last);
+        common::apply_status(job, last);
+        check_unique(&pods, None)?;
+    }
+}
+
 fn check_unique(pods: &[Pod], plan: Option<&ScalePlan>) -> Result<(), TestCaseError> {
     common::unique(pods, plan, JOB).map_err(TestCaseError::fail)
 }
@@ -222,21 +241,50 @@ proptest! {
                 "conditions": [{"type": "Created", "status": "True", "reason": "JobCreated"}], "replicaStatuses": {}}});
         }
         let mut job = parse::job(job).unwrap();
-        let now = parse::time("2026-01-01T00:00:00Z").unwrap();
-        let mut pods = pods;
-        let mut passes = Vec::new();
-        loop {
-            let plan = reconcile(&job, None, &pods, &now, &Options::default()).unwrap();
-            if plan.is_empty() {
-                break;
-            }
-            passes.push(plan);
-            prop_assert!(passes.len() <= 4, "no fixed point after 4 passes: {:#?}", passes);
-            let last = passes.last().unwrap();
-            common::apply(&mut pods, last);
-            common::apply_status(&mut job, last);
-            check_unique(&pods, None)?;
+        passes_to_a_fixed_point(&mut job, pods)?;
+    }
+
+    /// With a run policy the job controller reaches a fixed point within a few passes too (a
+    /// deadline or backoff limit fails the job and stops its pods once; a finished job deletes
+    /// what its cleanPodPolicy names once), or deletes the job (its TTL passed), after which there
+    /// is no job to plan for. `cleanPodPolicy: Running` plans the bytes of no run policy.
+    #[test]
+    fn a_run_policy_converges(
+        job in arb_job(), pods in arb_pods(), phase in 0..7usize,
+        clean in 0..4usize, deadline in 0..3usize, backoff in 0..4usize, ttl in 0..3usize,
+    ) {
+        let phases = [None, Some("Created"), Some("Pending"), Some("Running"), Some("Restarting"), Some("Succeeded"), Some("Failed")];
+        let mut job = job;
+        if let Some(p) = phases[phase] {
+            job["status"] = json!({"phase": p, "status": {
+                "conditions": [{"type": "Created", "status": "True", "reason": "JobCreated"}], "replicaStatuses": {},
+                "startTime": "2025-12-31T23:30:00Z", "completionTime": "2025-12-31T23:50:00Z"}});
         }
+        let now = parse::time("2026-01-01T00:00:00Z").unwrap();
+        let options = Options::default();
+        let plain = parse::job(job.clone()).unwrap();
+        job["spec"]["runPolicy"] = json!({"cleanPodPolicy": "Running"});
+        let running = parse::job(job.clone()).unwrap();
+        prop_assert_eq!(
+            reconcile(&plain, None, &pods, &now, &options).unwrap(),
+            reconcile(&running, None, &pods, &now, &options).unwrap()
+        );
+        let mut policy = serde_json::Map::new();
+        if let Some(c) = [None, Some("All"), Some("Running"), Some("None")][clean] {
+            policy.insert("cleanPodPolicy".into(), json!(c));
+        }
+        // 60 s has passed since the start time, a day has not.
+        if let Some(d) = [None, Some(60), Some(86_400)][deadline] {
+            policy.insert("activeDeadlineSeconds".into(), json!(d));
+        }
+        if let Some(b) = [None, Some(0), Some(1), Some(5)][backoff] {
+            policy.insert("backoffLimit".into(), json!(b));
+        }
+        if let Some(t) = [None, Some(0), Some(3_600)][ttl] {
+            policy.insert("ttlSecondsAfterFinished".into(), json!(t));
+        }
+        job["spec"]["runPolicy"] = Value::Object(policy);
+        passes_to_a_fixed_point(&mut parse::job(job).unwrap(), pods)?;
     }
 
     /// Whatever `validate` accepts can be planned: for a valid job and plan and the pods such a

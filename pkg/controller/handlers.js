@@ -132,6 +132,17 @@ export const HANDLERS = {
     perform: (pass, a) => writeStatus(pass, "ElasticJob", pass.job, a.status),
   },
 
+  deleteJob: {
+    refused: "FailedDelete",
+    // The job is gone: nothing of the plan is left for it.
+    endsWhenGone: true,
+    describe: (a) => ({ name: a.name, reason: a.reason, cause: a.cause }),
+    // Its watch brings the deletion, and the pass that finds no job forgets it.
+    expect: () => undefined,
+    // The uid a precondition: a job made again under its name is not this one.
+    perform: (pass, a) => deleteOrGone(pass.adapter, "ElasticJob", namespaceOf(a, pass), a.name, { uid: pass.job?.metadata?.uid }),
+  },
+
   setScalePlanStatus: {
     refused: "FailedUpdateStatus",
     endsWhenGone: true,

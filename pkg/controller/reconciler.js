@@ -20,6 +20,8 @@ const MAX_CONFLICT_RETRIES = 3;
 const STORED = new Set(["ScalePlan", "Pod", "Service", "Workload", "ResourceFlavor"]);
 /** How long a priority class's value read from the API server is used before it is read again. */
 const PRIORITY_TTL_MS = 30_000;
+/** The longest delay a timer takes (Node fires a longer one at once): a later moment is asked again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The job key (`namespace/name`) an object belongs to, by the core's rule (`undefined`: none). */
 export const jobKeyOf = (obj) => jobKey(obj);
@@ -101,7 +103,7 @@ export class Reconciler {
         if (!pass.job) {
           this.forget(key);
         }
-        return { result: "success" };
+        return this.succeeded(plan);
       }
       const { outcome, skipped, failure } = await this.carryOut(pass, plan);
       if (outcome === "stopped") {
@@ -112,7 +114,7 @@ export class Reconciler {
       }
       if (outcome === "done") {
         if (plan.left === undefined) {
-          return { result: "success" };
+          return this.succeeded(plan);
         }
         // The rest of a large plan, in the next pass, once the caches show this one's writes.
         this.log.info("the pass reached its cap of pod creations; the rest comes in the next pass", { job: key, left: plan.left });
@@ -133,6 +135,17 @@ export class Reconciler {
         pass.fresh.plans.set(failure.name, current);
       }
     }
+  }
+
+  /**
+   * A pass whose plan is done: the job comes back at the moment the plan's `requeueAt` names (its
+   * deadline or TTL, which no watch event brings), as the Job controller's `AddAfter`.
+   */
+  succeeded({ requeueAt }) {
+    if (requeueAt === undefined) {
+      return { result: "success" };
+    }
+    return { result: "success", requeueAfterMs: Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(requeueAt) - this.clock().getTime())) };
   }
 
   /** A pass over the job `key`: what it observes, and what it has written so far. */

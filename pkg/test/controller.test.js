@@ -248,6 +248,23 @@ test("a status write that conflicts is read again and planned again, and what th
   assert.ok(next.requeueAfterMs > 0);
 });
 
+test("a finished job comes back when its TTL passes, not before, and is deleted then (uid a precondition)", async () => {
+  const { input } = goldenCases().find((c) => c.name === "run-policy-before-the-ttl-requeues");
+  const calls = [];
+  const adapter = {
+    delete: async (kind, namespace, name, options) => calls.push(`delete ${kind} ${namespace}/${name} uid ${options.uid}`),
+  };
+  // Completed at 10:00 with a TTL of 600 s; the clock says 10:00: nothing to do for 10 minutes.
+  const early = reconcilerOf(adapter, input.job, { pods: input.pods });
+  assert.deepEqual(await early.reconcile("ml/mnist"), { result: "success", requeueAfterMs: 600_000 });
+  assert.deepEqual(calls, []);
+  const due = structuredClone(input.job);
+  due.status.status.completionTime = "2026-03-01T09:50:00Z";
+  const late = reconcilerOf(adapter, due, { pods: input.pods });
+  assert.deepEqual(await late.reconcile("ml/mnist"), { result: "success" });
+  assert.deepEqual(calls, [`delete ElasticJob ml/mnist uid ${input.job.metadata.uid}`]);
+});
+
 test("a service of the job's name that another object controls is not overwritten: the create is refused, with a Warning", async () => {
   const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
   const calls = [];

@@ -35,26 +35,54 @@ impl<'a> Planner<'a> {
         if status.phase == Some(JobConditionType::Suspended) {
             self.resume(&mut status, now);
         }
+        self.note_planned_removals(scale_plan);
+        // A limit of the run policy reached: the job fails in this pass, and nothing is made for it.
+        let limit = if finished { None } else { self.limit_reached(&status, now) };
+        match limit {
+            Some(limit) => {
+                self.sync_all(&mut status, now);
+                // Unless its master finished it in this pass.
+                if !matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
+                    self.fail_for(&mut status, limit, now);
+                }
+            }
+            None => self.step(&mut status, scale_plan, now)?,
+        }
+        // A finished job deletes its pods as its cleanPodPolicy says (its running ones, without
+        // one) in the same pass that finds it finished (upstream waits for the next pass), and
+        // itself once its TTL has passed.
+        if matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
+            self.clean_up(&status);
+            self.expire(&status, now);
+        }
+        self.requeue(&status, now);
+        self.set_job_status(&before, status);
+        Ok(())
+    }
+
+    /// The pass's step by the job's phase: initialise a new job, carry a running one's plan out and
+    /// keep its master, and count the pods into the status.
+    fn step(&mut self, status: &mut ElasticJobStatus, scale_plan: Option<&ScalePlan>, now: &Time) -> Result<()> {
         match status.phase {
             None | Some(JobConditionType::Created) => {
                 if status.common().is_none_or(|s| s.conditions.is_empty()) {
                     status.common_mut().replica_statuses.entry(ReplicaType::DlroverMaster).or_default();
                     let message = format!("ElasticJob {} is created.", self.job.name());
-                    update_status(&mut status, JobConditionType::Created, status::REASON_CREATED, message, now);
+                    update_status(status, JobConditionType::Created, status::REASON_CREATED, message, now);
                 }
                 let common = status.common_mut();
                 if common.start_time.is_none() {
                     common.start_time = Some(now.clone());
                 }
                 self.ensure_master()?;
-                self.sync_all(&mut status, now);
+                self.sync_all(status, now);
             }
-            Some(JobConditionType::Pending) => self.sync_all(&mut status, now),
+            Some(JobConditionType::Pending) => self.sync_all(status, now),
             Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling) => {
                 // A finished master finishes the job in this pass: creating pods would only create
                 // pods to stop.
                 if !self.master_finished() {
-                    if let Some(plan) = scale_plan.filter(|p| is_active(p, &status)) {
+                    if let Some(plan) = scale_plan.filter(|p| is_active(p, status)) {
                         self.execute(plan, now)?;
                     }
                     // A missing master is made again in every phase that runs, Scaling too: a job
@@ -64,7 +92,7 @@ impl<'a> Planner<'a> {
                     self.ensure_master()?;
                     self.keep_services();
                 }
-                self.sync_all(&mut status, now);
+                self.sync_all(status, now);
             }
             Some(
                 JobConditionType::Succeeded
@@ -72,17 +100,9 @@ impl<'a> Planner<'a> {
                 | JobConditionType::Suspended
                 | JobConditionType::QuotaLimited,
             ) => {
-                self.sync_all(&mut status, now);
+                self.sync_all(status, now);
             }
         }
-        // A finished job stops its running pods in the same pass that finds it finished (upstream
-        // waits for the next pass).
-        if matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
-            for replica_type in ReplicaType::ALL {
-                self.stop(replica_type, STOP_REASON);
-            }
-        }
-        self.set_job_status(&before, status);
         Ok(())
     }
 
@@ -104,11 +124,16 @@ impl<'a> Planner<'a> {
     }
 
     /// `spec.suspend` went back to false: the `Suspended` condition turns false and the job starts
-    /// again as a created one (its master is made again, which plans its pods).
+    /// again as a created one (its master is made again, which plans its pods). A job with an
+    /// `activeDeadlineSeconds` starts its time again (its start time is now), as Kubeflow's and
+    /// Kubernetes' Job do: the time it was suspended does not count.
     fn resume(&mut self, status: &mut ElasticJobStatus, now: &Time) {
         let message = format!("ElasticJob {} is resumed.", self.job.name());
         status::clear_condition(status, JobConditionType::Suspended, status::REASON_RESUMED, message.clone(), now);
         update_status(status, JobConditionType::Created, status::REASON_RESUMED, message, now);
+        if job::run_policy(self.job).is_some_and(|r| r.active_deadline_seconds.is_some()) {
+            status.common_mut().start_time = Some(now.clone());
+        }
     }
 
     /// Fault handling of one type: a missing master is recreated (a master that is gone cannot plan
@@ -130,9 +155,14 @@ impl<'a> Planner<'a> {
 
     /// Deletes every Running or Pending pod of the type.
     pub(crate) fn stop(&mut self, replica_type: ReplicaType, reason: &str) {
+        self.stop_for(replica_type, reason, Cause::Stop);
+    }
+
+    /// Deletes every Running or Pending pod of the type, for `cause`.
+    pub(super) fn stop_for(&mut self, replica_type: ReplicaType, reason: &str, cause: Cause) {
         let pods: Vec<&Pod> = self.of_type(replica_type).iter().copied().filter(|p| pod::is_stoppable(p)).collect();
         for p in pods {
-            self.delete(p, reason.to_owned(), Cause::Stop);
+            self.delete(p, reason.to_owned(), cause);
         }
     }
 
@@ -300,10 +330,13 @@ pub(crate) fn controller_pass(
     actions.extend(adoptions);
     let layout_plan = job::plan_or_initial(job, current);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
+    planner.note_planned_removals(waiting.iter().copied());
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.pass(current, now)?;
-    for mut action in planner.finish().phases.into_iter().flat_map(|p| p.actions) {
+    let passed = planner.finish();
+    let requeue_at = passed.requeue_at;
+    for mut action in passed.phases.into_iter().flat_map(|p| p.actions) {
         // A status the job's pass writes was computed from the take-up's: it replaces that one, and
         // tells what the take-up told (the plan taken up).
         match &mut action {
@@ -327,7 +360,7 @@ pub(crate) fn controller_pass(
     if let Some(gate) = gate {
         actions = gate.finish(original, &jobs_pods, actions, now);
     }
-    Ok(Plan::from_actions(actions))
+    Ok(Plan::from_actions(actions).requeued_at(requeue_at))
 }
 
 /// Whether a plan takes part in its job's pass: labelled `scale-type: auto`, not being deleted, and

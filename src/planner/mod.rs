@@ -8,19 +8,23 @@
 //! - [`lifecycle`]: the job state machine and the scale-plan controller, recreating a missing
 //!   master, stopping pods, and counting pods into the job status;
 //! - [`services`]: the job's services against those observed: the missing ones made again, those
-//!   of ranks that are gone deleted.
+//!   of ranks that are gone deleted;
+//! - [`run_policy`]: Kubeflow's run policy: the deadline and backoff limit that fail a job, the
+//!   pods a finished job deletes, the job deleted after its TTL, and when it next needs a pass.
 //!
 //! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
 //! their input, make a planner, ask it for one decision and return its plan.
 
 mod kueue;
 mod lifecycle;
+mod run_policy;
 mod scale;
 mod services;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 pub(crate) use lifecycle::{STOP_REASON, claim_pods, controller_pass, plan_order, scale_plan_pass, takes_part};
 pub(crate) use services::ObservedServices;
@@ -83,6 +87,15 @@ pub(crate) struct Planner<'a> {
     /// and message of its `Suspended` condition and of its pods' deletion; `None` for
     /// `spec.suspend` set by a person.
     hold: Option<kueue::Hold>,
+    /// The cause of the job status this pass writes and what to tell once it is written, when not
+    /// a plain status write (a run-policy limit that fails the job).
+    status_write: Option<(Cause, Event)>,
+    /// When the job next needs a pass (its deadline or TTL), as [`Plan::requeue_at`] says.
+    requeue_at: Option<Time>,
+    /// The pods the job's plans not carried out yet list in their `removePods`: a finished job
+    /// whose `cleanPodPolicy` keeps its pods deletes these all the same (DLRover's master's last
+    /// plan removes every pod).
+    planned_removals: BTreeSet<String>,
 }
 
 impl<'a> Planner<'a> {
@@ -146,12 +159,15 @@ impl<'a> Planner<'a> {
             deferred: false,
             targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
             hold: None,
+            status_write: None,
+            requeue_at: None,
+            planned_removals: BTreeSet::new(),
         })
     }
 
     /// The plan made so far, in its phases.
     pub(crate) fn finish(self) -> Plan {
-        Plan::from_actions(self.actions)
+        Plan::from_actions(self.actions).requeued_at(self.requeue_at)
     }
 
     /// The actions made so far in the order they were decided (each pod before its service), for
@@ -341,7 +357,11 @@ impl<'a> Planner<'a> {
     /// Sets the job status when it differs from what was read.
     pub(crate) fn set_job_status(&mut self, before: &ElasticJobStatus, status: ElasticJobStatus) {
         if &status != before {
-            self.actions.push(Action::SetJobStatus { status, cause: Cause::Status, event: None });
+            let (cause, event) = match self.status_write.take() {
+                Some((cause, event)) => (cause, Some(event)),
+                None => (Cause::Status, None),
+            };
+            self.actions.push(Action::SetJobStatus { status, cause, event });
         }
     }
 }

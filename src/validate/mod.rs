@@ -155,6 +155,9 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
         }
     }
     master_arguments(&mut p, job);
+    if let Some(policy) = &job.spec.run_policy {
+        run_policy(&mut p, policy);
+    }
     if p.is_empty() {
         // This needs a well-formed job: the pods a job starts with must fit its resourceLimits.
         let plan = job::initial_scale_plan(job);
@@ -239,6 +242,33 @@ fn replica_count(p: &mut Vec<Problem>, path: &str, replica_type: ReplicaType, n:
             format!("{n} {replica_type} replicas is more than the {MAX_REPLICAS_PER_TYPE} a job may have per type"),
         ));
     }
+}
+
+/// The most seconds `spec.runPolicy.activeDeadlineSeconds` may give: the bound of the int32
+/// `ttlSecondsAfterFinished` beside it, some 68 years.
+pub const MAX_ACTIVE_DEADLINE_SECONDS: i64 = i32::MAX as i64;
+
+/// `spec.runPolicy`: a deadline of at least one second (Kubeflow: "value must be positive
+/// integer") and at most [`MAX_ACTIVE_DEADLINE_SECONDS`], a TTL and a backoff limit not negative.
+fn run_policy(p: &mut Vec<Problem>, policy: &api::RunPolicy) {
+    let path = "spec.runPolicy";
+    match policy.active_deadline_seconds {
+        Some(n) if n < 1 => p.push(Problem::new(
+            join(path, "activeDeadlineSeconds"),
+            Code::OutOfRange,
+            format!("{n} seconds: the deadline must be at least 1 second; leave it out for none"),
+        )),
+        Some(n) if n > MAX_ACTIVE_DEADLINE_SECONDS => p.push(Problem::new(
+            join(path, "activeDeadlineSeconds"),
+            Code::OutOfRange,
+            format!(
+                "{n} seconds is more than the {MAX_ACTIVE_DEADLINE_SECONDS} (68 years) a deadline may be; leave it out for none"
+            ),
+        )),
+        _ => {}
+    }
+    non_negative(p, &join(path, "ttlSecondsAfterFinished"), policy.ttl_seconds_after_finished, "seconds");
+    non_negative(p, &join(path, "backoffLimit"), policy.backoff_limit, "failed pods");
 }
 
 fn non_negative(p: &mut Vec<Problem>, path: &str, n: Option<i32>, what: &str) {

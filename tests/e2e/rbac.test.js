@@ -27,7 +27,7 @@ const SA_GROUPS = ["system:serviceaccounts", `system:serviceaccounts:${SA_NAMESP
 
 /** What the controller needs: `group/resource[/subresource]` -> verbs. Everything else is refused. */
 const NEEDED = {
-  "elastic.iml.github.io/elasticjobs": ["get", "list", "watch"],
+  "elastic.iml.github.io/elasticjobs": ["get", "list", "watch", "delete"],
   "elastic.iml.github.io/scaleplans": ["get", "list", "watch"],
   "elastic.iml.github.io/elasticjobs/status": ["update", "patch"],
   "elastic.iml.github.io/scaleplans/status": ["update", "patch"],

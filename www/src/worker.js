@@ -180,7 +180,7 @@ function tasks(job, base, initial) {
 
 /**
  * A plan's pod and service actions as the lines of a diff, in the plan's order: `create` and
- * `delete`, and `update` for a service the job already has.
+ * `delete`, and `update` for a service the job already has; and the job's own deletion (its TTL).
  */
 function diffEntries(actions, services) {
   return actions.flatMap((a) => {
@@ -195,6 +195,8 @@ function diffEntries(actions, services) {
         return [{ op: "delete", kind: "Pod", name: a.name, reason: a.reason }];
       case "deleteService":
         return [{ op: "delete", kind: "Service", name: a.name, reason: a.reason }];
+      case "deleteJob":
+        return [{ op: "delete", kind: "ElasticJob", name: a.name, reason: a.reason }];
       default:
         return [];
     }

@@ -28,6 +28,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs/finalizers]
   verbs: [update]
+# Delete a finished job once its spec.runPolicy.ttlSecondsAfterFinished has passed.
+- apiGroups: [elastic.iml.github.io]
+  resources: [elasticjobs]
+  verbs: [delete]
 # Pods: created from the plan, deleted when a plan or a failure says so, patched to adopt an orphan that is exactly one the job makes.
 - apiGroups: [""]
   resources: [pods]

@@ -52,6 +52,7 @@ const job: ElasticJob = {
       ps: { replicas: 1, template: { spec: { containers: [{ name: "main", image: "tf:2", ports: [{ containerPort: 2222 }] }] } } },
       worker: { replicas: 2, restartPolicy: "ExitCode", template: { spec: { containers: [{ name: "main", image: "tf:2" }] } } },
     },
+    runPolicy: { cleanPodPolicy: "All", activeDeadlineSeconds: 86_400, backoffLimit: 3, ttlSecondsAfterFinished: 600 },
   },
 };
 
@@ -67,7 +68,7 @@ const config: string = tfConfig(job, "worker", 0);
 const plan: ScalePlan = elasticjob.initialScalePlan(job);
 const next: Plan = reconcile(job, plan, [], "2026-01-01T00:00:00Z");
 for (const phase of next.phases) {
-  const kind: "adopt" | "queue" | "services" | "createPods" | "deletions" | "status" = phase.phase;
+  const kind: "adopt" | "queue" | "services" | "createPods" | "deletions" | "status" | "deleteJob" = phase.phase;
   void kind;
   for (const action of phase.actions) {
     if (action.action === "createPod") {
@@ -76,9 +77,14 @@ for (const phase of next.phases) {
     } else if (action.action === "deleteService") {
       const service: string = action.name;
       void service;
+    } else if (action.action === "deleteJob") {
+      const deleted: string = action.name;
+      void deleted;
     }
   }
 }
+const requeueAt: string | null | undefined = next.requeueAt;
+void requeueAt;
 const services: Services = [{ metadata: { name: "mnist-edljob-worker-0" }, spec: { ports: [{ port: 3333 }] } }];
 const pass: Plan = elasticjob.controllerPass(null, [plan], { items: [] }, services, new Date());
 const labels: string = elasticjob.constants().labels.jobName;
@@ -116,6 +122,8 @@ render({ ...job, spec: { replicaSpecs: { worker: { replicas: "2" } } } });
 tfConfig(job, "workers", 0);
 // @ts-expect-error a misspelt field
 render({ metadata: { nmae: "mnist" } });
+// @ts-expect-error not a cleanPodPolicy
+render({ ...job, spec: { ...job.spec, runPolicy: { cleanPodPolicy: "Finished" } } });
 // @ts-expect-error the time is a string
 reconcile(job, null, [], 1767225600);
 // @ts-expect-error the observed services come before the time
