@@ -285,7 +285,9 @@ test("renderSummary: the rows of summary(render()), with ports, without the obje
 test("jobView: the job's pods counted by phase, wanted by its current plan, its plans oldest first with what they changed", () => {
   const j = { ...job(), status: { phase: "Running", scalePlan: "mnist-scaleplan-0" } };
   const plan = (name, time, spec) => ({ apiVersion: "elastic.iml.github.io/v1alpha1", kind: "ScalePlan", metadata: { name, namespace: j.metadata.namespace, creationTimestamp: time }, spec: { ownerJob: "mnist", ...spec } });
-  const pod = (name, type, phase) => ({ metadata: { name, labels: { "elasticjob.dlrover/name": name.split("-")[0], "elasticjob.dlrover/replica-type": type } }, status: { phase } });
+  // Pods the controller made: controlled by the job (one no one controls is not the job's unless it is exactly one it makes).
+  const owner = { apiVersion: "elastic.iml.github.io/v1alpha1", kind: "ElasticJob", name: "mnist", uid: j.metadata.uid, controller: true };
+  const pod = (name, type, phase) => ({ metadata: { name, ownerReferences: [owner], labels: { "elasticjob.dlrover/name": name.split("-")[0], "elasticjob.dlrover/replica-type": type } }, status: { phase } });
   const view = api.jobView(
     j,
     { items: [plan("mnist-scaleplan-1", "2026-01-01T00:01:00Z", { createPods: [{ name: "mnist-edljob-worker-9", type: "worker", id: 9, rankIndex: 0, service: "s" }] }), plan("mnist-scaleplan-0", "2026-01-01T00:00:00Z", { replicaResourceSpecs: { worker: { replicas: 3 } } })] },
