@@ -24,7 +24,14 @@ export const CSP =
 /** Starts the server on `port` of 127.0.0.1; resolves to `{server, url}`. */
 export async function serve(port = 0) {
   const server = createServer(async (request, response) => {
-    let path = normalize(join(ROOT, decodeURIComponent(new URL(request.url, "http://localhost").pathname)));
+    let path;
+    try {
+      path = normalize(join(ROOT, decodeURIComponent(new URL(request.url, "http://localhost").pathname)));
+    } catch {
+      // `/%`, `/%zz`: not percent-encoding, so no file's name.
+      response.writeHead(400, { "content-type": "text/plain" }).end("bad request: the path is not valid percent-encoding");
+      return;
+    }
     if (path !== ROOT.slice(0, -1) && !path.startsWith(ROOT)) {
       response.writeHead(403).end();
       return;

@@ -452,8 +452,8 @@ async function start() {
   let shared = null;
   try {
     shared = await decodeState(location.hash);
-  } catch {
-    toast("The link's state could not be read; showing the sample instead.");
+  } catch (e) {
+    toast(`The link's state could not be read (${e.message}); showing the sample instead.`);
   }
   if (editor.text() !== "") {
     return; // the user was quicker

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { deflateRawSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { bigJob } from "../../benches/node/job.js";
@@ -421,6 +422,28 @@ test("the link gives a fresh page the same state", async () => {
   assert.equal(await other.textContent("#sim-diff"), before.diff);
   assert.equal(await other.inputValue("#example"), "sample");
   await shot(other, "08-shared-link");
+});
+
+test("a link that unpacks past the bound is refused with its reason, and the sample shown instead", async () => {
+  // 64 MiB of one byte deflates to about 64 KiB: a short link, a large bomb.
+  const bomb = deflateRawSync(Buffer.alloc(64 * 1024 * 1024, 0x20)).toString("base64url");
+  const other = await freshPage();
+  await other.goto(`${origin}#s=${bomb}`);
+  await shown(other, "elasticjob-sample: 8 objects");
+  await other.waitForFunction(() => document.getElementById("toast").textContent.startsWith("The link's state could not be read"));
+  assert.equal(
+    await other.textContent("#toast"),
+    "The link's state could not be read (the link unpacks to more than 4.0 MiB, more than a shared state can be); showing the sample instead.",
+  );
+  assert.equal(await other.inputValue("#example"), "sample");
+});
+
+test("the page's server answers 400 to a path that is not percent-encoding, 404 to a missing file", async () => {
+  for (const [path, status] of [["%", 400], ["%zz/index.html", 400], ["no-such-file.js", 404], ["", 200]]) {
+    const response = await fetch(`${origin}${path}`);
+    assert.equal(response.status, status, path);
+    await response.arrayBuffer();
+  }
 });
 
 test("download: the objects as YAML, ready for kubectl apply", async () => {
