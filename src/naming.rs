@@ -72,8 +72,12 @@ pub const ENV_BRAIN_SERVICE_ADDR: &str = "DLROVER_BRAIN_SERVICE_ADDR";
 
 /// The Brain address used when the job names none.
 pub const DEFAULT_BRAIN_SERVICE: &str = "dlrover-brain.dlrover.svc.cluster.local:50001";
-/// The master image of the upstream operator (its `--master-image` default).
-pub const DEFAULT_MASTER_IMAGE: &str = "registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest";
+/// The job master's image when the job gives none and the host sets none (`--master-image`, the
+/// chart's `masterImage`): DLRover's job master at the version the project tests with, as `make
+/// master-image` builds it (`deploy/master.Dockerfile`), a version tag (never `latest`) pulled
+/// `IfNotPresent`. The upstream operator's default, `registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest`,
+/// is a mutable third-party tag it pulls on every start.
+pub const DEFAULT_MASTER_IMAGE: &str = "elasticjob-dlrover-master:0.6.1";
 /// The job annotations passed to the master as `--<key> <value>`, in this order.
 pub const MASTER_ARG_ANNOTATIONS: [&str; 5] =
     ["pending_timeout", "pending_fail_strategy", "service_type", "pre_check_ops", "pre_check_bypass"];

@@ -477,7 +477,7 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
             containers: vec![Container {
                 name: "main".to_owned(),
                 image: Some(image.to_owned()),
-                image_pull_policy: Some("Always".to_owned()),
+                image_pull_policy: Some("IfNotPresent".to_owned()),
                 resources: Some(ResourceRequirements {
                     requests: Some(resource.clone()),
                     limits: Some(resource),

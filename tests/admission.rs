@@ -448,7 +448,7 @@ fn bad_settings_in_a_payload_reject_as_the_policy_s_fault() {
 #[case::other("registry.example.com/", false)]
 fn registry_prefixes_match_the_image_as_written_or_qualified(#[case] prefix: &str, #[case] allowed: bool) {
     // The sample job has no master template: the operator's default master image is allowed too.
-    let registries = vec![prefix.to_owned(), "registry.cn-hangzhou.aliyuncs.com/intell-ai/".to_owned()];
+    let registries = vec![prefix.to_owned(), "docker.io/library/elasticjob-dlrover-master".to_owned()];
     let settings = Settings { allowed_image_registries: Some(registries), ..Settings::default() };
     let verdict = review(request("CREATE", "ElasticJob", sample_job()), &settings);
     assert_eq!(verdict.is_accepted(), allowed, "{verdict:?}");
@@ -513,7 +513,7 @@ fn the_master_image_is_checked_as_the_master_runs_it() {
     let verdict = review(request("CREATE", "ElasticJob", no_template.clone()), &settings);
     assert!(
         verdict.message().unwrap().starts_with(&format!(
-            "{path}: `registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest` (the operator's default master image, run when the job gives the master none) is not from a registry this cluster allows"
+            "{path}: `elasticjob-dlrover-master:0.6.1` (the operator's default master image, run when the job gives the master none) is not from a registry this cluster allows"
         )),
         "{verdict:?}"
     );
@@ -521,7 +521,7 @@ fn the_master_image_is_checked_as_the_master_runs_it() {
     let settings = Settings {
         allowed_image_registries: Some(vec![
             "registry.example.com/ml".to_owned(),
-            "registry.cn-hangzhou.aliyuncs.com/intell-ai".to_owned(),
+            "docker.io/library/elasticjob-dlrover-master".to_owned(),
         ]),
         ..Settings::default()
     };

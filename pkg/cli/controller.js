@@ -24,7 +24,7 @@ output. SIGTERM or SIGINT finishes the action under way, releases the leader lea
 Options:
   --namespace NS          watch only this namespace (default: every namespace)
   --master-image IMAGE    the image of the default job master (a job without a dlrover-master
-                          replica spec)
+                          replica spec; default: elasticjob-dlrover-master:0.6.1, make master-image)
   --kubeconfig PATH       the cluster to talk to (default: $KUBECONFIG, else the pod's
                           ServiceAccount when run in a cluster, else ~/.kube/config)
   --kueue                 run with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload
