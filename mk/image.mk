@@ -9,7 +9,8 @@
 #   make test-image     the image run with podman on the test cluster's host network as a pod runs it
 #                       (tests/image/): in-cluster credentials, read-only root, uid 65532, no
 #                       capabilities; it makes a job's master pod and service, and releases its lease
-#                       on SIGTERM
+#                       on SIGTERM; and the job master's image (mk/master-image.mk) run as the master
+#                       pod the core renders: DLRover's master makes its service and ScalePlans
 #
 # What the figures of docs/benchmarks.md come from: `make image` writes them to $(IMAGE_FIGURES)
 # (`make bench` copies them into its table).
@@ -73,7 +74,7 @@ $(IMAGE_NODE):
 # An image's base from Debian 12's essential packages and $(1) (mmdebstrap, from the machine's apt
 # sources; without documentation, as the slim images are), customised by the mmdebstrap options
 # $(2) (its hooks), written to the target as a tar once: `$(call image_debian_base,PACKAGES,HOOKS)`
-# in the recipe of a base's tar.
+# in the recipe of a base's tar (the master image's, mk/master-image.mk, too).
 define image_debian_base
 	@mkdir -p $(@D)
 	@echo "making an image's base from Debian's packages (once): $@"
@@ -141,6 +142,8 @@ bench-image: ## the controller image built again: its size (unpacked, compressed
 	@if [ -n "$${BENCH_JSON:-}" ]; then cp $(IMAGE_FIGURES) "$$BENCH_JSON"; fi
 
 # The tests run in a cluster of their own with no fake node: the master pod need only be created.
-test-image: image $(CLUSTER_BIN) ## the image run with podman as the cluster runs it (in-cluster credentials, read-only root, uid 65532, no capabilities): master pod and service of a job, its lease released on SIGTERM
-	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_NODE_VERSION=$(IMAGE_NODE_VERSION) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
+test-image: image master-image $(CLUSTER_BIN) ## the images run with podman as the cluster runs them (in-cluster credentials): the controller's (read-only root, uid 65532, no capabilities) makes a job's master pod and service and releases its lease on SIGTERM; DLRover's master's, with the command the core renders, makes its service and ScalePlans
+	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_NODE_VERSION=$(IMAGE_NODE_VERSION) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) \
+	  MASTER_IMAGE=$(MASTER_IMAGE) MASTER_IMAGE_ARCHIVE=$(abspath $(MASTER_IMAGE_ARCHIVE)) MASTER_IMAGE_DLROVER_VERSION=$(MASTER_IMAGE_DLROVER_VERSION) \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
 	  $(NPM_NODE_TEST) tests/image/*.test.js

@@ -14,8 +14,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,7 +22,8 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
 import { job as fixtureJob } from "../../pkg/test/fixtures.js";
-import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, request, serviceAccountToken } from "../e2e/kube.js";
+import { CONTROLLER_SA, adminConfig, applyManifests, collection, eventually, expectStatus, freshNamespace, request } from "../e2e/kube.js";
+import { SERVICE_ACCOUNT_DIR, freePort, loadArchive, run, serviceAccountMount } from "./podman.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const IMAGE = process.env.IMAGE;
@@ -32,8 +32,6 @@ const ARCHIVE = process.env.IMAGE_ARCHIVE;
 const NODE_VERSION = process.env.IMAGE_NODE_VERSION;
 /** What a kubelet pulls for `image: NAME:TAG`, and what the archive names. */
 const QUALIFIED = `docker.io/library/${IMAGE}`;
-/** Where client-node's loadFromCluster reads the ServiceAccount (as a kubelet mounts it). */
-const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 const work = mkdtempSync(join(tmpdir(), "elasticjob-image-"));
 const admin = adminConfig();
 const read = (path) => readFileSync(join(ROOT, path), "utf8");
@@ -42,14 +40,6 @@ before(() => {
   assert.ok(IMAGE && ARCHIVE && NODE_VERSION && process.env.CONTAINERS_CONF, "run with `make test-image` (IMAGE, IMAGE_ARCHIVE, IMAGE_NODE_VERSION and CONTAINERS_CONF)");
 });
 after(() => rmSync(work, { recursive: true, force: true }));
-
-function run(program, args, options = {}) {
-  try {
-    return execFileSync(program, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 16 << 20, ...options });
-  } catch (e) {
-    assert.fail(`${program} ${args.join(" ")}: exit ${e.status}\n${e.stdout}${e.stderr}`);
-  }
-}
 
 describe("the OCI archive of make image", () => {
   it("is the image the chart, deploy/install.yaml and deploy/controller.yaml name", () => {
@@ -64,13 +54,9 @@ describe("the OCI archive of make image", () => {
   });
 
   it("loads with podman load, and skopeo reads it as an OCI archive and as a Docker archive (what docker load reads)", () => {
-    run("podman", ["rmi", "--force", "--ignore", QUALIFIED]);
-    assert.match(run("podman", ["load", "--input", ARCHIVE]), new RegExp(`^Loaded image: ${QUALIFIED.replaceAll(".", "\\.")}$`, "m"));
-    for (const transport of ["oci-archive", "docker-archive"]) {
-      const config = JSON.parse(run("skopeo", ["inspect", "--config", `${transport}:${ARCHIVE}`]));
+    for (const [transport, config] of Object.entries(loadArchive(ARCHIVE, QUALIFIED))) {
       assert.equal(config.config.User, "65532:65532", transport);
       assert.deepEqual(config.config.Entrypoint, ["elasticjob", "controller"], transport);
-      assert.equal(config.os, "linux");
     }
     const manifest = JSON.parse(execFileSync("tar", ["-xOf", ARCHIVE, "manifest.json"], { encoding: "utf8" }));
     assert.deepEqual(manifest[0].RepoTags, [IMAGE], "the tag docker load gives it");
@@ -97,17 +83,7 @@ describe("the image run as deploy/controller.yaml's pod", () => {
     // The ServiceAccount and RBAC of deploy/rbac.yaml, and what the kubelet mounts of them.
     await applyManifests(admin, "deploy/rbac.yaml");
     const secrets = join(work, "serviceaccount");
-    const cluster = admin.getCurrentCluster();
-    const ca = cluster.caData ? Buffer.from(cluster.caData, "base64").toString("utf8") : readFileSync(cluster.caFile, "utf8");
-    execFileSync("mkdir", ["-p", secrets]);
-    writeFileSync(join(secrets, "token"), await serviceAccountToken(admin, CONTROLLER_SA));
-    writeFileSync(join(secrets, "ca.crt"), ca);
-    writeFileSync(join(secrets, "namespace"), CONTROLLER_SA.namespace);
-    chmodSync(work, 0o755);
-    for (const file of ["token", "ca.crt", "namespace"]) {
-      chmodSync(join(secrets, file), 0o644);
-    }
-    const server = new URL(cluster.server);
+    const server = await serviceAccountMount(admin, CONTROLLER_SA, secrets);
 
     // The Deployment's arguments, its two ports free ones of this host (the container shares its network).
     const deployment = parseAllDocuments(read("deploy/controller.yaml")).map((d) => d.toJS()).find((o) => o?.kind === "Deployment");
@@ -187,17 +163,6 @@ describe("the image run as deploy/controller.yaml's pod", () => {
     assert.equal(released.leaseDurationSeconds, 1);
   });
 });
-
-/** A TCP port free on this host now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 /** The standard output of a program that may exit non-zero. */
 function spawnResult(program, args) {

@@ -1,0 +1,167 @@
+// The job master's image that `make master-image` wrote (deploy/master.Dockerfile, the OCI archive
+// under target/image), run with podman as a kubelet runs a job's master pod, against the real API
+// server of tests/cluster: the pod the core renders for examples/elasticjob.yaml (its image, the
+// core's default, and its command, `python -m dlrover.python.master.main --platform k8s --namespace
+// NS --job_name JOB --port 50001`, the port a free one of this host), on the host network (where the
+// test API server listens), with what the pod gets: the namespace's default ServiceAccount's token,
+// CA and namespace mounted where the Kubernetes client's in-cluster config reads them,
+// KUBERNETES_SERVICE_HOST and _PORT, the downward API's POD_IP, the image's user. No controller
+// runs: every object the test finds besides the job is the master's own write. DLRover's master
+// 0.6.1 at its start in ScalePlan mode creates its service `elasticjob-<job>-dlrover-master` (port
+// 50001 to its --port) and writes its ScalePlans `<job>-scaleplan-<n>` (tests/e2e/dlrover.test.js
+// runs the same master as a process through the whole of a job).
+//
+// Run by `make test-image` (mk/image.mk, mk/master-image.mk), which sets MASTER_IMAGE (NAME:TAG),
+// MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION and CONTAINERS_CONF.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import * as api from "elasticjob";
+import { parse } from "yaml";
+import { adminConfig, collection, eventually, expectStatus, freshNamespace, objectPath, request } from "../e2e/kube.js";
+import { SERVICE_ACCOUNT_DIR, freePort, loadArchive, run, serviceAccountMount } from "./podman.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const IMAGE = process.env.MASTER_IMAGE;
+const ARCHIVE = process.env.MASTER_IMAGE_ARCHIVE;
+/** mk/master-image.mk's DLRover version, the one tests/e2e/dlrover-requirements.txt pins. */
+const DLROVER_VERSION = process.env.MASTER_IMAGE_DLROVER_VERSION;
+const QUALIFIED = `docker.io/library/${IMAGE}`;
+const JOB_API = "elastic.iml.github.io/v1alpha1";
+const work = mkdtempSync(join(tmpdir(), "elasticjob-master-image-"));
+const admin = adminConfig();
+const example = () => parse(readFileSync(join(ROOT, "examples/elasticjob.yaml"), "utf8"));
+/** The master pod the core renders for a job, with its defaults (no options). */
+const masterPod = (job) => api.render(job, null).items.find((o) => o.kind === "Pod" && o.metadata.labels?.["elasticjob.dlrover/replica-type"] === "dlrover-master");
+
+before(() => {
+  assert.ok(IMAGE && ARCHIVE && DLROVER_VERSION && process.env.CONTAINERS_CONF, "run with `make test-image` (MASTER_IMAGE, MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION and CONTAINERS_CONF)");
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the OCI archive of make master-image", () => {
+  it("is the core's default master image, a version tag pulled IfNotPresent", () => {
+    assert.equal(IMAGE, `elasticjob-dlrover-master:${DLROVER_VERSION}`);
+    assert.match(readFileSync(join(ROOT, "tests/e2e/dlrover-requirements.txt"), "utf8"), new RegExp(`^dlrover\\[k8s\\]==${DLROVER_VERSION.replaceAll(".", "\\.")}$`, "m"));
+    const [main] = masterPod(example()).spec.containers;
+    assert.deepEqual([main.image, main.imagePullPolicy], [IMAGE, "IfNotPresent"]);
+    assert.ok(ARCHIVE.endsWith(`/${IMAGE.replace(":", "-")}.tar`), ARCHIVE);
+  });
+
+  it("loads with podman load; runs as 65532 Debian 12's Python 3.11 with the pinned DLRover and protobuf", () => {
+    for (const [transport, config] of Object.entries(loadArchive(ARCHIVE, QUALIFIED))) {
+      assert.equal(config.config.User, "65532:65532", transport);
+      assert.equal(config.config.Entrypoint, undefined, `${transport}: the pod's command is the whole argv`);
+    }
+    const versions = run("podman", [
+      "run", "--rm", "--network", "none", QUALIFIED, "python", "-c",
+      "import os, sys, importlib.metadata as m; print(os.getuid(), sys.version.split()[0], m.version('dlrover'), m.version('protobuf'), open('/etc/debian_version').read().strip())",
+    ]).trim().split(" ");
+    assert.equal(versions[0], "65532");
+    assert.match(versions[1], /^3\.11\./);
+    assert.deepEqual(versions.slice(2, 4), [DLROVER_VERSION, "4.25.3"]);
+    assert.match(versions[4], /^12\./, "Debian 12");
+  });
+});
+
+describe("the image run as a job's master pod", () => {
+  const name = `elasticjob-master-image-test-${randomBytes(3).toString("hex")}`;
+  let container;
+
+  after(() => {
+    if (container && container.exitCode === null) {
+      execFileSync("podman", ["rm", "--force", "--time", "0", name], { stdio: "ignore" });
+    }
+  });
+
+  it("with the core's command and in-cluster credentials, DLRover's master creates its service and writes its ScalePlans", async (t) => {
+    const ns = await freshNamespace(admin, t, "master-image");
+    const job = example();
+    job.metadata.namespace = ns;
+    const stored = expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", ns), { body: job }), [201], "the job");
+    const pod = masterPod(stored);
+    const [main] = pod.spec.containers;
+    assert.equal(pod.spec.serviceAccountName, undefined, "the master pod runs as its namespace's default ServiceAccount");
+    assert.deepEqual(main.command.slice(0, 9), ["python", "-m", "dlrover.python.master.main", "--platform", "k8s", "--namespace", ns, "--job_name", job.metadata.name]);
+
+    // What DLRover's master reads and writes in its namespace, granted to the default ServiceAccount.
+    const rules = [
+      { apiGroups: [""], resources: ["pods", "services", "events", "configmaps"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+      { apiGroups: ["elastic.iml.github.io"], resources: ["elasticjobs", "elasticjobs/status", "scaleplans", "scaleplans/status"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+      // The master's service and ScalePlans are owned by the job with blockOwnerDeletion, which the
+      // API server's OwnerReferencesPermissionEnforcement allows only to who may update its finalizers.
+      { apiGroups: ["elastic.iml.github.io"], resources: ["elasticjobs/finalizers"], verbs: ["update"] },
+    ];
+    const role = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "dlrover-master", namespace: ns }, rules };
+    const binding = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "dlrover-master", namespace: ns },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "dlrover-master" },
+      subjects: [{ kind: "ServiceAccount", name: "default", namespace: ns }],
+    };
+    for (const [obj, resource] of [[role, "roles"], [binding, "rolebindings"]]) {
+      expectStatus(await request(admin, "POST", `/apis/${obj.apiVersion}/namespaces/${ns}/${resource}`, { body: obj }), [201], `${obj.kind} ${obj.metadata.name}`);
+    }
+
+    // What the kubelet mounts of the ServiceAccount.
+    const secrets = join(work, "serviceaccount");
+    const server = await serviceAccountMount(admin, { namespace: ns, name: "default" }, secrets);
+
+    // The pod's command, its --port a free port of this host (the container shares its network);
+    // its environment, the downward API's fields as a kubelet fills them.
+    const port = await freePort();
+    const command = [...main.command];
+    command[command.indexOf("--port") + 1] = String(port);
+    const downward = { "status.podIP": "127.0.0.1", "metadata.name": pod.metadata.name, "metadata.namespace": ns };
+    const env = (main.env ?? []).map((e) => `${e.name}=${e.value ?? downward[e.valueFrom?.fieldRef?.fieldPath]}`);
+    assert.ok(!env.some((e) => e.endsWith("=undefined")), env.join(" "));
+
+    const lines = [];
+    container = spawn(
+      "podman",
+      [
+        "run", "--rm", "--name", name, "--hostname", pod.metadata.name, "--network", "host",
+        "--env", `KUBERNETES_SERVICE_HOST=${server.hostname}`, "--env", `KUBERNETES_SERVICE_PORT=${server.port}`,
+        ...env.flatMap((e) => ["--env", e]),
+        "--volume", `${secrets}:${SERVICE_ACCOUNT_DIR}:ro`,
+        QUALIFIED, ...command,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    for (const stream of [container.stdout, container.stderr]) {
+      createInterface({ input: stream }).on("line", (l) => lines.push(l));
+    }
+    const log = () => lines.slice(-30).join("\n");
+    t.diagnostic(`the master: podman run ${QUALIFIED} ${command.join(" ")}`);
+
+    // Its service, made by the master (no controller runs): port 50001 to its --port.
+    const serviceName = `elasticjob-${job.metadata.name}-dlrover-master`;
+    const service = await eventually(`the master's service ${serviceName}`, async () => {
+      const answer = await request(admin, "GET", `/api/v1/namespaces/${ns}/services/${serviceName}`);
+      return answer.status === 200 && answer.body;
+    }, 90).catch((e) => assert.fail(`${e.message}\nthe master's log:\n${log()}`));
+    assert.deepEqual(service.spec.ports.map((p) => [p.name, p.port, p.targetPort]), [["grpc", 50001, port]]);
+    assert.deepEqual(service.spec.selector, { "elasticjob.dlrover/name": job.metadata.name, "elasticjob.dlrover/replica-type": "dlrover-master" });
+    assert.deepEqual(service.metadata.ownerReferences.map((o) => [o.kind, o.name, o.uid]), [["ElasticJob", job.metadata.name, stored.metadata.uid]]);
+
+    // Its ScalePlans, named and owned as 0.6.1 writes them.
+    const plan = await eventually("a ScalePlan of the master", async () => {
+      const answer = expectStatus(await request(admin, "GET", collection(JOB_API, "ScalePlan", ns)), [200], "scale plans");
+      return answer.items[0];
+    }, 90).catch((e) => assert.fail(`${e.message}\nthe master's log:\n${log()}`));
+    assert.match(plan.metadata.name, new RegExp(`^${job.metadata.name}-scaleplan-\\d+$`));
+    assert.deepEqual(plan.metadata.labels, { "scale-type": "auto" });
+    assert.deepEqual(plan.metadata.ownerReferences.map((o) => [o.name, o.uid]), [[job.metadata.name, stored.metadata.uid]]);
+    assert.equal(container.exitCode, null, `the master runs\n${log()}`);
+    assert.ok(!lines.some((l) => /\(403\)|Forbidden/.test(l)), `the master was refused nothing:\n${lines.filter((l) => /\(403\)|Forbidden/.test(l)).join("\n")}`);
+    t.diagnostic(`service ${serviceName} -> ${port}; plan ${plan.metadata.name}: ${JSON.stringify(plan.spec)}`);
+    expectStatus(await request(admin, "GET", objectPath(stored)), [200], "the job");
+  });
+});
