@@ -15,5 +15,5 @@ DOCS_TEST := tests/docs
 
 .PHONY: test-docs
 
-test-docs: npm www policy image cluster helm kubectl ## README.md and docs/*.md: every shell line run as written from the root (npm offline, registry unreachable), exit statuses and shown output checked, cluster lines on a fresh test cluster
+test-docs: npm www policy image master-image cluster helm kubectl ## README.md and docs/*.md: every shell line run as written from the root (npm offline, registry unreachable), exit statuses and shown output checked, cluster lines on a fresh test cluster
 	CLUSTER_BIN=$(CLUSTER_BIN) TOOLS=$(TOOLS) DOCS_PAGES="$(DOCS_PAGES)" $(NPM_NODE_TEST) $(DOCS_TEST)/*.test.js
