@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stallableProxy } from "../../tests/e2e/proxy.js";
-import { CONTROLLER_SA, applyManifests, collection, request, serviceAccountToken, tokenConfig } from "../../tests/e2e/kube.js";
+import { CONTROLLER_SA, applyManifests, collection, grantLease, request, serviceAccountToken, tokenConfig } from "../../tests/e2e/kube.js";
 import { Controller, admin, writeKubeconfig } from "../../tests/e2e/scenario.js";
 import { Players } from "./soak/master.js";
 import { Observer } from "./soak/observer.js";
@@ -42,6 +42,8 @@ async function ok(answer, codes, what) {
 
 // The namespace and the controllers' identity (deploy/rbac.yaml's ServiceAccount).
 await applyManifests(admin, "deploy/rbac.yaml");
+// The soak's own Lease (deploy/rbac.yaml grants the controller its own alone).
+await grantLease(admin, LEASE_NAME);
 await ok(request(admin, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } } }), [201, 409], "namespace");
 const token = await serviceAccountToken(admin, CONTROLLER_SA, 7200);
 const server = admin.getCurrentCluster().server;

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as api from "elasticjob";
-import { CONTROLLER_SA, collection, dryRunCreate, expectStatus, freshNamespace, manifests, request, tokenConfig } from "./kube.js";
+import { CONTROLLER_SA, collection, dryRunCreate, expectStatus, freshNamespace, grantLease, manifests, request, tokenConfig } from "./kube.js";
 import * as kubelet from "./kubelet.js";
 import {
   BIN,
@@ -305,6 +305,7 @@ it("two instances with --leader-elect (deploy/controller.yaml's arguments): one 
   ];
   const lease = () => get(`/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_SA.namespace}/leases/elasticjob-test-${ns}`);
   cleanups.push(() => request(admin, "DELETE", `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_SA.namespace}/leases/elasticjob-test-${ns}`));
+  cleanups.push(await grantLease(admin, `elasticjob-test-${ns}`));
   const a = new Controller("a", args);
   const b = new Controller("b", args);
   const leader = await Promise.race([a, b].map((c) => c.line("became the leader", (l) => l.msg === "became the leader").then(() => c)));

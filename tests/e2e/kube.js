@@ -83,6 +83,8 @@ const RESOURCES = {
   "apps/v1/Deployment": "deployments",
   "rbac.authorization.k8s.io/v1/ClusterRole": "clusterroles",
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "clusterrolebindings",
+  "rbac.authorization.k8s.io/v1/Role": "roles",
+  "rbac.authorization.k8s.io/v1/RoleBinding": "rolebindings",
   "scheduling.k8s.io/v1/PriorityClass": "priorityclasses",
   "kueue.x-k8s.io/v1beta2/Workload": "workloads",
   "kueue.x-k8s.io/v1beta2/ResourceFlavor": "resourceflavors",
@@ -241,6 +243,38 @@ export async function wrongGrants(kc, { user, groups }, needed, resources, verbs
     }
   }
   return wrong;
+}
+
+/**
+ * Grants the controller's ServiceAccount the Lease `name` in its namespace, beside the one of
+ * deploy/rbac.yaml (which grants its own Lease alone, by name): a test's controllers elect on a Lease
+ * of the test's own. Resolves to the grant's removal.
+ */
+export async function grantLease(kc, name) {
+  const { namespace } = CONTROLLER_SA;
+  const meta = { name: `elasticjob-test-lease-${name}`, namespace };
+  const role = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: meta,
+    rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [name], verbs: ["get", "update"] }],
+  };
+  const binding = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: meta,
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: meta.name },
+    subjects: [{ kind: "ServiceAccount", ...CONTROLLER_SA }],
+  };
+  for (const obj of [role, binding]) {
+    const answer = await request(kc, "PATCH", objectPath(obj), { body: obj, query: { fieldManager: "elasticjob-test", force: "true" }, contentType: "application/apply-patch+yaml" });
+    expectStatus(answer, [200, 201], `apply ${obj.kind} ${meta.name}`);
+  }
+  return async () => {
+    for (const obj of [binding, role]) {
+      await request(kc, "DELETE", objectPath(obj));
+    }
+  };
 }
 
 /** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed; a document of comments alone (a generated file's header) is none. */

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CONTROLLER_SA, request, tokenConfig } from "./kube.js";
+import { CONTROLLER_SA, grantLease, request, tokenConfig } from "./kube.js";
 import { stallableProxy as stallableProxyTo } from "./proxy.js";
 import {
   Controller,
@@ -43,6 +43,7 @@ it("the leader's network stalls in the middle of a plan: it stops at its renew d
   const WORKERS = 80;
   const leaseName = `elasticjob-test-${ns}`;
   cleanups.push(() => request(admin, "DELETE", `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_SA.namespace}/leases/${leaseName}`));
+  cleanups.push(await grantLease(admin, leaseName));
   const args = [
     "--namespace",
     ns,

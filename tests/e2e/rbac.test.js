@@ -25,22 +25,26 @@ const { namespace: SA_NAMESPACE, name: SA_NAME } = CONTROLLER_SA;
 const SA_USER = `system:serviceaccount:${SA_NAMESPACE}:${SA_NAME}`;
 const SA_GROUPS = ["system:serviceaccounts", `system:serviceaccounts:${SA_NAMESPACE}`, "system:authenticated"];
 
-/** What the controller needs: `group/resource[/subresource]` -> verbs. Everything else is refused. */
-const NEEDED = {
-  "elastic.iml.github.io/elasticjobs": ["get", "list", "watch", "delete"],
-  "elastic.iml.github.io/scaleplans": ["get", "list", "watch"],
-  "elastic.iml.github.io/elasticjobs/status": ["update", "patch"],
-  "elastic.iml.github.io/scaleplans/status": ["update", "patch"],
-  "elastic.iml.github.io/elasticjobs/finalizers": ["update"],
-  "/pods": ["get", "list", "watch", "create", "patch", "delete"],
-  "/services": ["get", "list", "watch", "create", "update", "patch", "delete"],
-  "coordination.k8s.io/leases": ["get", "create", "update"],
-  "/events": ["create", "patch"],
-};
+/**
+ * What the controller needs: `group/resource[/subresource]` -> verbs, the ClusterRole of
+ * deploy/rbac.yaml (pkg/test/rbac.test.js holds its rules to the calls the controller's code sends).
+ * Everything else is refused, a Lease too: the controller's own is granted by a Role of its namespace
+ * (the Lease's test below).
+ */
+const NEEDED = {};
+for (const rule of manifests("deploy/rbac.yaml").find((o) => o.kind === "ClusterRole").rules) {
+  for (const group of rule.apiGroups) {
+    for (const resource of rule.resources) {
+      NEEDED[`${group}/${resource}`] = [...(NEEDED[`${group}/${resource}`] ?? []), ...rule.verbs];
+    }
+  }
+}
+const LEASE = { namespace: SA_NAMESPACE, name: "elasticjob-controller" };
 const VERBS = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
 /** Resources the matrix asks about: the needed ones and their neighbours. */
 const RESOURCES = [
   ...Object.keys(NEEDED),
+  "coordination.k8s.io/leases",
   "elastic.iml.github.io/scaleplans/finalizers",
   "/pods/status",
   "/pods/log",
@@ -84,6 +88,37 @@ test("the ServiceAccount is granted exactly what the controller needs (SubjectAc
   assert.deepEqual(await wrongGrants(admin, { user: SA_USER, groups: SA_GROUPS }, NEEDED, RESOURCES, VERBS, CLUSTER_SCOPED), []);
 });
 
+test("the Lease: its own, by name, in its namespace (a create, which RBAC cannot limit by name, there only); no other (SubjectAccessReview)", async () => {
+  const allowed = async (verb, namespace, name) => {
+    const review = await request(admin, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      body: {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: { user: SA_USER, groups: SA_GROUPS, resourceAttributes: { group: "coordination.k8s.io", resource: "leases", verb, namespace, name } },
+      },
+    });
+    return expectStatus(review, [201], "SubjectAccessReview").status.allowed === true;
+  };
+  const cases = [
+    ...VERBS.map((verb) => [verb, LEASE.namespace, LEASE.name, ["get", "update", "create"].includes(verb)]),
+    ["create", LEASE.namespace, undefined, true],
+    ["get", LEASE.namespace, "another-controller", false],
+    ["update", LEASE.namespace, "another-controller", false],
+    ["list", LEASE.namespace, undefined, false],
+    ["get", "kube-system", "kube-scheduler", false],
+    ["update", "kube-system", "kube-controller-manager", false],
+    ["update", "kube-node-lease", "node-1", false],
+    ["create", "kube-system", undefined, false],
+  ];
+  const wrong = [];
+  for (const [verb, namespace, name, want] of cases) {
+    if ((await allowed(verb, namespace, name)) !== want) {
+      wrong.push(`${verb} leases ${namespace}/${name ?? ""}: ${want ? "needed, refused" : "allowed, not needed"}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
 test("as the ServiceAccount: everything the controller does", async (t) => {
   const ns = await freshNamespace(admin, t, "rbac");
   // A user's job and scale plan (created by admin, as a user would).
@@ -101,11 +136,11 @@ test("as the ServiceAccount: everything the controller does", async (t) => {
   }
   const read = await ok("get the job", "GET", objectPath(created));
   await ok("get the scale plan", "GET", objectPath(plan));
-  // Status: replaced with the resourceVersion read, then patched.
+  // Status: replaced with the resourceVersion read.
   const status = { conditions: [{ type: "Created", status: "True", reason: "JobCreated", message: "ElasticJob mnist is created." }], phase: "Created" };
   await ok("update the job status", "PUT", `${objectPath(created)}/status`, { body: { ...read, status } });
-  await ok("patch the job status", "PATCH", `${objectPath(created)}/status`, { body: { status: { phase: "Pending" } }, contentType: "application/merge-patch+json" });
-  await ok("patch the plan status", "PATCH", `${objectPath(plan)}/status`, { body: { status: { phase: "Pending", createTime: "2026-03-01T10:00:00Z" } }, contentType: "application/merge-patch+json" });
+  const readPlan = await ok("get the scale plan again", "GET", objectPath(plan));
+  await ok("update the plan status", "PUT", `${objectPath(plan)}/status`, { body: { ...readPlan, status: { phase: "Pending", createTime: "2026-03-01T10:00:00Z" } } });
 
   // The pods and services the core renders for the stored job, owned by it (blockOwnerDeletion).
   const objects = api.render(read).items;
@@ -113,10 +148,14 @@ test("as the ServiceAccount: everything the controller does", async (t) => {
   for (const obj of objects) {
     await ok(`create ${obj.kind} ${obj.metadata.name}`, "POST", collection(obj.apiVersion, obj.kind, ns), { body: obj }, [201]);
   }
+  const again = objects.find((o) => o.kind === "Pod");
+  const exists = await request(sa, "POST", collection(again.apiVersion, again.kind, ns), { body: again });
+  assert.equal(exists.status, 409, `a pod created again: ${JSON.stringify(exists.body)}`);
+  assert.equal(exists.body.reason, "AlreadyExists");
   await ok("list pods", "GET", collection("v1", "Pod", ns), { query: { labelSelector: "elasticjob.dlrover/name=mnist" } });
   await ok("watch pods", "GET", collection("v1", "Pod"), { query: { watch: "true", timeoutSeconds: "1", labelSelector: "app=dlrover" } });
   const pod = objects.find((o) => o.kind === "Pod");
-  const stored = await ok("get a pod", "GET", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }));
+  const stored = expectStatus(await request(admin, "GET", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } })), [200], "the pod");
   // Adoption: the job's controller reference added, the pod's uid a precondition (a strategic merge patch).
   await ok("adopt a pod", "PATCH", objectPath(stored), {
     body: { metadata: { ownerReferences: pod.metadata.ownerReferences, uid: stored.metadata.uid } },
@@ -125,17 +164,18 @@ test("as the ServiceAccount: everything the controller does", async (t) => {
   await ok("delete a pod now", "DELETE", objectPath({ ...pod, metadata: { ...pod.metadata, namespace: ns } }), { query: { gracePeriodSeconds: "0" } });
   const service = objects.find((o) => o.kind === "Service");
   const servicePath = objectPath({ ...service, metadata: { ...service.metadata, namespace: ns } });
-  const storedService = await ok("get a service", "GET", servicePath);
-  await ok("update a service", "PUT", servicePath, { body: { ...storedService, metadata: { ...storedService.metadata, labels: { ...storedService.metadata.labels, updated: "yes" } } } });
+  await ok("get a service", "GET", servicePath);
   await ok("apply a service", "PATCH", servicePath, { body: service, query: { fieldManager: "elasticjob-controller", force: "true" }, contentType: "application/apply-patch+yaml" });
   await ok("delete a service (the rank a scale-down removed)", "DELETE", servicePath);
 
-  // Leader election on a Lease in its namespace.
-  const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: `elasticjob-controller-${ns}`, namespace: SA_NAMESPACE }, spec: { holderIdentity: "test", leaseDurationSeconds: 15 } };
-  await ok("create a lease", "POST", collection("coordination.k8s.io/v1", "Lease", SA_NAMESPACE), { body: lease }, [201]);
-  const storedLease = await ok("get the lease", "GET", objectPath(lease));
-  await ok("renew the lease", "PUT", objectPath(lease), { body: { ...storedLease, spec: { ...storedLease.spec, renewTime: "2026-03-01T10:00:00.000000Z" } } });
+  // Leader election on its Lease, in its namespace: created, read, renewed, released.
+  const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: LEASE, spec: { holderIdentity: "test", leaseDurationSeconds: 15 } };
+  await request(admin, "DELETE", objectPath(lease));
   t.after(() => request(admin, "DELETE", objectPath(lease)));
+  await ok("create the lease", "POST", collection("coordination.k8s.io/v1", "Lease", SA_NAMESPACE), { body: lease }, [201]);
+  const storedLease = await ok("get the lease", "GET", objectPath(lease));
+  const renewed = await ok("renew the lease", "PUT", objectPath(lease), { body: { ...storedLease, spec: { ...storedLease.spec, renewTime: "2026-03-01T10:00:00.000000Z" } } });
+  await ok("release the lease", "PUT", objectPath(lease), { body: { ...renewed, spec: { ...renewed.spec, holderIdentity: undefined, leaseDurationSeconds: 1 } } });
 
   // An event about the job.
   const event = {
@@ -150,6 +190,8 @@ test("as the ServiceAccount: everything the controller does", async (t) => {
   };
   await ok("create an event", "POST", collection("v1", "Event", ns), { body: event }, [201]);
   await ok("patch an event", "PATCH", objectPath(event), { body: { count: 2 }, contentType: "application/merge-patch+json" });
+  // A finished job deleted once its runPolicy.ttlSecondsAfterFinished has passed.
+  await ok("delete the job", "DELETE", objectPath(created), { body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: created.metadata.uid } } });
 });
 
 test("as the ServiceAccount: anything else is forbidden", async (t) => {
@@ -177,11 +219,15 @@ test("as the ServiceAccount: anything else is forbidden", async (t) => {
     ["list Secrets", "GET", collection("v1", "Secret", space)],
     ["create a Deployment", "POST", collection("apps/v1", "Deployment", space), { body: deployment }],
     ["change a job's spec", "PATCH", objectPath(storedJob), { body: { spec: { replicaSpecs: { worker: { replicas: 9 } } } }, contentType: "application/merge-patch+json" }],
-    ["delete a job", "DELETE", objectPath(storedJob)],
     ["create a ScalePlan", "POST", collection("elastic.iml.github.io/v1alpha1", "ScalePlan", space), { body: api.initialScalePlan(job) }],
     ["write a pod's status", "PATCH", `${at(pod)}/status`, { body: { status: { phase: "Running" } }, contentType: "application/merge-patch+json" }],
     ["create a Namespace", "POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "mine" } } }],
     ["delete a Lease", "DELETE", `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-apiserver`],
+    ["read the scheduler's Lease", "GET", `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler`],
+    ["take over the scheduler's Lease", "PUT", `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler`, { body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "kube-scheduler", namespace: "kube-system" }, spec: { holderIdentity: "x" } } }],
+    ["create a Lease elsewhere", "POST", `/apis/coordination.k8s.io/v1/namespaces/${space}/leases`, { body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "mine", namespace: space }, spec: {} } }],
+    ["update a service (applied, never replaced)", "PUT", at(service), { body: service }],
+    ["patch a job's status (replaced, never patched)", "PATCH", `${objectPath(storedJob)}/status`, { body: { status: { phase: "Pending" } }, contentType: "application/merge-patch+json" }],
     ["bind itself to cluster-admin", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "mine" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" }, subjects: [{ kind: "ServiceAccount", name: SA_NAME, namespace: SA_NAMESPACE }] } }],
   ];
   for (const [what, method, path, options] of attempts) {

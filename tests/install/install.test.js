@@ -86,7 +86,7 @@ const exists = async (path) => (await request(admin, "GET", path)).status === 20
 describe("the Helm chart", () => {
   it("renders what deploy/rbac.yaml and deploy/controller.yaml run, and the server accepts it (server-side dry run)", async (t) => {
     const rendered = objects(ok("helm", ["template", "elasticjob", CHART, "--namespace", "elasticjob-system", "--include-crds"]));
-    assert.deepEqual(rendered.map((o) => o.kind), ["CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
+    assert.deepEqual(rendered.map((o) => o.kind), ["CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment"]);
     // The CRDs are deploy/crds/ (`make crds`), as they are.
     for (const file of ["elastic.iml.github.io_elasticjobs.yaml", "elastic.iml.github.io_scaleplans.yaml"]) {
       const [crd] = manifests(`deploy/crds/${file}`);
@@ -95,6 +95,12 @@ describe("the Helm chart", () => {
     const rbac = manifests("deploy/rbac.yaml");
     assert.deepEqual(find(rendered, "ClusterRole").rules, find(rbac, "ClusterRole").rules, "the rules of deploy/rbac.yaml");
     assert.deepEqual(find(rendered, "ClusterRoleBinding").subjects, find(rbac, "ClusterRoleBinding").subjects);
+    // The leader Lease: a Role of the release namespace, that Lease alone (and a create).
+    assert.deepEqual(find(rendered, "Role").rules, find(rbac, "Role").rules, "the Lease's rules of deploy/rbac.yaml");
+    assert.equal(find(rendered, "Role").metadata.namespace, "elasticjob-system");
+    assert.deepEqual(find(rbac, "Role").rules.find((r) => r.verbs.includes("update")).resourceNames, ["elasticjob-controller"]);
+    assert.ok(!find(rbac, "ClusterRole").rules.some((r) => r.resources.includes("leases")), "no Lease cluster-wide");
+    assert.equal(find(rbac, "Namespace").metadata.labels["pod-security.kubernetes.io/enforce"], "restricted");
     const [deployment] = manifests("deploy/controller.yaml");
     const chart = find(rendered, "Deployment");
     const [want] = deployment.spec.template.spec.containers;
@@ -131,10 +137,10 @@ describe("the Helm chart", () => {
       "RoleBinding/elasticjob-controller-leader-election",
       "Deployment/elasticjob-controller",
     ]);
-    const rules = find(manifests("deploy/rbac.yaml"), "ClusterRole").rules;
-    const isLease = (r) => r.resources.includes("leases");
-    assert.deepEqual(find(rendered, "Role", "elasticjob-controller").rules, rules.filter((r) => !isLease(r)));
-    assert.deepEqual(find(rendered, "Role", "elasticjob-controller-leader-election").rules, rules.filter(isLease));
+    const rbac = manifests("deploy/rbac.yaml");
+    assert.deepEqual(find(rendered, "Role", "elasticjob-controller").rules, find(rbac, "ClusterRole").rules);
+    assert.deepEqual(find(rendered, "Role", "elasticjob-controller-leader-election").rules, find(rbac, "Role", "elasticjob-controller-leader-election").rules);
+    assert.equal(find(rendered, "Role", "elasticjob-controller-leader-election").metadata.namespace, ns);
     assert.ok(find(rendered, "Deployment").spec.template.spec.containers[0].args.includes(`--namespace=${ns}`));
     ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
   });
@@ -233,6 +239,18 @@ describe("deploy/install.yaml, then a job watched with `kubectl elasticjob statu
       const path = obj.kind === "Deployment" ? `/apis/apps/v1/namespaces/${obj.metadata.namespace}/deployments/${obj.metadata.name}` : objectPath(obj);
       assert.ok(await exists(path), `${obj.kind} ${obj.metadata.name}`);
     }
+    // Its namespace enforces Pod Security's restricted profile, which the controller's pods meet: a
+    // pod of the Deployment's template is accepted there (dry run), one that runs as root is not.
+    const space = installed.find((o) => o.kind === "Namespace").metadata.name;
+    assert.equal((await get(`/api/v1/namespaces/${space}`)).metadata.labels["pod-security.kubernetes.io/enforce"], "restricted");
+    const template = installed.find((o) => o.kind === "Deployment").spec.template;
+    const podOf = (spec) => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "elasticjob-controller-psa", namespace: space }, spec });
+    const dryRun = (spec) => request(admin, "POST", `/api/v1/namespaces/${space}/pods`, { body: podOf(spec), query: { dryRun: "All" } });
+    expectStatus(await dryRun(template.spec), [201], "the controller's pod in a restricted namespace");
+    const [container] = template.spec.containers;
+    const root = await dryRun({ ...template.spec, securityContext: {}, containers: [{ ...container, securityContext: {} }] });
+    assert.equal(root.status, 403, JSON.stringify(root.body));
+    assert.match(root.body.message, /violates PodSecurity "restricted/);
     const again = ok("kubectl", ["apply", "--server-side", "-f", "deploy/install.yaml"]);
     assert.match(again, /deployment\.apps\/elasticjob-controller serverside-applied/);
     assert.equal(ok("kubectl", ["version", "--client", "-o", "json"]).includes('"gitVersion": "v1.37.2"'), true, "kubectl of the server's minor");

@@ -14,17 +14,19 @@ app.kubernetes.io/name: {{ .Values.name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{/* The controller's permissions on the jobs' objects: the rules of deploy/rbac.yaml but the Lease's. */}}
+{{/* The controller's permissions on the jobs' objects: exactly the calls its code makes (pkg/test/rbac.test.js
+compares these rules with the calls the controller's adapter sends). */}}
 {{- define "elasticjob.rules" -}}
-# Watch jobs and scale plans; never change what users wrote.
+# Watch jobs and scale plans (and read one again after a status write conflicts); never change what users wrote.
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs, scaleplans]
   verbs: [get, list, watch]
-# Write their status (the subresource, with the resourceVersion read).
+# Write their status: the subresource replaced, with the resourceVersion read.
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs/status, scaleplans/status]
-  verbs: [update, patch]
-# Owner references with blockOwnerDeletion on the pods it creates.
+  verbs: [update]
+# Owner references with blockOwnerDeletion on the pods it creates (the OwnerReferencesPermissionEnforcement
+# admission plugin asks for update of the owner's finalizers; no call of the controller's makes it).
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs/finalizers]
   verbs: [update]
@@ -32,24 +34,32 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs]
   verbs: [delete]
-# Pods: created from the plan, deleted when a plan or a failure says so, patched to adopt an orphan that is exactly one the job makes.
+# Pods: created from the plan, deleted when a plan or a failure says so, patched to adopt an orphan that is exactly
+# one the job makes. No call reads one (the cache has them), but without get a controller killed in the middle of
+# a plan and started again makes pods again at new ids (make test-cluster): kept until the cause is known.
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch, create, patch, delete]
-# One service per task rank and one for the master: created, updated, deleted with a rank a scale-down removes.
+# One service per task rank and one for the master: created (applied over, server-side, when one the job
+# controls is there: read first), deleted with a rank a scale-down removes.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, list, watch, create, patch, delete]
 {{- end -}}
 
-{{/* Leader election (--leader-elect) on a Lease. */}}
-{{- define "elasticjob.leaseRule" -}}
+{{/* Leader election (--leader-elect): its own Lease, read, renewed and released by name; created the first
+time, which RBAC cannot limit by name. */}}
+{{- define "elasticjob.leaseRules" -}}
 - apiGroups: [coordination.k8s.io]
   resources: [leases]
-  verbs: [get, create, update]
+  resourceNames: [{{ .Values.leaderElection.leaseName | quote }}]
+  verbs: [get, update]
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [create]
 {{- end -}}
 
-{{/* Events about the jobs it acts on. */}}
+{{/* Events about the jobs it acts on: created, and counted into an earlier one of the same reason and message. */}}
 {{- define "elasticjob.eventRule" -}}
 - apiGroups: [""]
   resources: [events]
@@ -62,21 +72,21 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs]
   verbs: [patch]
-# Each queued job's Workload: created, its spec kept in step while no quota is reserved.
+# Each queued job's Workload: created, its spec replaced (at the resourceVersion read) while no quota is reserved.
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads]
-  verbs: [get, list, watch, create, update, patch]
-# Its status: Finished when the job ends, the quota released after an eviction.
+  verbs: [get, list, watch, create, update]
+# Its status (a merge patch): Finished when the job ends, the quota released after an eviction.
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads/status]
-  verbs: [patch, update]
+  verbs: [patch]
 {{- end -}}
 
 {{/* With Kueue: what it reads cluster-wide, the ResourceFlavors and the priority classes' values. */}}
 {{- define "elasticjob.kueueClusterRules" -}}
 - apiGroups: [kueue.x-k8s.io]
   resources: [resourceflavors]
-  verbs: [get, list, watch]
+  verbs: [list, watch]
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloadpriorityclasses]
   verbs: [get]

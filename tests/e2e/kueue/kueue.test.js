@@ -89,12 +89,12 @@ async function held(ns, jobName, reason) {
   }
 }
 
-/** What deploy/rbac-kueue.yaml adds to deploy/rbac.yaml: `group/resource[/subresource]` -> verbs. */
+/** What deploy/rbac-kueue.yaml adds to deploy/rbac.yaml: `group/resource[/subresource]` -> verbs (pkg/test/rbac.test.js: the calls the controller sends). */
 const KUEUE_NEEDED = {
-  "elastic.iml.github.io/elasticjobs": ["get", "list", "watch", "patch"],
-  "kueue.x-k8s.io/workloads": ["get", "list", "watch", "create", "update", "patch"],
-  "kueue.x-k8s.io/workloads/status": ["update", "patch"],
-  "kueue.x-k8s.io/resourceflavors": ["get", "list", "watch"],
+  "elastic.iml.github.io/elasticjobs": ["get", "list", "watch", "delete", "patch"],
+  "kueue.x-k8s.io/workloads": ["get", "list", "watch", "create", "update"],
+  "kueue.x-k8s.io/workloads/status": ["patch"],
+  "kueue.x-k8s.io/resourceflavors": ["list", "watch"],
   "kueue.x-k8s.io/workloadpriorityclasses": ["get"],
   "scheduling.k8s.io/priorityclasses": ["get"],
 };
