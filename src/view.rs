@@ -4,7 +4,7 @@
 //!
 //! Every rule here is the controller's own: the job's pods are the ones the planner plans with
 //! (the job-name label, the type from the replica-type label or the master's name; of those, the
-//! ones the job controls or would adopt, [`planner::claim_pods`]), they are counted
+//! ones the job controls or would adopt, as the controller claims them), they are counted
 //! by phase as the job status counts them, and "wanted" is the planner's target under the job's
 //! current plan (the plan's `replicas` for the type, else the spec's and what the plan adds).
 
