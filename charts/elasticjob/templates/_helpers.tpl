@@ -39,7 +39,7 @@ compares these rules with the calls the controller's adapter sends). */}}
 # a plan and started again makes pods again at new ids (make test-cluster): kept until the cause is known.
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list, watch, create, patch, delete]
+  verbs: [list, watch, create, patch, delete]
 # One service per task rank and one for the master: created (applied over, server-side, when one the job
 # controls is there: read first), deleted with a rank a scale-down removes.
 - apiGroups: [""]
