@@ -124,11 +124,13 @@ fn rule(level: PodSecurityLevel, control: &str) -> String {
     format!(" (Pod Security {}: {control}; policy setting podSecurity)", level.name())
 }
 
-/// One container as the checks see it: init and ephemeral containers carry the same fields.
-struct ContainerView<'a> {
+/// One container as the checks see it (these and the policy's other rules): init and ephemeral
+/// containers carry the same fields.
+pub(super) struct ContainerView<'a> {
     /// `containers[0]`, `initContainers[1]`, ...
-    path: String,
-    security: Option<&'a SecurityContext>,
+    pub(super) path: String,
+    pub(super) image: Option<&'a str>,
+    pub(super) security: Option<&'a SecurityContext>,
     ports: &'a [ContainerPort],
     /// Its liveness, readiness and startup probes ([`PROBES`]).
     probes: [Option<&'a Probe>; 3],
@@ -142,17 +144,21 @@ impl<'a> ContainerView<'a> {
     fn of(path: String, c: &'a Container) -> Self {
         let probes = [c.liveness_probe.as_ref(), c.readiness_probe.as_ref(), c.startup_probe.as_ref()];
         let ports = c.ports.as_deref().unwrap_or_default();
-        ContainerView { path, security: c.security_context.as_ref(), ports, probes, lifecycle: c.lifecycle.as_ref() }
+        let (image, security, lifecycle) = (c.image.as_deref(), c.security_context.as_ref(), c.lifecycle.as_ref());
+        ContainerView { path, image, security, ports, probes, lifecycle }
     }
 
     fn of_ephemeral(path: String, c: &'a EphemeralContainer) -> Self {
         let probes = [c.liveness_probe.as_ref(), c.readiness_probe.as_ref(), c.startup_probe.as_ref()];
         let ports = c.ports.as_deref().unwrap_or_default();
-        ContainerView { path, security: c.security_context.as_ref(), ports, probes, lifecycle: c.lifecycle.as_ref() }
+        let (image, security, lifecycle) = (c.image.as_deref(), c.security_context.as_ref(), c.lifecycle.as_ref());
+        ContainerView { path, image, security, ports, probes, lifecycle }
     }
 }
 
-fn views(pod: &PodSpec) -> Vec<ContainerView<'_>> {
+/// Every container of a pod template, in the order Kubernetes lists them: containers, init
+/// containers, ephemeral containers.
+pub(super) fn views(pod: &PodSpec) -> Vec<ContainerView<'_>> {
     let mut all = Vec::new();
     for (i, c) in pod.containers.iter().enumerate() {
         all.push(ContainerView::of(format!("containers[{i}]"), c));

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use k8s_openapi::api::core::v1::{PodSpec, SecurityContext};
+use k8s_openapi::api::core::v1::PodSpec;
 use serde_json::Value;
 
 use super::{Settings, pod_security};
@@ -224,29 +224,14 @@ fn total(p: &mut Vec<Problem>, path: &str, counts: &[(ReplicaType, i64)], max: u
     }
 }
 
-/// Every container of a pod template: its path (`containers[0]`) and its image and security
-/// context.
-fn containers(pod: &PodSpec) -> Vec<(String, Option<&str>, Option<&SecurityContext>)> {
-    let mut all: Vec<(String, Option<&str>, Option<&SecurityContext>)> = Vec::new();
-    for (i, c) in pod.containers.iter().enumerate() {
-        all.push((format!("containers[{i}]"), c.image.as_deref(), c.security_context.as_ref()));
-    }
-    for (i, c) in pod.init_containers.iter().flatten().enumerate() {
-        all.push((format!("initContainers[{i}]"), c.image.as_deref(), c.security_context.as_ref()));
-    }
-    for (i, c) in pod.ephemeral_containers.iter().flatten().enumerate() {
-        all.push((format!("ephemeralContainers[{i}]"), c.image.as_deref(), c.security_context.as_ref()));
-    }
-    all
-}
-
 /// The images of a template's containers against the allowed prefixes. The master's first
 /// container without an image runs the operator's default master image
 /// ([`template::master_pod`] with default [`Options`]), which is checked in its place.
 fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: bool, prefixes: &[String]) {
     let default = Options::default().master_image;
-    for (i, (path, image, _)) in containers(pod).into_iter().enumerate() {
-        let given = image.filter(|i| !i.is_empty());
+    for (i, c) in pod_security::views(pod).into_iter().enumerate() {
+        let path = c.path;
+        let given = c.image.filter(|i| !i.is_empty());
         // Any other missing image is the core's problem (`required`).
         let (image, what) = match given {
             Some(image) => (image, String::new()),
@@ -339,10 +324,10 @@ fn privileged(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec) {
             ));
         }
     }
-    for (path, _, security) in containers(pod) {
-        if security.and_then(|s| s.privileged) == Some(true) {
+    for c in pod_security::views(pod) {
+        if c.security.and_then(|s| s.privileged) == Some(true) {
             p.push(Problem::new(
-                format!("{pod_path}.{path}.securityContext.privileged"),
+                format!("{pod_path}.{}.securityContext.privileged", c.path),
                 Code::InvalidValue,
                 "privileged containers are not allowed in this cluster (policy setting denyPrivileged)",
             ));
