@@ -37,9 +37,11 @@ export const HANDLERS = {
     expect: () => undefined,
     async perform(pass, a) {
       // As Kubernetes' controllers recheck before they adopt: the job read again, not from the
-      // cache, is still the one of the owner reference and is not being deleted.
-      // Otherwise the pass fails, and the next one plans from what the caches then show.
-      const job = await getOrGone(pass.adapter, "ElasticJob", ...at(pass.job));
+      // cache (once a pass, for all its adoptions), is still the one of the owner reference and is
+      // not being deleted. Otherwise the pass fails, and the next one plans from what the caches
+      // then show.
+      pass.adopterRead ??= getOrGone(pass.adapter, "ElasticJob", ...at(pass.job));
+      const job = await pass.adopterRead;
       if (!job || job.metadata.uid !== a.owner.uid || job.metadata.deletionTimestamp) {
         throw new Error(`job ${pass.job.metadata.name} was deleted or made again since it was read: pod ${a.name} is not adopted`);
       }
