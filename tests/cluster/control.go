@@ -282,7 +282,10 @@ func (c cluster) waitReady(pid int) error {
 	deadline := time.Now().Add(readyTimeout)
 	var last string
 	for time.Now().Before(deadline) {
-		if !c.isServe(pid) {
+		// The process alive and not a zombie: its arguments are not asked, since right after the
+		// start they read empty (the exec has closed the pipe cmd.Start waits on, before the kernel
+		// sets the new arguments; CI once failed `up` there, with an empty log).
+		if !alive(pid) {
 			return fmt.Errorf("the control plane exited; the end of %s:\n%s", c.logFile(), c.logTail())
 		}
 		client, server, err := c.adminClient()

@@ -423,6 +423,9 @@ func (c cluster) kueueRunning(manager string) (int, bool) {
 	})
 }
 
+// alive tells whether pid is alive and not a zombie, whatever it runs.
+func alive(pid int) bool { return isProcess(pid, func([]string) bool { return true }) }
+
 // isProcess tells whether pid is alive, not a zombie, and its arguments satisfy match.
 func isProcess(pid int, match func([]string) bool) bool {
 	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
@@ -444,8 +447,8 @@ func (c cluster) waitKueueReady(pid, healthPort int) error {
 	var last string
 	for time.Now().Before(deadline) {
 		// The process it started, alive and not a zombie: its arguments are not asked, since right
-		// after the start they may still be this program's (before the exec), more so under load.
-		if !isProcess(pid, func([]string) bool { return true }) {
+		// after the start they may not be the manager's yet, more so under load.
+		if !alive(pid) {
 			return fmt.Errorf("Kueue's manager (pid %d) exited; the end of %s:\n%s", pid, c.kueueLog(), tail(c.kueueLog(), 30))
 		}
 		resp, err := client.Get(url)
