@@ -20,6 +20,10 @@ pub const API_VERSION: &str = "elastic.iml.github.io/v1alpha1";
 pub const KIND_ELASTIC_JOB: &str = "ElasticJob";
 /// The kind of a scale plan.
 pub const KIND_SCALE_PLAN: &str = "ScalePlan";
+/// The API group of Kubeflow's training jobs (training-operator v1.9).
+pub const KUBEFLOW_GROUP: &str = "kubeflow.org";
+/// The kind of a Kubeflow TFJob, which `convert::from_tf_job` makes an ElasticJob.
+pub const KIND_TF_JOB: &str = "TFJob";
 
 /// A Kubernetes resource list: resource name (`cpu`, `memory`, ...) to quantity.
 pub type ResourceList = BTreeMap<String, Quantity>;

@@ -45,6 +45,8 @@ pub enum Code {
     TfConfigHole,
     /// The objects a plan would create exceed the core's size bounds.
     TooLarge,
+    /// A Kubeflow TFJob where an ElasticJob belongs: `convert` makes it one.
+    TfJob,
 }
 
 impl Code {
@@ -66,6 +68,7 @@ impl Code {
             Code::ExceedsResourceLimits => "exceeds_resource_limits",
             Code::TfConfigHole => "tf_config_hole",
             Code::TooLarge => "too_large",
+            Code::TfJob => "tf_job",
         }
     }
 }

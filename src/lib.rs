@@ -9,7 +9,8 @@
 //! - [`tf_config()`]: the `TF_CONFIG` of any task ([`tfconfig`]);
 //! - [`reconcile()`]: one pass of the job state machine; [`reconcile_pods`],
 //!   [`handle_fault_pods`], [`stop_running_pods`] and [`sync_job_state`] are its per-type steps;
-//! - [`validate`]: every check, every problem at once, each with a field path and a stable code.
+//! - [`validate`]: every check, every problem at once, each with a field path and a stable code;
+//! - [`convert::from_tf_job`]: a Kubeflow TFJob as the equivalent ElasticJob, with notes.
 //!
 //! ```
 //! use elasticjob::{parse, render, Options};
@@ -47,7 +48,7 @@
 //! | 10 | [`store`] | a host's store of the objects it observes, read once, for passes that read none again |
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
 //! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
-//! | 7 | `planner` | the planner: scaling, the job's lifecycle, the job's services, the controller's pass |
+//! | 7 | `planner`, [`convert`] | the planner: scaling, the job's lifecycle, the job's services, the controller's pass; a Kubeflow TFJob as an ElasticJob |
 //! | 6 | [`parse`], [`queue`] | reading inputs with field paths, then validating them; a queued job's Kueue Workload and what its admission adds |
 //! | 5 | [`validate`], `template` | every check and every bound; the pods and services the operator makes ([`Options`]) |
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
@@ -66,6 +67,7 @@
 // facts, statuses, the pods and services made from templates, the planner, the reader.
 pub mod admission;
 pub mod api;
+pub mod convert;
 pub mod error;
 mod job;
 mod naming;

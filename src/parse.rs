@@ -14,7 +14,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::api::{ElasticJob, ScalePlan};
+use crate::api::{self, ElasticJob, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, Step, into_result};
 use crate::observed::{ObservedPod, ObservedService};
 use crate::workload::{ResourceFlavor, Workload};
@@ -94,9 +94,26 @@ fn all_problems(
 /// [`validate::validate_job`] are reported together ([`checked`]).
 ///
 /// # Errors
-/// [`Error::Parse`] when the input is not an object, else [`Error::Invalid`] with every problem.
+/// [`Error::Parse`] when the input is not an object, or is a Kubeflow TFJob ([`Code::TfJob`] at
+/// `kind`: `crate::convert::from_tf_job` makes it an ElasticJob), else [`Error::Invalid`] with
+/// every problem.
 pub fn job(value: Value) -> Result<ElasticJob> {
+    if is_tf_job(&value) {
+        return Err(Error::Parse(Problem::new(
+            "kind",
+            Code::TfJob,
+            "this is a Kubeflow TFJob, not an ElasticJob; `elasticjob convert` makes it one",
+        )));
+    }
     checked(value, validate::validate_job)
+}
+
+/// Whether `value` is a Kubeflow TFJob: `kind: TFJob` with an `apiVersion` of the group
+/// `kubeflow.org`.
+pub fn is_tf_job(value: &Value) -> bool {
+    let field = |name: &str| value.get(name).and_then(Value::as_str);
+    field("kind") == Some(api::KIND_TF_JOB)
+        && field("apiVersion").and_then(|v| v.split_once('/')).is_some_and(|(group, _)| group == api::KUBEFLOW_GROUP)
 }
 
 /// Reads and validates a `ScalePlan` on its own ([`validate::validate_scale_plan`]), as [`job`].

@@ -1,0 +1,538 @@
+//! A Kubeflow `TFJob` (`kubeflow.org/v1`, training-operator v1.9) as the equivalent `ElasticJob`,
+//! with a note, at its path in the TFJob, for everything that has no equivalent or behaves
+//! differently ([`from_tf_job`]).
+//!
+//! Every default and mapping follows training-operator v1.9.4's code: the types of
+//! `pkg/apis/kubeflow.org/v1/tensorflow_types.go` and `common_types.go`, the defaults of
+//! `tensorflow_defaults.go` (`SetDefaults_TFJob`), the admission rules of
+//! `pkg/webhooks/tensorflow/tfjob_webhook.go` and the controller of `pkg/controller.v1/tensorflow/`
+//! with `pkg/core/pod.go`. Where Kubeflow's default differs from what an ElasticJob does without
+//! the field, the ElasticJob keeps DLRover's behaviour and the conversion writes Kubeflow's value
+//! out (`cleanPodPolicy: None`, `restartPolicy: Never`), so the job behaves as it did.
+//!
+//! The result is read back with [`parse::job`], so it is a valid ElasticJob or the conversion is
+//! an error; a problem of the ElasticJob is reported at the TFJob's path it comes from.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::api::{
+    self, CleanPodPolicy, DistributionStrategy, ElasticJob, ElasticJobSpec, ReplicaSpec, ReplicaType, RestartPolicy,
+    RunPolicy,
+};
+use crate::error::{Code, Error, Problem, Result};
+use crate::{naming, parse};
+
+/// The `apiVersion` of a TFJob this module converts.
+pub const TF_JOB_API_VERSION: &str = "kubeflow.org/v1";
+
+/// What a conversion gives: the ElasticJob and the notes about it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversion {
+    /// The equivalent ElasticJob; it validates.
+    pub elastic_job: ElasticJob,
+    /// What has no equivalent or behaves differently, sorted by path.
+    pub notes: Vec<Note>,
+}
+
+/// One thing a person should know about a conversion: where it is in the TFJob and what the
+/// ElasticJob does instead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// The field path in the TFJob, e.g. `spec.runPolicy.schedulingPolicy`.
+    pub path: String,
+    /// What happens to it.
+    pub message: String,
+}
+
+/// A TFJob as `kubeflow.org/v1` has it (`tensorflow_types.go`); `status` is read and dropped.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TfJob {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    metadata: ObjectMeta,
+    #[serde(default)]
+    spec: TfJobSpec,
+    #[serde(default, rename = "status")]
+    _status: Option<Value>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TfJobSpec {
+    #[serde(default)]
+    run_policy: Option<TfRunPolicy>,
+    #[serde(default)]
+    success_policy: Option<String>,
+    #[serde(default)]
+    tf_replica_specs: Option<BTreeMap<String, TfReplicaSpec>>,
+    #[serde(default)]
+    enable_dynamic_worker: Option<bool>,
+}
+
+/// Kubeflow's `RunPolicy` (`common_types.go`).
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TfRunPolicy {
+    #[serde(default)]
+    clean_pod_policy: Option<CleanPodPolicy>,
+    #[serde(default)]
+    ttl_seconds_after_finished: Option<i32>,
+    #[serde(default)]
+    active_deadline_seconds: Option<i64>,
+    #[serde(default)]
+    backoff_limit: Option<i32>,
+    #[serde(default)]
+    scheduling_policy: Option<Value>,
+    #[serde(default)]
+    suspend: Option<bool>,
+    #[serde(default)]
+    managed_by: Option<String>,
+}
+
+/// Kubeflow's `ReplicaSpec` (`common_types.go`): its restart policies are the ElasticJob's.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TfReplicaSpec {
+    #[serde(default)]
+    replicas: Option<i32>,
+    #[serde(default)]
+    template: PodTemplateSpec,
+    #[serde(default)]
+    restart_policy: Option<RestartPolicy>,
+}
+
+/// The TFJob replica types (`tensorflow_types.go`) and what each becomes. `Master` is TensorFlow's
+/// older name for the chief (`IsChiefOrMaster`).
+const TYPES: [(&str, ReplicaType); 5] = [
+    ("PS", ReplicaType::Ps),
+    ("Worker", ReplicaType::Worker),
+    ("Chief", ReplicaType::Chief),
+    ("Master", ReplicaType::Chief),
+    ("Evaluator", ReplicaType::Evaluator),
+];
+
+/// The ElasticJob a Kubeflow TFJob (JSON, as read from YAML or JSON) becomes, and the notes about
+/// it.
+///
+/// # Errors
+/// [`Error::Parse`] when the input is not an object; [`Error::Invalid`] with every problem at its
+/// path in the TFJob: a field of the wrong type, an unknown field, a replica type TFJob does not
+/// have, both `Chief` and `Master`, or what the ElasticJob cannot hold (a job name longer than 37
+/// characters, a second chief).
+pub fn from_tf_job(value: Value) -> Result<Conversion> {
+    let tf: TfJob = parse::checked(value, tf_job_rules)?;
+    let mut notes = Vec::new();
+    let mut keys = BTreeMap::new();
+    let spec = &tf.spec;
+    let run_policy = spec.run_policy.as_ref();
+    let backoff_limit = run_policy.and_then(|r| r.backoff_limit);
+    let mut replica_specs = BTreeMap::new();
+    for (key, replica) in spec.tf_replica_specs.iter().flatten() {
+        let Some((name, replica_type)) = replica_type(key) else { continue };
+        let path = format!("spec.tfReplicaSpecs.{key}");
+        keys.insert(replica_type, key.clone());
+        if name == "Master" {
+            notes.push(note(
+                &path,
+                "`Master` becomes `chief`, TensorFlow's newer name for it: the task's TF_CONFIG type is `chief`, not `master`",
+            ));
+        }
+        replica_specs.insert(replica_type, replica_spec(replica, replica_type, &path, backoff_limit, &mut notes));
+    }
+    let has = |t| replica_specs.contains_key(&t);
+    if has(ReplicaType::Ps) && has(ReplicaType::Worker) && !has(ReplicaType::Chief) {
+        notes.push(note(
+            "spec.tfReplicaSpecs",
+            "no `Chief`: Kubeflow's worker 0 acts as the chief with TF_CONFIG type `worker`; DLRover's master runs one worker as the chief (TF_CONFIG type `chief`)",
+        ));
+    }
+    if let Some(policy) = spec.success_policy.as_deref().filter(|p| !p.is_empty()) {
+        notes.push(note(
+            "spec.successPolicy",
+            &format!("`{policy}` is not carried: an ElasticJob has no success policy; it finishes when DLRover's master does, the master deciding from its tasks"),
+        ));
+    }
+    if spec.enable_dynamic_worker == Some(true) {
+        notes.push(note(
+            "spec.enableDynamicWorker",
+            "not carried: DLRover's master scales the workers itself with ScalePlans, and each worker's TF_CONFIG lists the cluster of the plan in force",
+        ));
+    }
+    let run_policy = run_policy_of(run_policy, &mut notes);
+    let elastic_job = ElasticJob {
+        api_version: Some(api::API_VERSION.to_owned()),
+        kind: Some(api::KIND_ELASTIC_JOB.to_owned()),
+        metadata: metadata(&tf.metadata, &mut notes),
+        spec: ElasticJobSpec {
+            distribution_strategy: Some(DistributionStrategy::ParameterServerStrategy),
+            replica_specs,
+            suspend: spec.run_policy.as_ref().and_then(|r| r.suspend),
+            run_policy: Some(run_policy),
+            ..ElasticJobSpec::default()
+        },
+        status: None,
+    };
+    let text = serde_json::to_value(&elastic_job)
+        .map_err(|e| Error::invalid("", Code::InvalidValue, format!("the ElasticJob cannot be written: {e}")))?;
+    let elastic_job = parse::job(text).map_err(|e| in_tf_job(e, &keys))?;
+    notes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Conversion { elastic_job, notes })
+}
+
+/// The TFJob's own rules: its type, its replica types (matched case-insensitively, as
+/// `setTypeNameToCamelCase` in `defaulting_utils.go` does), at most one of `Chief` and `Master`
+/// (`tfjob_webhook.go`), and a success policy Kubeflow knows.
+fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
+    let mut p = Vec::new();
+    if tf.api_version.as_deref() != Some(TF_JOB_API_VERSION) {
+        let given = tf.api_version.as_deref().map_or_else(|| "none".to_owned(), |v| format!("`{v}`"));
+        p.push(Problem::new(
+            "apiVersion",
+            Code::InvalidValue,
+            format!("a TFJob's apiVersion is `{TF_JOB_API_VERSION}`, not {given}"),
+        ));
+    }
+    if tf.kind.as_deref() != Some(api::KIND_TF_JOB) {
+        let given = tf.kind.as_deref().map_or_else(|| "none".to_owned(), |k| format!("`{k}`"));
+        p.push(Problem::new("kind", Code::InvalidValue, format!("`convert` reads a `TFJob`, not {given}")));
+    }
+    let specs = tf.spec.tf_replica_specs.as_ref();
+    if specs.is_none_or(BTreeMap::is_empty) {
+        p.push(Problem::new("spec.tfReplicaSpecs", Code::Required, "a TFJob needs at least one replica type"));
+    }
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for key in specs.into_iter().flat_map(BTreeMap::keys) {
+        let path = format!("spec.tfReplicaSpecs.{key}");
+        let Some((name, _)) = replica_type(key) else {
+            p.push(Problem::new(
+                path,
+                Code::InvalidValue,
+                format!("`{key}` is not a TFJob replica type: use PS, Worker, Chief, Master or Evaluator"),
+            ));
+            continue;
+        };
+        let chief = if name == "Master" { "Chief" } else { name };
+        if let Some(first) = seen.insert(chief, key) {
+            let message = if chief == "Chief" && !first.eq_ignore_ascii_case(key) {
+                format!("`{first}` and `{key}` are both the chief (Master is its older name); keep one")
+            } else {
+                format!("`{first}` and `{key}` are the same replica type; keep one")
+            };
+            p.push(Problem::new(path, Code::Duplicate, message));
+        }
+    }
+    if let Some(policy) = tf.spec.success_policy.as_deref().filter(|s| !s.is_empty() && *s != "AllWorkers") {
+        p.push(Problem::new(
+            "spec.successPolicy",
+            Code::InvalidValue,
+            format!("`{policy}` is not a TFJob success policy: use `AllWorkers`, or leave it out"),
+        ));
+    }
+    p
+}
+
+/// The TFJob replica type a key names, case-insensitively, and what it becomes.
+fn replica_type(key: &str) -> Option<(&'static str, ReplicaType)> {
+    TYPES.into_iter().find(|(name, _)| name.eq_ignore_ascii_case(key))
+}
+
+fn note(path: &str, message: &str) -> Note {
+    Note { path: path.to_owned(), message: message.to_owned() }
+}
+
+/// The relaunch budget of a replica whose policy relaunches: Kubeflow's limit is the job's
+/// `backoffLimit` alone (`pkg/core/job.go`, `PastBackoffLimit`), without one there is none.
+const NO_LIMIT: i32 = i32::MAX;
+
+/// One replica spec. Kubeflow's pods take the replica's restart policy (`pkg/core/pod.go`,
+/// `SetRestartPolicy`: `ExitCode` as `Never`, the template's own replaced); an ElasticJob's pods
+/// run with `Never` and DLRover's master relaunches a failed one as a new pod, `restartCount`
+/// times at most, following the same policy.
+fn replica_spec(
+    tf: &TfReplicaSpec,
+    replica_type: ReplicaType,
+    path: &str,
+    backoff_limit: Option<i32>,
+    notes: &mut Vec<Note>,
+) -> ReplicaSpec {
+    let mut template = tf.template.clone();
+    if let Some(pod_policy) = template.spec.as_mut().and_then(|s| s.restart_policy.take()) {
+        notes.push(note(
+            &format!("{path}.template.spec.restartPolicy"),
+            &format!("`{pod_policy}` is dropped, as Kubeflow replaces it with the replica's restartPolicy: an ElasticJob's pods run with `Never` and DLRover's master relaunches a failed pod as a new one"),
+        ));
+    }
+    tfjob_ports(&template, naming::service_port(replica_type), path, notes);
+    let policy = tf.restart_policy.unwrap_or_else(|| {
+        notes.push(note(
+            &format!("{path}.restartPolicy"),
+            "written as `Never`, Kubeflow's default for a TFJob (`TFJobDefaultRestartPolicy`); an ElasticJob without it relaunches as `OnFailure`",
+        ));
+        RestartPolicy::Never
+    });
+    let restart_count = match policy {
+        RestartPolicy::Never => None,
+        relaunching => {
+            let budget = backoff_limit.filter(|l| *l >= 0).unwrap_or(NO_LIMIT);
+            let limit = if budget == NO_LIMIT {
+                format!("restartCount {NO_LIMIT}: without runPolicy.backoffLimit Kubeflow sets no limit")
+            } else {
+                format!("restartCount {budget}, the job's runPolicy.backoffLimit")
+            };
+            let how = match relaunching {
+                RestartPolicy::ExitCode => "as Kubeflow recreates one that exited with a retryable code (128 or more)",
+                RestartPolicy::Always => {
+                    "where Kubeflow's kubelet restarts its containers in place, even after exit code 0"
+                }
+                _ => "where Kubeflow's kubelet restarts its failed containers in place",
+            };
+            notes.push(note(
+                &format!("{path}.restartPolicy"),
+                &format!("DLRover's master relaunches a failed pod as a new pod at the same rank, {how}; {limit}"),
+            ));
+            Some(budget)
+        }
+    };
+    ReplicaSpec {
+        replicas: tf.replicas,
+        template,
+        restart_policy: Some(policy),
+        restart_count,
+        ..ReplicaSpec::default()
+    }
+}
+
+/// A note on a container port named `tfjob-port` (`TFJobDefaultPortName`) other than `port`:
+/// Kubeflow's TF_CONFIG lists it (`tensorflow/util.go`, `GetPortFromTFJob`); an ElasticJob's lists
+/// DLRover's port of the replica type.
+fn tfjob_ports(template: &PodTemplateSpec, port: i32, path: &str, notes: &mut Vec<Note>) {
+    let containers = template.spec.iter().flat_map(|s| s.containers.iter().enumerate());
+    for (i, container) in containers {
+        for (j, declared) in container.ports.iter().flatten().enumerate() {
+            if declared.name.as_deref() == Some("tfjob-port") && declared.container_port != port {
+                notes.push(note(
+                    &format!("{path}.template.spec.containers[{i}].ports[{j}]"),
+                    &format!(
+                        "kept, but TF_CONFIG lists this task at port {port}, DLRover's, not {}: the task must listen where TF_CONFIG says",
+                        declared.container_port
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// The run policy: its four common fields carried, `cleanPodPolicy` written as `None` when absent
+/// (`SetDefaults_TFJob`), `suspend` moved to `spec.suspend`, and what has no equivalent noted.
+fn run_policy_of(tf: Option<&TfRunPolicy>, notes: &mut Vec<Note>) -> RunPolicy {
+    let tf_default = TfRunPolicy::default();
+    let tf = tf.unwrap_or(&tf_default);
+    let clean_pod_policy = tf.clean_pod_policy.unwrap_or_else(|| {
+        notes.push(note(
+            "spec.runPolicy.cleanPodPolicy",
+            "written as `None`, Kubeflow's default for a TFJob (`SetDefaults_TFJob`): a finished job's pods are kept; an ElasticJob without it stops them (`Running`)",
+        ));
+        CleanPodPolicy::None
+    });
+    if tf.backoff_limit.is_some() {
+        notes.push(note(
+            "spec.runPolicy.backoffLimit",
+            "counts the task pods that failed (each relaunched as a new pod), where Kubeflow counts container restarts",
+        ));
+    }
+    if tf.scheduling_policy.is_some() {
+        notes.push(note(
+            "spec.runPolicy.schedulingPolicy",
+            "not carried: an ElasticJob has no scheduling policy; a job waits for quota with Kueue through its `kueue.x-k8s.io/queue-name` label",
+        ));
+    }
+    if let Some(manager) = &tf.managed_by {
+        notes.push(note(
+            "spec.runPolicy.managedBy",
+            &format!("`{manager}` is not carried: an ElasticJob is always run by the elasticjob controller"),
+        ));
+    }
+    RunPolicy {
+        clean_pod_policy: Some(clean_pod_policy),
+        ttl_seconds_after_finished: tf.ttl_seconds_after_finished,
+        active_deadline_seconds: tf.active_deadline_seconds,
+        backoff_limit: tf.backoff_limit,
+    }
+}
+
+/// The metadata a person writes: name, namespace, labels and annotations. What the API server
+/// writes (uid, resourceVersion, managedFields, ...) is dropped; what ties the TFJob to other
+/// objects is dropped with a note.
+fn metadata(tf: &ObjectMeta, notes: &mut Vec<Note>) -> ObjectMeta {
+    let mut annotations = tf.annotations.clone();
+    if annotations.as_mut().and_then(|a| a.remove(naming::LAST_APPLIED_ANNOTATION)).is_some() {
+        notes.push(note(
+            &format!("metadata.annotations.{}", naming::LAST_APPLIED_ANNOTATION),
+            "dropped: it is the TFJob as kubectl applied it; apply the ElasticJob to write its own",
+        ));
+    }
+    let tied = [
+        ("generateName", tf.generate_name.is_some()),
+        ("ownerReferences", tf.owner_references.as_ref().is_some_and(|o| !o.is_empty())),
+        ("finalizers", tf.finalizers.as_ref().is_some_and(|f| !f.is_empty())),
+    ];
+    for (field, _) in tied.into_iter().filter(|(_, given)| *given) {
+        notes.push(note(&format!("metadata.{field}"), "not carried: it belongs to the TFJob"));
+    }
+    ObjectMeta {
+        name: tf.name.clone(),
+        namespace: tf.namespace.clone(),
+        labels: tf.labels.clone().filter(|l| !l.is_empty()),
+        annotations: annotations.filter(|a| !a.is_empty()),
+        ..ObjectMeta::default()
+    }
+}
+
+/// The ElasticJob's problems at the TFJob's paths: `spec.replicaSpecs.chief` at
+/// `spec.tfReplicaSpecs.Master` when the chief came from there, `spec.suspend` at
+/// `spec.runPolicy.suspend`.
+fn in_tf_job(error: Error, keys: &BTreeMap<ReplicaType, String>) -> Error {
+    let path = |p: &str| -> String {
+        if let Some(rest) = p.strip_prefix("spec.replicaSpecs.") {
+            let (ty, tail) = rest.find(['.', '[']).map_or((rest, ""), |at| rest.split_at(at));
+            if let Some(key) = ReplicaType::parse(ty).and_then(|t| keys.get(&t)) {
+                return format!("spec.tfReplicaSpecs.{key}{tail}");
+            }
+        }
+        if p == "spec.suspend" { "spec.runPolicy.suspend".to_owned() } else { p.to_owned() }
+    };
+    let fix = |mut problem: Problem| {
+        problem.path = path(&problem.path);
+        problem
+    };
+    match error {
+        Error::Parse(p) => Error::Parse(fix(p)),
+        Error::Invalid(ps) => {
+            let mut ps: Vec<Problem> = ps.into_iter().map(fix).collect();
+            ps.sort();
+            Error::Invalid(ps)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn container() -> Value {
+        json!({"spec": {"containers": [{"name": "tensorflow", "image": "tf:2"}]}})
+    }
+
+    fn tf_job(specs: Value) -> Value {
+        json!({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "j"}, "spec": {"tfReplicaSpecs": specs}})
+    }
+
+    fn problems(value: Value) -> Vec<(String, Code)> {
+        match from_tf_job(value) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.problems().iter().map(|p| (p.path.clone(), p.code)).collect(),
+        }
+    }
+
+    #[test]
+    fn defaults_that_differ_are_written_out() {
+        let c = from_tf_job(tf_job(json!({"Worker": {"template": container()}}))).unwrap();
+        let spec = &c.elastic_job.spec;
+        let worker = &spec.replica_specs[&ReplicaType::Worker];
+        assert_eq!(worker.restart_policy, Some(RestartPolicy::Never));
+        assert_eq!(worker.restart_count, None);
+        assert_eq!(spec.run_policy.as_ref().and_then(|r| r.clean_pod_policy), Some(CleanPodPolicy::None));
+        assert_eq!(spec.distribution_strategy, Some(DistributionStrategy::ParameterServerStrategy));
+        let paths: Vec<&str> = c.notes.iter().map(|n| n.path.as_str()).collect();
+        assert_eq!(paths, ["spec.runPolicy.cleanPodPolicy", "spec.tfReplicaSpecs.Worker.restartPolicy"]);
+    }
+
+    #[test]
+    fn a_relaunching_policy_gets_the_backoff_limit_or_no_limit() {
+        let mut job = tf_job(json!({"Worker": {"restartPolicy": "OnFailure", "template": container()}}));
+        let c = from_tf_job(job.clone()).unwrap();
+        assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(i32::MAX));
+        job["spec"]["runPolicy"] = json!({"backoffLimit": 2});
+        let c = from_tf_job(job).unwrap();
+        assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(2));
+        assert_eq!(c.elastic_job.spec.run_policy.and_then(|r| r.backoff_limit), Some(2));
+    }
+
+    #[test]
+    fn replica_types_match_in_any_case_and_master_is_the_chief() {
+        let c =
+            from_tf_job(tf_job(json!({"master": {"template": container()}, "ps": {"template": container()}}))).unwrap();
+        let types: Vec<ReplicaType> = c.elastic_job.spec.replica_specs.keys().copied().collect();
+        assert_eq!(types, [ReplicaType::Ps, ReplicaType::Chief]);
+        assert!(c.notes.iter().any(|n| n.path == "spec.tfReplicaSpecs.master" && n.message.contains("`chief`")));
+    }
+
+    #[test]
+    fn chief_and_master_together_are_refused_at_their_path() {
+        let job = tf_job(json!({"Chief": {"template": container()}, "Master": {"template": container()}}));
+        assert_eq!(problems(job), [("spec.tfReplicaSpecs.Master".to_owned(), Code::Duplicate)]);
+    }
+
+    #[test]
+    fn what_is_not_a_tf_job_is_refused_with_paths() {
+        assert_eq!(problems(json!([])).len(), 1);
+        assert_eq!(
+            problems(json!({"apiVersion": "kubeflow.org/v2", "kind": "PyTorchJob", "metadata": {"name": "j"},
+                "spec": {"tfReplicaSpecs": {"Launcher": {"template": container()}}, "foo": 1}})),
+            [
+                ("apiVersion".to_owned(), Code::InvalidValue),
+                ("kind".to_owned(), Code::InvalidValue),
+                ("spec.foo".to_owned(), Code::UnknownField),
+                ("spec.tfReplicaSpecs.Launcher".to_owned(), Code::InvalidValue),
+            ]
+        );
+        assert_eq!(
+            problems(tf_job(
+                json!({"Worker": {"restartPolicy": "Sometimes", "replicas": "2", "template": container()}})
+            )),
+            [
+                ("spec.tfReplicaSpecs.Worker.replicas".to_owned(), Code::InvalidType),
+                ("spec.tfReplicaSpecs.Worker.restartPolicy".to_owned(), Code::InvalidValue),
+            ]
+        );
+        assert_eq!(problems(tf_job(json!({}))), [("spec.tfReplicaSpecs".to_owned(), Code::Required)]);
+    }
+
+    #[test]
+    fn what_the_elastic_job_cannot_hold_is_at_the_tf_job_path() {
+        let mut job = tf_job(json!({"Master": {"replicas": 2, "template": container()}, "Worker": {"template": {}}}));
+        job["metadata"]["name"] = json!("a".repeat(40));
+        job["spec"]["runPolicy"] = json!({"activeDeadlineSeconds": 0});
+        let found = problems(job);
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "metadata.name",
+                "spec.runPolicy.activeDeadlineSeconds",
+                "spec.tfReplicaSpecs.Master.replicas",
+                "spec.tfReplicaSpecs.Worker.template.spec.containers"
+            ]
+        );
+    }
+
+    #[test]
+    fn parse_job_names_a_tf_job() {
+        let e = parse::job(tf_job(json!({"Worker": {"template": container()}}))).err();
+        let problem = e.as_ref().and_then(|e| e.problems().first().cloned());
+        assert_eq!(problem.map(|p| (p.path, p.code)), Some(("kind".to_owned(), Code::TfJob)));
+        assert!(!parse::is_tf_job(&json!({"apiVersion": "kubeflow.org.evil/v1", "kind": "TFJob"})));
+    }
+}
