@@ -36,7 +36,9 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # entries, controllerPass with Kueue's state). Observed pods and services read through the core's
 # narrow types (issue 25) took it to 524,657 B: the readers of PodStatus, ContainerStatus and
 # Service left it; most of what is left is PodSpec's (templates, with every Volume source).
-NPM_WASM_BUDGET := 535000
+# fromTFJob (issue 39) took it from 533,917 B to 551,604 B (18 KB: the TFJob's reader, its rules
+# and notes, and the conversion's writer); the budget is that plus 1%.
+NPM_WASM_BUDGET := 557000
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

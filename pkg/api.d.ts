@@ -2,7 +2,7 @@
 // calls the core, and reads the result back. Every type comes from the core's JSON Schemas
 // (dist/types.d.ts); `text` holds the same functions over JSON text (dist/elasticjob_wasm.d.ts).
 import type {
-  Constants, Container, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ResourceFlavor, ScalePlan,
+  Constants, Container, Conversion, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ResourceFlavor, ScalePlan,
   PriorityClassRef, Service, SparseClusterSpec, SummaryRow, Validation, Workload,
 } from "./dist/types.js";
 
@@ -51,6 +51,17 @@ export function renderSummary(job: ElasticJob, scalePlan?: ScalePlan | null, opt
 
 /** The object at `index` of `render(job, scalePlan, options).items`, without the others being built. */
 export function renderItem(job: ElasticJob, index: number, scalePlan?: ScalePlan | null, options?: Options | null): Object;
+
+/**
+ * The ElasticJob a Kubeflow TFJob (`kubeflow.org/v1`) becomes, and a note `{path, message}` at
+ * its path in the TFJob for each thing that has no equivalent or behaves differently (the core's
+ * `convert::from_tf_job`). Throws an `ElasticJobError` with every problem at its path in the TFJob
+ * when it does not convert.
+ */
+export function fromTFJob(tfJob: unknown): Conversion;
+
+/** What `fromTFJob` returns, as JSON text; compact, or with `pretty` as `JSON.stringify(value, null, 2)` writes it. */
+export function fromTFJobJson(tfJob: unknown, pretty?: boolean): string;
 
 /** Whether `job` is a valid `ElasticJob`: `{valid: true}`, or `{valid: false, error}` with every problem. Never throws. */
 export function validate(job: unknown): Validation;

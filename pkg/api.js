@@ -47,6 +47,14 @@ function validation(run) {
   }
 }
 
+export function fromTFJob(tfJob) {
+  return parse(text.fromTFJob(json(tfJob, "")));
+}
+
+export function fromTFJobJson(tfJob, pretty) {
+  return text.fromTFJob(json(tfJob, ""), Boolean(pretty));
+}
+
 export function tfConfig(job, replicaType, index, scalePlan) {
   return text.tfConfig(json(job, ""), json(replicaType, "replicaType"), json(index, "index"), opt(scalePlan, "scalePlan"));
 }

@@ -3,6 +3,7 @@ export {
   admittedJob,
   constants,
   controllerPass,
+  fromTFJob,
   handleFaultPods,
   initialScalePlan,
   insertTfConfigToEnv,

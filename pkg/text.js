@@ -7,6 +7,7 @@ export {
   admittedJob,
   constants,
   controllerPass,
+  fromTFJob,
   handleFaultPods,
   initialScalePlan,
   insertTfConfigToEnv,

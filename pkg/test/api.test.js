@@ -12,6 +12,8 @@ const FUNCTIONS = [
   "admittedJob",
   "constants",
   "controllerPass",
+  "fromTFJob",
+  "fromTFJobJson",
   "handleFaultPods",
   "initialScalePlan",
   "insertTfConfigToEnv",
@@ -35,8 +37,8 @@ const FUNCTIONS = [
   "validateScalePlan",
   "workload",
 ];
-// The same functions over JSON text (`render` with `pretty` is renderJson), and the fields a job key is read from.
-const TEXT_FUNCTIONS = [...FUNCTIONS.filter((f) => f !== "renderJson"), "jobKeyFields"].sort();
+// The same functions over JSON text (`render` with `pretty` is renderJson, `fromTFJob` with it fromTFJobJson), and the fields a job key is read from.
+const TEXT_FUNCTIONS = [...FUNCTIONS.filter((f) => f !== "renderJson" && f !== "fromTFJobJson"), "jobKeyFields"].sort();
 
 test("the package exports every function of the glue, over values and over text, and the error class, and nothing else", () => {
   assert.deepEqual(Object.keys(api).sort(), ["ElasticJobError", "text", ...FUNCTIONS].sort());

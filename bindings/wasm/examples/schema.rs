@@ -45,6 +45,7 @@ fn main() -> ExitCode {
     generator.subschema_for::<Problem>();
     generator.subschema_for::<ErrorReport>();
     generator.subschema_for::<Validation>();
+    generator.subschema_for::<elasticjob::convert::Conversion>();
     generator.subschema_for::<elasticjob::Constants>();
     generator.subschema_for::<elasticjob::Workload>();
     generator.subschema_for::<elasticjob::ResourceFlavor>();

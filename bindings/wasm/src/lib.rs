@@ -110,6 +110,19 @@ pub fn render(
     json::to_text(&list, pretty.unwrap_or(false)).map_err(|e| js_sys::Error::new(&e.to_string()).into())
 }
 
+/// The ElasticJob a Kubeflow TFJob becomes (the core's `convert::from_tf_job`):
+/// `{"elasticJob": ..., "notes": [{path, message}]}`, each note at its path in the TFJob. Compact,
+/// or with `pretty` as `JSON.stringify(value, null, 2)` writes it.
+///
+/// # Errors
+/// An `ElasticJobError` when the text is not a TFJob that converts, every problem at its path in
+/// the TFJob.
+#[wasm_bindgen(js_name = fromTFJob)]
+pub fn from_tf_job(#[wasm_bindgen(js_name = tfJob)] tf_job: &str, pretty: Option<bool>) -> Result<String, JsValue> {
+    let conversion = value(tf_job, "").and_then(elasticjob::convert::from_tf_job).map_err(throw)?;
+    json::to_text(&conversion, pretty.unwrap_or(false)).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+}
+
 /// Whether `job` is a valid `ElasticJob`: `{"valid": true}`, or `{"valid": false, "error": ...}`
 /// with every problem (what `render` would throw).
 ///
