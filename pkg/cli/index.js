@@ -1,7 +1,7 @@
 // The `elasticjob` command as a function: `main(argv, io)` runs one command line against the given
 // standard input and outputs and resolves to its exit status. This module holds the command table,
 // the parsing of arguments and the usage texts; each command is a module of its own (render.js,
-// validate.js, tf-config.js, plan.js, status.js, controller.js), reading is input.js and formatting output.js.
+// validate.js, tf-config.js, plan.js, convert.js, status.js, controller.js), reading is input.js and formatting output.js.
 // bin/elasticjob.js calls it with the process's streams; bin/kubectl-elasticjob.js (the kubectl
 // plugin) calls it with `{program: "kubectl elasticjob"}` for its usage texts. A command that
 // reads FILEs takes them as arguments or, as kubectl does, with -f/--filename.
@@ -12,6 +12,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import controller from "./controller.js";
+import convert from "./convert.js";
 import { EXIT, InputError, UsageError } from "./errors.js";
 import { cell } from "./output.js";
 import plan from "./plan.js";
@@ -22,7 +23,7 @@ import validate from "./validate.js";
 
 export { EXIT };
 
-const COMMANDS = new Map([render, validate, tfConfig, plan, status, controller].map((c) => [c.name, c]));
+const COMMANDS = new Map([render, validate, tfConfig, plan, convert, status, controller].map((c) => [c.name, c]));
 
 const INPUT = `FILE is YAML (an ElasticJob and a ScalePlan may share a file as two documents) or JSON;
 a top-level array is a list of documents, and a List (kubectl get -o json) or an API server's list

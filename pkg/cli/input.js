@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { ElasticJobError } from "../node.js";
 import { InputError, UsageError } from "./errors.js";
-import { problemLine } from "./output.js";
+import { cell, problemLine } from "./output.js";
 
 const UNREADABLE = new Map([
   ["ENOENT", "no such file"],
@@ -20,6 +20,20 @@ const UNREADABLE = new Map([
 
 /** The core's argument names that come from an option rather than a file. */
 const FLAGS = { replicaType: "--type", index: "--index", now: "--now" };
+
+/**
+ * Whether `value` is a Kubeflow TFJob, as the core tells it (its `tf_job` code): `kind: TFJob` of
+ * the group `kubeflow.org`.
+ */
+export function isTfJob(value) {
+  return value?.kind === "TFJob" && typeof value.apiVersion === "string" && value.apiVersion.startsWith("kubeflow.org/");
+}
+
+/** The one line for a TFJob given where an ElasticJob belongs. */
+export function tfJobLine(file) {
+  const word = /^[\w@%+=:,./-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`;
+  return `${cell(file)}: a Kubeflow TFJob, not an ElasticJob; \`elasticjob convert ${cell(word)}\` makes it an ElasticJob`;
+}
 
 /** The files of one command: each read once, standard input at most once. */
 export class Inputs {
@@ -117,12 +131,16 @@ export class Inputs {
     const services = [];
     const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods, Service: services };
     const unknown = [];
+    let tfJobs = 0;
     const names = files.map((f) => (typeof f === "string" ? f : f.file));
     for (const f of files) {
       const { file, kind } = typeof f === "string" ? { file: f } : f;
       for (const object of await this.objectsOf(file, kind)) {
         const list = byKind[object.kind];
-        if (list !== undefined) {
+        if (isTfJob(object.value)) {
+          tfJobs += 1;
+          unknown.push(tfJobLine(file));
+        } else if (list !== undefined) {
           list.push({ file, value: object.value });
         } else if (object.kind === undefined) {
           unknown.push(`${file}: an object without a kind is not an ElasticJob, a ScalePlan, a Pod or a Service; give it a kind, or give the FILE as --pods FILE, --services FILE or --scale-plan FILE`);
@@ -131,7 +149,7 @@ export class Inputs {
         }
       }
     }
-    if (jobs.length !== 1) {
+    if (jobs.length !== 1 && !(jobs.length === 0 && tfJobs > 0)) {
       unknown.push(`${names.join(", ")}: ${jobs.length === 0 ? "no ElasticJob" : `${jobs.length} ElasticJobs; give the one job to plan`}`);
     }
     if (unknown.length > 0) {
@@ -151,6 +169,9 @@ export class Inputs {
     } catch (e) {
       if (!(e instanceof ElasticJobError)) {
         throw e;
+      }
+      if (e.errors.some((p) => p.code === "tf_job")) {
+        throw new InputError([tfJobLine(this.jobFile)]);
       }
       const usage = e.errors.find((p) => Object.hasOwn(FLAGS, p.path));
       if (usage !== undefined) {

@@ -1,7 +1,7 @@
 // `elasticjob validate`: every ElasticJob and ScalePlan document of each file checked.
 import { validate, validateScalePlan } from "../node.js";
 import { EXIT, InputError } from "./errors.js";
-import { Inputs } from "./input.js";
+import { Inputs, tfJobLine } from "./input.js";
 import { cell, problemLine } from "./output.js";
 
 export default {
@@ -36,6 +36,9 @@ async function problems(inputs, file) {
     return objects.flatMap((object) => {
       const check = object.kind === "ScalePlan" ? validateScalePlan : validate;
       const result = check(object.value);
+      if (!result.valid && result.error.errors.some((p) => p.code === "tf_job")) {
+        return [tfJobLine(file)];
+      }
       return result.valid ? [] : result.error.errors.map((p) => problemLine(file, p));
     });
   } catch (e) {

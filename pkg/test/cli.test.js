@@ -507,3 +507,62 @@ test("the program stops quietly when its reader leaves early (`elasticjob render
   assert.equal(stderr, "");
   assert.deepEqual([status, signal], [0, null]);
 });
+
+const TFJOBS = join(ROOT, "examples/tfjob");
+const converted = (name) => JSON.parse(readFileSync(join(TFJOBS, `${name}.converted.json`), "utf8"));
+
+test("convert prints the ElasticJob of each TFJob of examples/tfjob/ and its notes on stderr as FILE: PATH: MESSAGE", async () => {
+  for (const name of ["ps-workers", "chief", "evaluator", "run-policy"]) {
+    const path = join(TFJOBS, `${name}.yaml`);
+    const { elasticJob, notes } = converted(name);
+    const r = await run(["convert", path]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(parse(r.stdout, { version: "1.1" }), elasticJob);
+    assert.equal(r.stderr, notes.map((n) => `${path}: ${n.path}: ${n.message}\n`).join(""));
+    const json = await run(["convert", "-o", "json", path]);
+    assert.equal(json.stdout, `${JSON.stringify(elasticJob, null, 2)}\n`);
+  }
+  assert.equal((await run(["convert", join(TFJOBS, "chief.yaml"), "-o", "table"])).status, 2);
+});
+
+test("convert of several TFJobs (stdin, `-`) prints one YAML document each and names each TFJob in its notes", async () => {
+  const text = ["ps-workers", "chief"].map((n) => readFileSync(join(TFJOBS, `${n}.yaml`), "utf8")).join("---\n");
+  const r = await run(["convert", "-"], text);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(parseAllDocuments(r.stdout).map((d) => d.toJS()), [converted("ps-workers").elasticJob, converted("chief").elasticJob]);
+  assert.match(r.stderr, /^- \(mnist\): spec\.runPolicy\.cleanPodPolicy: /m);
+  assert.match(r.stderr, /^- \(census\): spec\.runPolicy\.backoffLimit: /m);
+  const list = await run(["convert", "-", "-o", "json"], text);
+  assert.deepEqual(JSON.parse(list.stdout).items.map((j) => j.metadata.name), ["mnist", "census"]);
+});
+
+test("convert of a TFJob that does not convert prints every problem at its TFJob path and no ElasticJob; its text reaches the terminal escaped", async () => {
+  const tfJob = parse(readFileSync(join(TFJOBS, "evaluator.yaml"), "utf8"));
+  tfJob.spec.tfReplicaSpecs.Chief = tfJob.spec.tfReplicaSpecs.Master;
+  tfJob.spec.tfReplicaSpecs["\u001b[2Jx"] = tfJob.spec.tfReplicaSpecs.PS;
+  const r = await run(["convert", "-"], JSON.stringify(tfJob));
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, "");
+  assert.deepEqual(r.stderr.trim().split("\n").map((l) => l.split(": ").slice(0, 2).join(": ")), [
+    "-: spec.tfReplicaSpecs.\\x1b[2Jx",
+    "-: spec.tfReplicaSpecs.Master",
+  ]);
+  const managed = parse(readFileSync(join(TFJOBS, "chief.yaml"), "utf8"));
+  managed.spec.runPolicy.managedBy = "kueue\u001b]0;owned\u0007";
+  const noted = await run(["convert", "-"], JSON.stringify(managed));
+  assert.equal(noted.status, 0);
+  assert.match(noted.stderr, /managedBy: `kueue\\x1b\]0;owned\\x07` is not carried/);
+  assert.doesNotMatch(noted.stderr, /\u001b/);
+});
+
+test("every other command handed a TFJob says in one line that it is one and how to convert it", async () => {
+  const path = join(TFJOBS, "ps-workers.yaml");
+  const line = `${path}: a Kubeflow TFJob, not an ElasticJob; \`elasticjob convert ${path}\` makes it an ElasticJob\n`;
+  for (const args of [["render", path], ["validate", path], ["tf-config", path, "--type", "worker", "--index", "0"], ["plan", path, "--now", "2026-01-02T03:04:05Z"]]) {
+    const r = await run(args);
+    assert.equal(r.status, 1, args.join(" "));
+    assert.equal(args[0] === "validate" ? r.stdout : r.stderr, line, args.join(" "));
+  }
+  const spaced = file("my tfjob.yaml", readFileSync(path, "utf8"));
+  assert.match((await run(["render", spaced])).stderr, new RegExp(`elasticjob convert '${spaced.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}'`));
+});
