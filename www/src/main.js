@@ -8,6 +8,7 @@ import allreduce from "../examples/allreduce.yaml";
 import mistakes from "../examples/mistakes.yaml";
 import psChiefEvaluator from "../examples/ps-chief-evaluator.yaml";
 import queuedJob from "../../examples/kueue-job.yaml";
+import tfJob from "../../examples/tfjob/run-policy.yaml";
 import { createCluster, setTaskTypes } from "./cluster.js";
 import { createEditor } from "./editor.js";
 import { decodeState, encodeState } from "./share.js";
@@ -20,6 +21,7 @@ const EXAMPLES = {
   allreduce: { label: "Allreduce job", text: allreduce },
   queued: { label: "PS job queued by Kueue", text: queuedJob },
   mistakes: { label: "A job with mistakes", text: mistakes },
+  tfjob: { label: "A Kubeflow TFJob, converted", text: tfJob },
 };
 
 const $ = (id) => document.getElementById(id);
@@ -225,10 +227,11 @@ function markStale(problems) {
 function showObjects(result, ms) {
   $("objects").classList.remove("stale");
   showWorkload(result.queue);
+  showConverted(result.converted);
   const pods = result.rows.filter((r) => r.kind === "Pod").length;
   $("status").textContent =
     `${result.name}: ${plural(result.rows.length, "object")} (${plural(pods, "pod")}, ${plural(result.rows.length - pods, "service")})` +
-    `${result.hasPlan ? " with its ScalePlan" : ""}, checked and rendered in ${Math.round(ms)} ms.`;
+    `${result.hasPlan ? " with its ScalePlan" : ""}${result.converted ? ", converted from a Kubeflow TFJob" : ""}, checked and rendered in ${Math.round(ms)} ms.`;
   const selected = table.setRows(result.rows);
   document.dispatchEvent(new CustomEvent("elasticjob:table", { detail: { name: result.name, rows: result.rows.length, workerMs: result.ms } }));
   // The rest can wait for the table to be painted.
@@ -253,6 +256,20 @@ function showObjects(result, ms) {
       clearDetail();
     }
   });
+}
+
+/** The ElasticJob a pasted Kubeflow TFJob becomes (the worker's `converted`), or the section hidden for an ElasticJob. */
+function showConverted(converted) {
+  $("converted-section").hidden = converted === null;
+  if (converted === null) {
+    return;
+  }
+  $("converted-caption").textContent =
+    `The text is a Kubeflow TFJob: the objects are those of this ElasticJob, what \`elasticjob convert\` makes of it. ` +
+    (converted.notes === 0
+      ? "Nothing differs."
+      : `${converted.notes === 1 ? "The warning above says" : `The ${plural(converted.notes, "warning")} above say`} what has no equivalent or behaves differently.`);
+  $("converted").textContent = converted.yaml;
 }
 
 /** The Workload a queued job gets (the worker's `queue`), or the section hidden for a job Kueue does not queue. */

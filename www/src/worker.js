@@ -1,7 +1,7 @@
 // The page's Web Worker (two run this module: one analyses the text and answers about its objects,
 // the other runs the scale simulator, which for a large job takes seconds): everything that is
-// more than drawing. It reads the editor's text (YAML or JSON, an ElasticJob and optionally a
-// ScalePlan), validates it with the elasticjob package's browser build, maps every problem to its
+// more than drawing. It reads the editor's text (YAML or JSON, an ElasticJob, or a Kubeflow TFJob
+// it converts, and optionally a ScalePlan), validates it with the elasticjob package's browser build, maps every problem to its
 // place in the text, and answers with the rows of the object table. The objects stay here: a
 // pod's manifest and TF_CONFIG are sent when it is selected, all of them only for the download.
 // The 1,000-worker job renders 22.8 MB of JSON, which is why the table comes from
@@ -64,7 +64,7 @@ function analyse({ text }) {
     problems.push({ severity: "error", code: "required", path: "", message: "no ElasticJob: type or paste one, drop a file, or pick an example" });
     return finish({ problems, columns: null }, started);
   }
-  const job = jobDoc.toJS({ maxAliasCount: 100 });
+  let job = jobDoc.toJS({ maxAliasCount: 100 });
   const plan = planDoc ? planDoc.toJS({ maxAliasCount: 100 }) : null;
   const place = (path, code) => {
     const [doc, local] = path.startsWith("scalePlan.") && planDoc ? [planDoc, path.slice("scalePlan.".length)] : [jobDoc, path];
@@ -78,6 +78,25 @@ function analyse({ text }) {
       problems.push({ severity: "error", code: p.code, path: p.path, message: p.message, ...place(p.path, p.code) });
     }
   };
+  // A Kubeflow TFJob is shown as the ElasticJob it becomes (the core's fromTFJob): its notes are
+  // warnings at their places in the TFJob, and what follows reads the ElasticJob.
+  let converted = null;
+  if (isTfJob(job)) {
+    try {
+      const conversion = core.fromTFJob(job);
+      job = conversion.elasticJob;
+      converted = { yaml: stringify(job), notes: conversion.notes.length };
+      for (const n of conversion.notes) {
+        problems.push({ severity: "warning", code: "converted", path: n.path, message: n.message, ...place(n.path, "converted") });
+      }
+    } catch (e) {
+      if (!(e instanceof core.ElasticJobError)) {
+        throw e;
+      }
+      report(e);
+      return finish({ problems, columns: null }, started);
+    }
+  }
   const checked = core.validate(job);
   if (!checked.valid) {
     report(checked.error);
@@ -116,6 +135,7 @@ function analyse({ text }) {
       types: tasks(job, base, initial),
       basePlan: stringify(base),
       queue: queued(job),
+      converted,
     },
     started,
   );
@@ -144,6 +164,16 @@ function columns(rows) {
   return Object.fromEntries(keys.map((k) => [k, rows.map((r) => r[k] ?? null)]));
 }
 
+/** Whether `value` is a Kubeflow TFJob, as the core tells one (`kind: TFJob` of the group `kubeflow.org`). */
+function isTfJob(value) {
+  return value?.kind === "TFJob" && typeof value.apiVersion === "string" && value.apiVersion.startsWith("kubeflow.org/");
+}
+
+/** The ElasticJob of a document's value: itself, or the one a Kubeflow TFJob becomes. */
+function elasticJobOf(value) {
+  return isTfJob(value) ? core.fromTFJob(value).elasticJob : value;
+}
+
 /** The ElasticJob and the ScalePlan among parsed documents, and the others. */
 function split(docs) {
   const filled = docs.filter((d) => d.contents !== null);
@@ -159,7 +189,7 @@ function split(docs) {
 function jobOf(text) {
   if (current?.text !== text) {
     const { jobDoc, planDoc } = split(parseAllDocuments(text, { uniqueKeys: true }));
-    const job = jobDoc.toJS({ maxAliasCount: 100 });
+    const job = elasticJobOf(jobDoc.toJS({ maxAliasCount: 100 }));
     const plan = planDoc ? planDoc.toJS({ maxAliasCount: 100 }) : null;
     current = { text, job, plan, base: plan ?? core.initialScalePlan(job), observed: null, observedServices: null, services: null };
   }

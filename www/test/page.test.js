@@ -544,3 +544,32 @@ test("a job Kueue queues: the page shows the Workload the controller would creat
   await shown(queued, "deepctr:");
   assert.equal(await queued.isVisible("#workload-section"), false);
 });
+
+test("a pasted Kubeflow TFJob: the page shows the ElasticJob it becomes beside its objects, and its notes as warnings in the TFJob", async () => {
+  const tf = await freshPage();
+  await tf.goto(origin);
+  await shown(tf, "elasticjob-sample: 8 objects");
+  assert.equal(await tf.isVisible("#converted-section"), false, "no conversion for an ElasticJob");
+  const tfjobs = (name) => fileURLToPath(new URL(`../../examples/tfjob/${name}`, import.meta.url));
+  await pasteText(tf, readFileSync(tfjobs("ps-workers.yaml"), "utf8"));
+  await shown(tf, "mnist: 14 objects (7 pods, 7 services), converted from a Kubeflow TFJob");
+  await tf.waitForSelector("#converted-section", { state: "visible" });
+  const { elasticJob, notes } = JSON.parse(readFileSync(tfjobs("ps-workers.converted.json"), "utf8"));
+  assert.deepEqual(parse(await tf.textContent("#converted")), elasticJob);
+  const listed = await tf.$$eval("#problems li.warning", (lis) => lis.map((li) => li.textContent));
+  assert.equal(listed.length, notes.length);
+  for (const n of notes) {
+    assert.ok(listed.some((l) => l.includes(n.path) && l.includes(n.message)), n.path);
+  }
+  assert.match(await tf.textContent("#converted-caption"), new RegExp(`Kubeflow TFJob: .* ${notes.length} warnings above`));
+  await shot(tf, "13-tfjob-converted");
+  // A TFJob that does not convert: its problems at their TFJob paths, no objects.
+  await pasteText(tf, readFileSync(tfjobs("evaluator.yaml"), "utf8").replace("    Master:", "    Chief:\n      template: {spec: {containers: [{name: tensorflow, image: tf}]}}\n    Master:"));
+  await tf.waitForFunction(() => [...document.querySelectorAll("#problems li.error")].some((li) => li.textContent.includes("spec.tfReplicaSpecs.Master")));
+  // The example picker has one; an ElasticJob hides the section again.
+  await tf.selectOption("#example", "tfjob");
+  await shown(tf, "criteo:");
+  await tf.selectOption("#example", "sample");
+  await shown(tf, "elasticjob-sample: 8 objects");
+  assert.equal(await tf.isVisible("#converted-section"), false);
+});
