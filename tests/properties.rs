@@ -2,7 +2,7 @@
 //! carrying a plan out and planning again creates and deletes nothing; names are unique and no two
 //! live task pods share a type and rank (but a pod a plan's createPods makes beside the one it
 //! replaces); whatever validates can be planned; the same input gives the same bytes; no input
-//! panics.
+//! panics; every TFJob that converts gives an ElasticJob that reads back and validates.
 // A test crate: its helpers outside #[test] functions may unwrap, as the tests do
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -425,5 +425,38 @@ proptest! {
         let mut bad_plan = plan;
         mutate(&mut bad_plan, &path, junk);
         let _ = parse::scale_plan(bad_plan);
+    }
+}
+
+/// The TFJobs of `examples/tfjob/`, read once.
+fn tf_jobs() -> &'static [Value] {
+    static TF_JOBS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    TF_JOBS.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/tfjob");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        files.sort();
+        files.iter().map(|f| serde_yaml_ng::from_str(&std::fs::read_to_string(f).unwrap()).unwrap()).collect()
+    })
+}
+
+proptest! {
+    #[test]
+    fn every_tf_job_that_converts_gives_a_valid_elastic_job(
+        example in 0..4usize,
+        path in proptest::collection::vec(any::<usize>(), 0..8),
+        junk in arb_json(),
+    ) {
+        let mut tf_job = tf_jobs()[example].clone();
+        mutate(&mut tf_job, &path, junk);
+        if let Ok(conversion) = elasticjob::convert::from_tf_job(tf_job) {
+            let text = serde_json::to_string(&conversion.elastic_job).unwrap();
+            let read = parse::job(serde_json::from_str(&text).unwrap());
+            prop_assert!(read.is_ok(), "{text}: {read:?}");
+            prop_assert!(conversion.notes.iter().all(|n| !n.path.is_empty() && !n.message.is_empty()));
+        }
     }
 }
