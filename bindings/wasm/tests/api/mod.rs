@@ -244,3 +244,26 @@ fn only_what_the_job_controls_is_written_over() {
     assert_eq!(ej::job_controls(JOB, controlled), Ok(true));
     assert_eq!(ej::job_controls(JOB, r#"{"metadata": {"name": "s"}}"#), Ok(false));
 }
+
+/// examples/tfjob/evaluator.yaml as JSON.
+const TF_JOB: &str = r#"{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "wide-deep"}, "spec": {"tfReplicaSpecs": {
+  "Master": {"restartPolicy": "Never", "template": {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0"}]}}},
+  "PS": {"replicas": 1, "restartPolicy": "Never", "template": {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0"}]}}},
+  "Worker": {"replicas": 3, "restartPolicy": "Always", "template": {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0"}]}}},
+  "Evaluator": {"restartPolicy": "Never", "template": {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0"}]}}}}}}"#;
+
+#[wasm_bindgen_test]
+fn from_tf_job_gives_the_bytes_of_the_fixture() {
+    let pretty = ej::from_tf_job(TF_JOB, Some(true)).unwrap();
+    assert_eq!(format!("{pretty}\n"), include_str!("../../../../examples/tfjob/evaluator.converted.json"));
+    let native = elasticjob::convert::from_tf_job(read(TF_JOB)).unwrap();
+    assert_eq!(ej::from_tf_job(TF_JOB, None).unwrap(), serde_json::to_string(&native).unwrap());
+    // A TFJob that does not convert: every problem at its TFJob path; a TFJob where an ElasticJob
+    // belongs: tf_job at `kind`.
+    let mut both = read(TF_JOB);
+    both["spec"]["tfReplicaSpecs"]["Chief"] = both["spec"]["tfReplicaSpecs"]["Master"].clone();
+    let (_, problems) = thrown(ej::from_tf_job(&text(&both), None));
+    assert_eq!(problems, [pair("spec.tfReplicaSpecs.Master", "duplicate")]);
+    let (_, problems) = thrown(ej::render(TF_JOB, None, None, None));
+    assert_eq!(problems, [pair("kind", "tf_job")]);
+}
