@@ -45,6 +45,7 @@ test("npm pack ships the package and nothing else", (t) => {
       "bin/kubectl-elasticjob.js",
       "browser.js",
       "cli/controller.js",
+      "cli/convert.js",
       "cli/errors.js",
       "cli/index.d.ts",
       "cli/index.js",
