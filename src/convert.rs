@@ -168,7 +168,7 @@ pub fn from_tf_job(value: Value) -> Result<Conversion> {
     if spec.enable_dynamic_worker == Some(true) {
         notes.push(note(
             "spec.enableDynamicWorker",
-            "not carried: DLRover's master scales the workers itself with ScalePlans, and each worker's TF_CONFIG lists the cluster of the plan in force",
+            "not carried: Kubeflow gives each task a sparse TF_CONFIG (itself, and for a worker the parameter servers: `genTFConfigJSONStr`) so that workers can come and go; DLRover's master scales the workers itself with ScalePlans, and each task's TF_CONFIG lists the cluster of the plan in force",
         ));
     }
     let run_policy = run_policy_of(run_policy, &mut notes);
