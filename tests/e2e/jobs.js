@@ -66,7 +66,11 @@ export function masterPsHosts(job, count) {
  */
 export function firstPlanSpec(job) {
   const specs = job.spec.replicaSpecs;
-  const resource = (type) => masterResource(specs[type].template.spec.containers[0].resources.requests);
+  // The master reads a request the template does not make as 0 (K8sElasticJob in its scheduler/kubernetes.py).
+  const resource = (type) => {
+    const requests = specs[type].template.spec.containers[0].resources?.requests ?? {};
+    return masterResource({ cpu: requests.cpu ?? "0", memory: requests.memory ?? "0Mi" });
+  };
   const replicaResourceSpecs = Object.fromEntries(Object.entries(specs).map(([type, s]) => [type, { replicas: s.replicas ?? 1, resource: resource(type) }]));
   if (!specs.chief && replicaResourceSpecs.worker?.replicas > 0) {
     replicaResourceSpecs.chief = { replicas: 1, resource: resource("worker") };

@@ -1,0 +1,19 @@
+# Kubeflow's training-operator beside this project (tests/kubeflow/): each TFJob of examples/tfjob/
+# under Kubeflow's operator as written, and as the ElasticJob `elasticjob convert` makes of it under
+# `elasticjob controller`, on one test cluster; TensorFlow's resolver reads every task's TF_CONFIG
+# from both sides. The operator is built once (benches/kubeflow/operator.sh) under .tools/kubeflow/.
+#
+#   make test-kubeflow   build what is missing, run tests/kubeflow/*.test.js
+
+TEST_TARGETS += test-kubeflow
+
+KUBEFLOW_WORK := $(TOOLS)/kubeflow
+KUBEFLOW_CLUSTER_DIR ?= $(TOOLS)/cluster-kubeflow
+
+.PHONY: test-kubeflow
+
+test-kubeflow: $(CLUSTER_BIN) npm $(VENV)/.installed ## Kubeflow's operator runs each TFJob of examples/tfjob/, this controller the ElasticJob `elasticjob convert` makes of it; TensorFlow's resolver reads both TF_CONFIGs task by task
+	@set -e; kf=$$(KUBEFLOW_WORK=$(KUBEFLOW_WORK) sh benches/kubeflow/operator.sh); \
+	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) PYTHON=$(PYTHON) \
+	  $(CLUSTER_BIN) run --dir $(KUBEFLOW_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 2 -- \
+	  $(NPM_NODE_TEST) tests/kubeflow/*.test.js
