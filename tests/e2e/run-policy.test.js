@@ -123,9 +123,9 @@ async function exits(ns, pod, exitCode) {
 const secondsBetween = (from, to) => (Date.parse(to) - Date.parse(from)) / 1000;
 
 /**
- * Waits until the controller has nothing to do: its work queue empty, no pass under way, and no
- * job added to it since `adds` (a value of `workqueue_adds_total` read after the job's last change
- * was enqueued), so the pass of that change has ended.
+ * Waits until a job has been added to the controller's work queue since `adds` (a value of its
+ * `workqueue_adds_total` read while it was idle, before a change), then until its queue is empty
+ * and no pass is under way: the pass of that change has ended.
  */
 async function passedAfter(controller, adds) {
   const metric = (name) => controller.metric(name, { name: "elasticjob" });
