@@ -103,7 +103,7 @@ bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 2
 	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
 	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node benches/node/controller.js
 
-# Kubeflow training-operator v1.9.2's TF_CONFIG generation beside the core's (figures printed).
+# Kubeflow training-operator v1.9.4's TF_CONFIG generation beside the core's (figures printed).
 bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render
 	sh benches/kubeflow/tfconfig.sh
 

@@ -1,9 +1,9 @@
 #!/bin/sh
-# Builds Kubeflow training-operator v1.9.2 (`go build ./cmd/training-operator.v1` from the Go module
-# proxy, v1.9.2 asked for exactly) into a scratch directory once, and prints two lines: the binary,
+# Builds Kubeflow training-operator v1.9.4 (`go build ./cmd/training-operator.v1` from the Go module
+# proxy, v1.9.4 asked for exactly) into a scratch directory once, and prints two lines: the binary,
 # then the module's directory (its CRDs are under manifests/base/crds). For `make bench-controller`.
 set -eu
-VERSION=v1.9.2
+VERSION=v1.9.4
 WORK=${KUBEFLOW_WORK:-${TMPDIR:-/tmp}/elasticjob-kubeflow}
 mkdir -p "$WORK"
 DIR=$(cd "$WORK" && GOFLAGS=-mod=mod go mod download -json "github.com/kubeflow/training-operator@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')

@@ -1,15 +1,15 @@
 #!/bin/sh
-# `make bench-kubeflow-tfconfig` (part of `make bench`): Kubeflow training-operator v1.9.2's TF_CONFIG
+# `make bench-kubeflow-tfconfig` (part of `make bench`): Kubeflow training-operator v1.9.4's TF_CONFIG
 # generation (`genTFConfigJSONStr` in pkg/controller.v1/tensorflow, unexported) timed for every task
 # of a TFJob of 1 PS + N workers (N = 10, 100, 1,000), beside the core's `tfConfig` and `render` for
 # the same job through the npm package (benches/node/tfconfig.js), with the ratios.
 #
-# The module comes from the Go module proxy (v1.9.2 asked for exactly: its version list shows only
+# The module comes from the Go module proxy (v1.9.4 asked for exactly: its version list shows only
 # v1.8.1). The benchmark is a test file written into a copy of that package in a scratch directory,
 # the one way to reach an unexported function; nothing of Kubeflow's enters this repository.
 # Usage: benches/kubeflow/tfconfig.sh   (from the repository's root; BENCH_JSON=FILE writes the figures)
 set -eu
-VERSION=v1.9.2
+VERSION=v1.9.4
 WORK=${KUBEFLOW_WORK:-${TMPDIR:-/tmp}/elasticjob-kubeflow}
 mkdir -p "$WORK"
 DIR=$(cd "$WORK" && GOFLAGS=-mod=mod go mod download -json "github.com/kubeflow/training-operator@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')

@@ -3,7 +3,7 @@
 // jobs of 1 PS and 100 workers, first 10 of them (about 1,000 pods), then 100 (about 10,000 pods
 // and services), this script playing DLRover's master (each job's first ScalePlan once the job is
 // Running, tests/e2e/jobs.js). With KUBEFLOW_OPERATOR and KUBEFLOW_SRC (benches/kubeflow/operator.sh,
-// as `make bench-cluster` gives them), Kubeflow's training-operator v1.9.2 then runs the same jobs
+// as `make bench-cluster` gives them), Kubeflow's training-operator v1.9.4 then runs the same jobs
 // as TFJobs on the same cluster (benches/node/kubeflow.js). For each size and each controller it prints,
 // and writes to $BENCH_JSON: the time from the first job written to every pod Running, the
 // controller's peak RSS and CPU seconds, and its API calls a pod; then how each grows from 1,000
@@ -218,7 +218,7 @@ async function runKubeflow(kubeflow, jobs) {
     const calls = await kubeflowApiCalls(operator);
     const { peakRss, cpuSeconds } = usage(operator.child.pid);
     const result = { jobs, pods: expected, seconds, peakRssMB: peakRss / 1e6, cpuSeconds, apiCalls: calls, apiCallsPerPod: calls / expected };
-    report("Kubeflow training-operator v1.9.2", result);
+    report("Kubeflow training-operator v1.9.4", result);
     return result;
   } finally {
     pods.stop();

@@ -14,7 +14,7 @@
 // - API calls per created pod (the controller's request counter over the 1,000-worker plan);
 // - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches;
 // - with KUBEFLOW_OPERATOR=BIN and KUBEFLOW_SRC=DIR (benches/kubeflow/operator.sh builds them, as
-//   `make bench-controller` does): Kubeflow training-operator v1.9.2 on the same cluster, the same
+//   `make bench-controller` does): Kubeflow training-operator v1.9.4 on the same cluster, the same
 //   20 jobs written as TFJobs (`--controller-threads=4 --kube-api-qps=1000`, benches/node/kubeflow.js), from
 //   the TFJobs written to every pod and service created.
 // BENCH_ONLY=twenty|kubeflow runs one part; BENCH_LOG=FILE keeps the 20-job run's controller log;
@@ -247,7 +247,7 @@ try {
   }
   if (process.env.BENCH_ONLY === "kubeflow") {
     const kf = await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflowFromEnv()));
-    console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
+    console.log(`Kubeflow training-operator v1.9.4: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
     process.exit(0);
   }
   const f = await inNamespace("bench-floor", floor);
@@ -265,7 +265,7 @@ try {
   if (kubeflowFromEnv()) {
     const kf = await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflowFromEnv()));
     figures.kubeflowTwentyJobsSeconds = kf.seconds;
-    console.log(`Kubeflow training-operator v1.9.2: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
+    console.log(`Kubeflow training-operator v1.9.4: 20 TFJobs x (1 PS + 10 workers), TFJobs written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s`);
     for (const limit of Object.keys(LIMITS)) {
       console.log(`  ours at rate limit ${limit}: ${(figures[limit].twentyJobsSeconds / kf.seconds).toFixed(2)}x Kubeflow's time`);
     }

@@ -1,4 +1,4 @@
-// Kubeflow's training-operator v1.9.2 as the benchmarks' peer (benches/node/controller.js on the bare API
+// Kubeflow's training-operator v1.9.4 as the benchmarks' peer (benches/node/controller.js on the bare API
 // server, benches/node/cluster.js on the KWOK cluster): the binary and module directory that
 // benches/kubeflow/operator.sh builds and prints (KUBEFLOW_OPERATOR, KUBEFLOW_SRC), started on the
 // cluster of $KUBECONFIG for one namespace, and the benchmarks' jobs written as TFJobs.

@@ -1,6 +1,6 @@
 // The core's TF_CONFIG for every task of a job of 1 PS + N workers (N = 10, 100, 1,000), through the
 // npm package: `tfConfig` once a task, and `render` (every pod with its TF_CONFIG, and the services)
-// once, beside Kubeflow training-operator v1.9.2's `genTFConfigJSONStr` for every task of the same
+// once, beside Kubeflow training-operator v1.9.4's `genTFConfigJSONStr` for every task of the same
 // TFJob (figures given as JSON by benches/kubeflow/tfconfig.sh). Prints figures; asserts nothing.
 // Usage: node benches/node/tfconfig.js '{"10": MS, "100": MS, "1000": MS}'
 import { writeFileSync } from "node:fs";
