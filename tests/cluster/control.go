@@ -317,7 +317,7 @@ func portHolder(port int) string {
 		for _, fd := range fds {
 			if target, err := os.Readlink("/proc/" + p.Name() + "/fd/" + fd.Name()); err == nil && target == "socket:["+inode+"]" {
 				cmdline, _ := os.ReadFile("/proc/" + p.Name() + "/cmdline")
-				return fmt.Sprintf("held by pid %s: %s", p.Name(), strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
+				return fmt.Sprintf("held by pid %s: %q", p.Name(), strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
 			}
 		}
 	}
