@@ -243,7 +243,8 @@ const faults = {
     const nodeName = rand.pick(pods).spec.nodeName;
     const node = await ok(request(admin, "GET", `/api/v1/nodes/${nodeName}`), [200], "node");
     await ok(request(admin, "DELETE", `/api/v1/nodes/${nodeName}`), [200], "delete node");
-    const onIt = pods.filter((p) => p.spec.nodeName === nodeName);
+    // Every pod bound to it, those being deleted too (the pod GC force-deletes them all).
+    const onIt = [...observer.pods.values()].filter((p) => p.spec.nodeName === nodeName);
     // A pod gone meanwhile (its job left) is no failure.
     await Promise.all(onIt.map((p) => ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } }), [200, 404], `delete pod ${p.metadata.name}`)));
     players.podsDeleted(onIt);
