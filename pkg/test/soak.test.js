@@ -4,7 +4,7 @@
 // Its evidence (soak/evidence.js): a violation's file holds the faults of its window, the lease's
 // holders, its job's timeline and the controllers' lines for that job, and no other job's.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -113,6 +113,7 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
     },
   ];
   const violations = [{ kind: "not-converged-30s", detail: "after stall: j1: worker 0/1 Running", jobs: ["j1"], at }];
+  writeFileSync(join(dir, "07-two-live-pods.txt"), "an earlier run's\n");
   const [path] = writeEvidence(dir, { header: "seed 1", violations, observer, faults, controllers, namespace: "soak" });
   assert.equal(path, join(dir, "01-not-converged-30s.txt"));
   const text = readFileSync(path, "utf8");
@@ -126,4 +127,5 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   assert.match(text, /soak-a-1 .*"job":"soak\/j1"/);
   assert.doesNotMatch(text, /j12/, "another job's timeline and lines stay out");
   assert.match(text, /became the leader/);
+  assert.deepEqual(readdirSync(dir), ["01-not-converged-30s.txt"], "an earlier run's files are gone");
 });

@@ -3,7 +3,7 @@
 // window, the lease's holders, its jobs' timelines as the observer's watches saw them (each pod,
 // service, plan and job change with its time and resourceVersion) and the controllers' log lines
 // for those jobs.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const t = (ms) => new Date(ms).toISOString().slice(11, 23);
@@ -19,6 +19,8 @@ const ALONE_MS = 60_000;
  */
 export function writeEvidence(dir, { header, violations, observer, faults, controllers, namespace }) {
   mkdirSync(dir, { recursive: true });
+  // An earlier run of the same seed may have left more: its files would read as this run's.
+  for (const name of readdirSync(dir)) if (/^\d\d-.*\.txt$/.test(name)) rmSync(join(dir, name));
   return violations.map((v, i) => {
     const timelines = v.jobs.map((job) => [job, observer.timelines.get(job) ?? []]);
     const first = Math.min(v.at - ALONE_MS, ...timelines.flatMap(([, line]) => line.slice(0, 1).map((e) => e.at - BEFORE_MS)));

@@ -105,7 +105,10 @@ export class Players {
 
   /** Pods deleted with their node: each played job's master relaunches its task pods among them. */
   podsDeleted(pods) {
-    for (const pod of pods) {
+    // Live ones only: a pod that had ended (an OOMKill already relaunched) or was being deleted
+    // is no node the master relaunches.
+    const live = (p) => ["Pending", "Running"].includes(p.status?.phase) && !p.metadata.deletionTimestamp;
+    for (const pod of pods.filter(live)) {
       const state = this.jobs.get(L(pod, "name"));
       if (state && !state.real && state.first && L(pod, "replica-type") !== "dlrover-master") (state.lost ??= []).push(pod);
     }
@@ -169,9 +172,12 @@ export class Players {
   async remove(state) {
     state.gone = true;
     state.master?.kill("SIGKILL");
+    // The job stays the loop's until the API server took the delete: one refused during a restart
+    // (a 5xx, a connection refused) is tried again on the next turn, else the job would be left
+    // with no master to relaunch its pods (a 6-minute run saw that).
     const a = await request(this.kc, "DELETE", objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name: state.name, namespace: this.namespace } }));
-    this.jobs.delete(state.name);
     if (![200, 202, 404].includes(a.status)) throw new Error(`delete job ${state.name}: HTTP ${a.status}`);
+    this.jobs.delete(state.name);
   }
 
   /** DLRover's real master for the job, from its master pod's command line. */
@@ -221,8 +227,8 @@ export class Players {
         }
         for (const state of [...this.jobs.values()]) {
           if (now - state.born > state.lifetime) {
-            this.log(`job ${state.name} leaves`);
-            await this.remove(state).catch(() => {});
+            if (!state.gone) this.log(`job ${state.name} leaves`);
+            await this.remove(state).catch((e) => this.log(`job ${state.name}: ${e.message}; tried again`));
             continue;
           }
           this.doing = `the master of ${state.name}`;
