@@ -236,7 +236,9 @@ function table(dir) {
   section("Chaos soak (make soak: two replicas with leader election, faults of nine kinds on a seeded schedule, an observer's invariants)");
   if (soak) {
     row(`${soak.minutes} min, seed ${soak.seed}: jobs / pods created`, `${n(soak.jobs)} / ${n(soak.podsCreated)}`, `${soak.realMasterJobs} driven by DLRover's real master`);
-    row("faults injected", Object.values(soak.faults).reduce((a, b) => a + b, 0).toString(), Object.entries(soak.faults).map(([k, v]) => `${k} ${v}`).join(", "));
+    // faultsTried: the tries of each kind, those that found nothing to act on included (older runs have none).
+    const tried = soak.faultsTried ?? soak.faults;
+    row("faults injected / tried", `${Object.values(soak.faults).reduce((a, b) => a + b, 0)} / ${Object.values(tried).reduce((a, b) => a + b, 0)}`, Object.entries(soak.faults).map(([k, v]) => `${k} ${v}${tried[k] !== v ? `/${tried[k]}` : ""}`).join(", "));
     const violations = Object.entries(soak.violations);
     row("invariant violations (goal: 0)", String(violations.reduce((a, [, v]) => a + v, 0)), violations.map(([k, v]) => `${k} ${v}`).join(", "));
     const c = soak.convergenceSeconds;

@@ -5,20 +5,28 @@
 // schedule drawn from a seed (SOAK_SEED, printed: the same seed gives the same schedule), and an
 // observer with watches of its own (soak/observer.js) that checks the invariants from what the
 // API server shows, trusting no log. Figures at the end, printed and written to BENCH_JSON.
-// With SOAK_STRICT=1 it exits 1 on any violation or when a fault kind never happened.
+// With SOAK_STRICT=1 it exits 1 on any violation or when a fault kind never happened. Each
+// violation's evidence is written beside the figures (soak/evidence.js), into SOAK_EVIDENCE (default
+// the folder of BENCH_JSON, else target/soak/seed-SEED). A run that cannot go on (a fault that fails
+// to be injected, a restart that does not bring the API server back, an API server that does not
+// answer for 60 s, the jobs' loop stuck) stops at once: an error, exit 2, no figures.
 //
 // Needs KUBECONFIG (cluster run sets it), SOAK_CLUSTER ("BIN --dir DIR": the cluster binary and
 // folder, for restart-apiserver) and DLROVER_PYTHON (the real master; without it that part is off
 // and said so).
-import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stallableProxy } from "../../tests/e2e/proxy.js";
 import { CONTROLLER_SA, applyManifests, collection, grantLease, request, serviceAccountToken, tokenConfig } from "../../tests/e2e/kube.js";
 import { Controller, admin, writeKubeconfig } from "../../tests/e2e/scenario.js";
+import { writeEvidence } from "./soak/evidence.js";
 import { Players } from "./soak/master.js";
 import { Observer } from "./soak/observer.js";
 import { random } from "./soak/random.js";
+import { Schedule } from "./soak/schedule.js";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -26,6 +34,11 @@ const STRICT = process.env.SOAK_STRICT === "1";
 const NS = "soak";
 const LEASE = { duration: 4, renew: 2.5, retry: 0.5 };
 const LEASE_NAME = `elasticjob-soak-${SEED}`;
+const EVIDENCE = process.env.SOAK_EVIDENCE ?? (process.env.BENCH_JSON ? join(dirname(process.env.BENCH_JSON), `soak-seed-${SEED}`) : `target/soak/seed-${SEED}`);
+// The API server not answering /readyz for this long (outside a restart) stops the run.
+const API_DOWN_MS = 60_000;
+// The jobs' loop not turning for this long stops the run.
+const PLAYERS_STUCK_MS = 120_000;
 const KINDS = ["kill-leader", "stop-leader", "restart-apiserver", "stall", "delete-node", "pod-fail", "delete-job-mid-plan", "refuse-creates", "relist"];
 
 console.log(`soak: seed ${SEED} (replay: SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES} make soak), ${MINUTES} min`);
@@ -54,6 +67,8 @@ class Replica {
     this.name = name;
     this.incarnation = 0;
     this.samples = new Map();
+    /** Every incarnation's log lines, for the evidence: [{name, lines}]. */
+    this.logs = [];
   }
 
   async start() {
@@ -67,12 +82,13 @@ class Replica {
     args.push("--field-manager", this.fieldManager);
     this.process = new Controller(this.fieldManager, args, { kubeconfigPath: writeKubeconfig(this.fieldManager, kc) });
     const proc = this.process;
+    this.logs.push({ name: this.fieldManager, lines: proc.lines });
     const identity = await proc.line("starting", (l) => l.msg === "starting", 60).catch(() => undefined);
     observer.replica(proc.identity() ?? identity?.identity, this.fieldManager);
     proc.exited.then(({ code, signal }) => {
       if (!stopping && proc === this.process) {
         log(`${this.fieldManager} exited (${signal ?? code}); starting the next`);
-        this.start();
+        this.start().catch((e) => abort(`${this.name}: its next incarnation did not start: ${e.message}`));
       }
     });
     return this;
@@ -117,10 +133,36 @@ const observer = new Observer({ kc: admin, namespace: NS, leaseNamespace: CONTRO
 await observer.start();
 let stopping = false;
 const replicas = [new Replica("a"), new Replica("b")];
+/** The faults as they ran: [{kind, from, to, note}] (ms), for the evidence. */
+const faultLog = [];
+const header = `seed ${SEED} (replay: SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES} make soak)`;
+const evidence = () =>
+  writeEvidence(EVIDENCE, { header, violations: observer.violations, observer, faults: faultLog, controllers: replicas.flatMap((r) => r.logs), namespace: NS });
+
+let players;
+/** A run that cannot go on stops here: the error, the evidence so far, every process of its own ended, exit 2, no figures. */
+let aborting = false;
+function abort(message) {
+  if (aborting) return;
+  aborting = true;
+  stopping = true;
+  console.error(`soak: stopped: ${message}`);
+  console.error(`soak: ${header}: no figures (the run did not go on to its end)`);
+  try {
+    const paths = evidence();
+    if (paths.length) console.error(`soak: the evidence of the ${paths.length} violations seen so far: ${EVIDENCE}`);
+  } catch (e) {
+    console.error(`soak: writing the evidence: ${e.message}`);
+  }
+  for (const r of replicas) r.process?.child.kill("SIGKILL");
+  players?.kill();
+  process.exit(2);
+}
+
 for (const r of replicas) {
   await r.start();
 }
-const players = new Players({ kc: admin, namespace: NS, rand, observer, log, python: process.env.DLROVER_PYTHON });
+players = new Players({ kc: admin, namespace: NS, rand, observer, log, python: process.env.DLROVER_PYTHON });
 const started = Date.now();
 const endAt = started + MINUTES * 60_000;
 const sampler = setInterval(() => {
@@ -130,30 +172,67 @@ const sampler = setInterval(() => {
   observer.bounds(replicas.map((r) => r.samples.get(r.fieldManager)).filter(Boolean));
 }, 1000);
 
+/** A promise that rejects after `seconds`: the soak's own requests carry no timeout of their own. */
+const within = (promise, seconds, what) =>
+  Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${seconds} s`)), seconds * 1000).unref())]);
+
+// The watchdogs: the API server answering /readyz (outside a restart, which checks it itself), and
+// the jobs' loop turning. A cluster that is not there gives no figures.
+let restarting = false;
+let apiOk = Date.now();
+const watchdog = setInterval(async () => {
+  if (restarting || stopping) {
+    apiOk = Date.now();
+  } else {
+    const ready = await within(request(admin, "GET", "/readyz"), 5, "/readyz").then((a) => a.status === 200, () => false);
+    if (ready) apiOk = Date.now();
+    else if (Date.now() - apiOk > API_DOWN_MS && !restarting && !stopping) abort(`the API server has not answered /readyz for ${API_DOWN_MS / 1000} s`);
+  }
+  if (!stopping && Date.now() - players.tick > PLAYERS_STUCK_MS) abort(`the jobs' loop has not turned for ${PLAYERS_STUCK_MS / 1000} s (last: ${players.doing})`);
+}, 5000);
+
 /** The replica whose identity holds the lease now (as the observer saw it). */
 const leader = () => replicas.find((r) => observer.identityOf(r.fieldManager) === observer.holder()) ?? replicas[0];
-const injected = Object.fromEntries(KINDS.map((k) => [k, 0]));
 const convergence = [];
 
+// Each fault: false when it finds nothing to act on (it gives its turn to the next kind), else a
+// note of what it did. One that throws failed to be injected: the run stops.
 const faults = {
   async "kill-leader"() {
-    leader().process.child.kill("SIGKILL");
+    const r = leader();
+    r.process.child.kill("SIGKILL");
+    return r.fieldManager;
   },
   async "stop-leader"() {
     const r = leader();
     r.process.child.kill("SIGSTOP");
     await sleep((LEASE.duration + 3) * 1000);
     r.process.child.kill("SIGCONT");
+    return r.fieldManager;
   },
   async "restart-apiserver"() {
     const [bin, ...args] = (process.env.SOAK_CLUSTER ?? "").split(" ");
-    execFileSync(bin, ["restart-apiserver", ...args], { stdio: "inherit" });
+    restarting = true;
+    try {
+      const { stderr } = await promisify(execFile)(bin, ["restart-apiserver", ...args], { timeout: 240_000 }).catch((e) => {
+        throw new Error(`cluster restart-apiserver: ${e.message.trim()}\n${e.stderr ?? ""}`);
+      });
+      process.stderr.write(stderr);
+      // Back: the admin's /readyz answers again (the restart waited for it; the soak checks it).
+      const ready = await within(request(admin, "GET", "/readyz"), 10, "/readyz after the restart").catch((e) => ({ status: e.message }));
+      if (ready.status !== 200) throw new Error(`the API server did not come back after the restart: /readyz ${ready.status}`);
+      return stderr.trim().split("\n").at(-1);
+    } finally {
+      restarting = false;
+      apiOk = Date.now();
+    }
   },
   async stall() {
     const r = leader();
     r.proxy.stall();
     await sleep((LEASE.duration + 2) * 1000);
     r.proxy.resume();
+    return r.fieldManager;
   },
   async "delete-node"() {
     // A node with pods of the soak; the pods of a node gone are deleted by the controller manager's
@@ -164,13 +243,16 @@ const faults = {
     const nodeName = rand.pick(pods).spec.nodeName;
     const node = await ok(request(admin, "GET", `/api/v1/nodes/${nodeName}`), [200], "node");
     await ok(request(admin, "DELETE", `/api/v1/nodes/${nodeName}`), [200], "delete node");
-    const onIt = pods.filter((p) => p.spec.nodeName === nodeName);
-    await Promise.all(onIt.map((p) => request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } })));
+    // Every pod bound to it, those being deleted too (the pod GC force-deletes them all).
+    const onIt = [...observer.pods.values()].filter((p) => p.spec.nodeName === nodeName);
+    // A pod gone meanwhile (its job left) is no failure.
+    await Promise.all(onIt.map((p) => ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } }), [200, 404], `delete pod ${p.metadata.name}`)));
     players.podsDeleted(onIt);
     const { name, labels, annotations } = node.metadata;
     await ok(request(admin, "POST", "/api/v1/nodes", { body: { apiVersion: "v1", kind: "Node", metadata: { name, labels, annotations }, spec: { taints: node.spec.taints?.filter((t) => !t.key.startsWith("node.kubernetes.io/")) } } }), [201], "node back");
-    await request(admin, "PATCH", `/api/v1/nodes/${nodeName}/status`, { body: { status: { capacity: node.status.capacity, allocatable: node.status.allocatable } }, contentType: "application/merge-patch+json" });
+    await ok(request(admin, "PATCH", `/api/v1/nodes/${nodeName}/status`, { body: { status: { capacity: node.status.capacity, allocatable: node.status.allocatable } }, contentType: "application/merge-patch+json" }), [200], "node capacity");
     log(`  node ${nodeName}: ${onIt.length} pods on it`);
+    return `node ${nodeName}: ${onIt.map((p) => p.metadata.name).join(", ")}`;
   },
   async "pod-fail"() {
     return players.failPods(rand.int(1, 3));
@@ -182,50 +264,66 @@ const faults = {
     const quota = { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "soak-refuse", namespace: NS }, spec: { hard: { pods: "0" } } };
     await ok(request(admin, "POST", collection("v1", "ResourceQuota", NS), { body: quota }), [201], "quota");
     // Something to create meanwhile: a scale-up of a job.
-    await players.scaleSome();
+    const scaled = await players.scaleSome();
     await sleep(rand.int(5, 10) * 1000);
     await ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/resourcequotas/soak-refuse`), [200], "quota gone");
+    return scaled ?? "no played job to scale";
   },
   async relist() {
     // A burst of watch events: every pod of the soak touched, and the leader's connections cut
     // (its watches open again).
     const pods = [...observer.pods.values()];
     const at = String(Date.now());
-    await Promise.all(pods.map((p) => request(admin, "PATCH", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { metadata: { annotations: { "soak/touched": at } } }, contentType: "application/merge-patch+json" })));
-    leader().proxy.reset();
+    await Promise.all(pods.map((p) => ok(request(admin, "PATCH", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { metadata: { annotations: { "soak/touched": at } } }, contentType: "application/merge-patch+json" }), [200, 404], `touch pod ${p.metadata.name}`)));
+    const r = leader();
+    r.proxy.reset();
     log(`  ${pods.length} pods touched`);
+    return `${pods.length} pods touched, ${r.fieldManager}'s connections cut`;
   },
 };
 
-// The schedule: a fault at a time, each kind in turn in an order the seed shuffles (so every kind
-// happens in a short run), with a quiet time after each for the convergence.
-let order = [];
+// The schedule (soak/schedule.js): a fault at a time, each kind in turn in rounds the seed
+// shuffles, a kind that finds nothing giving its turn to the next; after each fault the wait for
+// convergence (at most 30 s) and a quiet time of 2 to 5 s.
+// Its rounds draw from a stream of their own, so the order of the kinds is the seed's alone (the jobs'
+// draws depend on the timing of the run).
+const schedule = new Schedule(KINDS, random(SEED ^ 0x5eed));
 players.run(() => Date.now() < endAt - 20_000);
 await sleep(10_000);
 while (Date.now() < endAt - 15_000) {
-  if (order.length === 0) {
-    order = rand.shuffle([...KINDS]);
+  const kind = schedule.next();
+  if (kind === undefined) {
+    // Every kind found nothing since the last injection (never seen: six of the nine always act).
+    await sleep(1000);
+    schedule.reset();
+    continue;
   }
-  const kind = order.shift();
   log(`fault ${kind}`);
+  const entry = { kind, from: Date.now() };
   let did;
   try {
     did = await faults[kind]();
   } catch (e) {
-    log(`  fault ${kind} failed: ${e.message}`);
-    did = false;
+    entry.to = Date.now();
+    entry.note = `FAILED: ${e.message}`;
+    faultLog.push(entry);
+    abort(`fault ${kind} failed to be injected: ${e.message}`);
   }
   if (did === false) {
-    order.push(kind);
-    await sleep(2000);
+    schedule.nothing(kind);
+    log(`  ${kind}: nothing to act on; the next kind's turn`);
+    await sleep(200);
     continue;
   }
-  injected[kind] += 1;
+  schedule.done(kind);
   const endedAt = Date.now();
+  Object.assign(entry, { to: endedAt, note: typeof did === "string" ? did : "" });
+  faultLog.push(entry);
   observer.faultEnded(endedAt);
   const seconds = await observer.converged(30);
   if (seconds === undefined) {
-    observer.violation("not-converged-30s", `after ${kind}: ${observer.unconverged().join("; ")}`);
+    const why = observer.unconverged();
+    observer.violation("not-converged-30s", `after ${kind}: ${why.join("; ")}`, why.map((w) => w.split(":")[0]));
     for (const line of observer.podsOfUnconverged()) log(`  ${line}`);
   } else {
     convergence.push(seconds);
@@ -239,6 +337,7 @@ await players.stop();
 await observer.settle(65);
 stopping = true;
 clearInterval(sampler);
+clearInterval(watchdog);
 for (const r of replicas) {
   await r.sample();
   r.process.stop();
@@ -254,14 +353,17 @@ const q = (p) => {
 const samples = replicas.flatMap((r) => [...r.samples.values()]);
 const pods = observer.podsCreated();
 const calls = samples.reduce((a, s) => a + s.calls, 0);
+const evidencePaths = evidence();
 const figures = {
   seed: SEED,
   minutes: Number(((Date.now() - started) / 60_000).toFixed(1)),
   jobs: players.jobsStarted,
   realMasterJobs: players.realJobs,
   podsCreated: pods,
-  faults: injected,
+  faults: schedule.injected,
+  faultsTried: schedule.tried,
   violations: observer.violationsByKind(),
+  evidence: evidencePaths.length ? EVIDENCE : null,
   convergenceSeconds: { p50: q(0.5), p99: q(0.99), max: convergence.length ? Number(Math.max(...convergence).toFixed(2)) : null, count: convergence.length },
   apiCallsPerPod: pods ? Number((calls / pods).toFixed(1)) : null,
   controllerCpuSeconds: Number(samples.reduce((a, s) => a + s.cpu, 0).toFixed(1)),
@@ -270,13 +372,15 @@ const figures = {
   incarnations: samples.length,
 };
 console.log(JSON.stringify(figures, null, 2));
-for (const v of observer.violations.slice(0, 20)) {
-  console.log(`violation ${v.kind}: ${v.detail}`);
-}
+observer.violations.forEach((v, i) => {
+  if (i < 20) console.log(`violation ${v.kind}: ${v.detail}\n  evidence: ${evidencePaths[i]}`);
+});
+mkdirSync(EVIDENCE, { recursive: true });
+writeFileSync(join(EVIDENCE, "figures.json"), `${JSON.stringify({ name: "soak", ...figures }, null, 2)}\n`);
 if (process.env.BENCH_JSON) {
   writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ name: "soak", ...figures }, null, 2)}\n`);
 }
-const never = KINDS.filter((k) => injected[k] === 0);
+const never = schedule.never();
 const bad = observer.violations.length > 0 || never.length > 0;
 if (never.length) {
   console.log(`fault kinds that never happened: ${never.join(", ")}`);

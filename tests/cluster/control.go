@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +27,8 @@ const (
 	stopTimeout  = 30 * time.Second
 	// How long `restart-apiserver` waits for the drain before it kills the process.
 	restartTimeout = 5 * time.Second
+	// How long `restart-apiserver` waits, once the process has exited, for its ports to be free.
+	portsTimeout = 10 * time.Second
 )
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
@@ -100,8 +103,22 @@ func (c cluster) restart() error {
 	// A drain waits for the clients' watches to end; a restart gives it restartTimeout, then kills
 	// the process (etcd's writes are in the kernel's page cache by then: a killed process loses none).
 	terminate(pid, restartTimeout, func() bool { return c.isServe(pid) })
+	// serve is one Go process (etcd, the API server and the components are goroutines of it; it
+	// starts no child), so its ports are free once it has exited, unless something else took them
+	// meanwhile. Both are checked here: a restart that binds a port still held fails inside serve,
+	// with the error in its log alone, and leaves a cluster that never comes back.
+	if state, ok := procState(pid); ok && state != "Z" {
+		return fmt.Errorf("restart-apiserver: pid %d still runs (state %s) after SIGKILL and %s", pid, state, stopTimeout)
+	}
+	ports, err := c.ports()
+	if err != nil {
+		return err
+	}
+	if err := waitPortsFree(ports, portsTimeout); err != nil {
+		return fmt.Errorf("restart-apiserver: %w", err)
+	}
 	down := time.Since(begin)
-	pid, err := c.start()
+	pid, err = c.start()
 	if err != nil {
 		return err
 	}
@@ -250,6 +267,61 @@ func waitExited(pid int) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// waitPortsFree waits until each loopback port can be listened on (as serve listens: Go sets
+// SO_REUSEADDR, so a connection in TIME_WAIT does not count), for at most timeout; else it names
+// the port and the process holding it.
+func waitPortsFree(ports []int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for _, port := range ports {
+		for {
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			if err == nil {
+				_ = l.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("port %d still in use %s after the old control plane exited (%s): %w", port, timeout, portHolder(port), err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// portHolder names the process listening on a loopback TCP port, from /proc/net/tcp's socket inode
+// and the processes' descriptors (those this user may read).
+func portHolder(port int) string {
+	table, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return "holder unknown"
+	}
+	inode := ""
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		f := strings.Fields(line)
+		// local address (hex ip:port), state 0A = LISTEN, inode.
+		if len(f) > 9 && strings.HasSuffix(f[1], fmt.Sprintf(":%04X", port)) && f[3] == "0A" {
+			inode = f[9]
+		}
+	}
+	if inode == "" {
+		return "no listening socket in /proc/net/tcp"
+	}
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		fds, err := os.ReadDir("/proc/" + p.Name() + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			if target, err := os.Readlink("/proc/" + p.Name() + "/fd/" + fd.Name()); err == nil && target == "socket:["+inode+"]" {
+				cmdline, _ := os.ReadFile("/proc/" + p.Name() + "/cmdline")
+				return fmt.Sprintf("held by pid %s: %q", p.Name(), strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
+			}
+		}
+	}
+	return "socket inode " + inode + ", no process of this user holds it"
 }
 
 // procState is the state letter of pid in /proc (R, S, D, T, Z, ...); false when it is gone.

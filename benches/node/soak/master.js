@@ -25,6 +25,9 @@ export class Players {
     this.real = undefined;
     this.work = mkdtempSync(join(tmpdir(), "elasticjob-soak-"));
     this.children = new Set();
+    /** When the jobs' loop last turned, and what it was doing (the soak's watchdog reads them). */
+    this.tick = Date.now();
+    this.doing = "starting";
   }
 
   async create(shape, real = false) {
@@ -102,7 +105,10 @@ export class Players {
 
   /** Pods deleted with their node: each played job's master relaunches its task pods among them. */
   podsDeleted(pods) {
-    for (const pod of pods) {
+    // Live ones only: a pod that had ended (an OOMKill already relaunched) or was being deleted
+    // is no node the master relaunches.
+    const live = (p) => ["Pending", "Running"].includes(p.status?.phase) && !p.metadata.deletionTimestamp;
+    for (const pod of pods.filter(live)) {
       const state = this.jobs.get(L(pod, "name"));
       if (state && !state.real && state.first && L(pod, "replica-type") !== "dlrover-master") (state.lost ??= []).push(pod);
     }
@@ -114,7 +120,10 @@ export class Players {
 
   async scaleSome() {
     const state = this.rand.pick(this.played());
-    if (state) await this.scale(state, this.rand.int(1, 12));
+    if (!state) return undefined;
+    const n = this.rand.int(1, 12);
+    await this.scale(state, n);
+    return `${state.name} scaled to ${n} workers`;
   }
 
   /** Fails `n` running worker pods: exit 137 OOMKilled, or exit 1 for a job that relaunches on any failure. */
@@ -124,28 +133,50 @@ export class Players {
     const played = (p) => this.jobs.get(L(p, "name")) && !this.jobs.get(L(p, "name")).gone && !this.jobs.get(L(p, "name")).real;
     const running = [...this.observer.pods.values()].filter((p) => L(p, "replica-type") === "worker" && kubelet.isRunning(p) && played(p));
     if (running.length === 0) return false;
+    const failed = [];
+    const errors = [];
     for (const pod of this.rand.shuffle(running).slice(0, n)) {
       const state = this.jobs.get(L(pod, "name"));
       const oom = state.restartPolicy === "ExitCode" || this.rand.next() < 0.5;
       const how = oom ? { exitCode: 137, reason: "OOMKilled" } : { exitCode: 1, reason: "Error" };
       this.log(`  ${pod.metadata.name}: exit ${how.exitCode} ${how.reason}`);
-      await kubelet.fail(this.kc, this.namespace, pod.metadata.name, how, 10).catch(() => {});
+      const what = `${pod.metadata.name} exit ${how.exitCode} ${how.reason}`;
+      await kubelet.fail(this.kc, this.namespace, pod.metadata.name, how, 10).then(
+        () => failed.push(what),
+        (e) => {
+          // Gone meanwhile (its job left): nothing to fail. Annotated but not seen Failed within
+          // 10 s (a loaded KWOK): injected all the same. Not annotated: a failure.
+          if (/HTTP 404|status 404|\b404\b/.test(e.message) || !this.observer.pods.has(pod.metadata.name)) return;
+          if (/annotate pod/.test(e.message)) errors.push(`${pod.metadata.name}: ${e.message}`);
+          else failed.push(`${what} (not seen Failed within 10 s)`);
+        },
+      );
     }
+    if (failed.length) return failed.join(", ");
+    if (errors.length) throw new Error(errors.join("; "));
+    return false;
   }
 
   /** A played job given a scale-up plan, deleted in the middle of it. */
   async deleteMidPlan() {
     const state = this.rand.pick(this.played());
     if (!state) return false;
-    await this.scale(state, this.rand.int(8, 30));
-    await new Promise((r) => setTimeout(r, this.rand.int(50, 400)));
+    const n = this.rand.int(8, 30);
+    if (!(await this.scale(state, n))) throw new Error(`the scale-up plan of ${state.name} was not created`);
+    const ms = this.rand.int(50, 400);
+    await new Promise((r) => setTimeout(r, ms));
     await this.remove(state);
+    return `${state.name} scaled to ${n} workers, deleted ${ms} ms later`;
   }
 
   async remove(state) {
     state.gone = true;
     state.master?.kill("SIGKILL");
-    await request(this.kc, "DELETE", objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name: state.name, namespace: this.namespace } }));
+    // The job stays the loop's until the API server took the delete: one refused during a restart
+    // (a 5xx, a connection refused) is tried again on the next turn, else the job would be left
+    // with no master to relaunch its pods (a 6-minute run saw that).
+    const a = await request(this.kc, "DELETE", objectPath({ apiVersion: JOB_API, kind: "ElasticJob", metadata: { name: state.name, namespace: this.namespace } }));
+    if (![200, 202, 404].includes(a.status)) throw new Error(`delete job ${state.name}: HTTP ${a.status}`);
     this.jobs.delete(state.name);
   }
 
@@ -185,6 +216,7 @@ export class Players {
       let nextArrival = 0;
       while (going() && !this.stopping) {
         const now = Date.now();
+        this.tick = now;
         if (this.python && ![...this.jobs.values()].some((s) => s.real)) {
           this.realJobs += 1;
           await this.create("ps", true).catch((e) => this.log(`real job: ${e.message}`));
@@ -195,15 +227,22 @@ export class Players {
         }
         for (const state of [...this.jobs.values()]) {
           if (now - state.born > state.lifetime) {
-            this.log(`job ${state.name} leaves`);
-            await this.remove(state).catch(() => {});
+            if (!state.gone) this.log(`job ${state.name} leaves`);
+            await this.remove(state).catch((e) => this.log(`job ${state.name}: ${e.message}; tried again`));
             continue;
           }
+          this.doing = `the master of ${state.name}`;
           await this.step(state).catch((e) => this.log(`master of ${state.name}: ${e.message}`));
         }
         await new Promise((r) => setTimeout(r, 500));
       }
     })();
+  }
+
+  /** Ends the real masters at once (a run that stops). */
+  kill() {
+    this.stopping = true;
+    for (const child of this.children) child.kill("SIGKILL");
   }
 
   async stop() {

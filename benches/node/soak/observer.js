@@ -27,15 +27,31 @@ export class Observer {
     this.deleted = new Map();
     this.phases = new Map();
     this.informers = [];
+    /** Each job's timeline as the watches showed it: job name -> [{at, event, kind, name, rv, what}]. */
+    this.timelines = new Map();
+    /** The lease's changes of holder: [{at, identity}]. */
+    this.leaseChanges = [];
   }
 
-  violation(kind, detail) {
+  /** A violation, with the jobs it concerns (their timelines go into its evidence). */
+  violation(kind, detail, jobs = []) {
     const key = `${kind} ${detail}`;
     if (!this.seen.has(key)) {
       this.seen.add(key);
-      this.violations.push({ kind, detail, at: new Date().toISOString() });
+      this.violations.push({ kind, detail, jobs: [...new Set(jobs)], at: Date.now() });
       this.log(`VIOLATION ${kind}: ${detail}`);
     }
+  }
+
+  /** One change an informer delivered, into its job's timeline (one entry a resourceVersion). */
+  record(event, obj, kind) {
+    const job = jobOf(obj, kind);
+    if (!job) return;
+    const line = this.timelines.get(job) ?? [];
+    const rv = obj.metadata.resourceVersion;
+    if (event !== "DELETED" && line.some((e) => e.rv === rv && e.name === obj.metadata.name && e.kind === kind)) return;
+    line.push({ at: Date.now(), event, kind, name: obj.metadata.name, rv, what: describe(obj, kind) });
+    this.timelines.set(job, line);
   }
 
   violationsByKind() {
@@ -58,20 +74,23 @@ export class Observer {
 
   async start() {
     const ns = this.namespace;
-    const watch = (path, map, onChange) => {
+    // `kind`: a list's items carry none.
+    const watch = (path, map, onChange, kind) => {
       const list = async () => {
         const a = await request(this.kc, "GET", path);
         if (a.status !== 200) throw new Error(`list ${path}: ${a.status}`);
         return a.body;
       };
       const informer = new k8s.ListWatch(path, new k8s.Watch(this.kc), list, false);
-      const put = (o) => {
+      const put = (event) => (o) => {
+        if (kind) this.record(event, o, kind);
         map?.set(o.metadata.name, o);
         onChange?.(o, false);
       };
-      informer.on(k8s.ADD, put);
-      informer.on(k8s.UPDATE, put);
+      informer.on(k8s.ADD, put("ADDED"));
+      informer.on(k8s.UPDATE, put("MODIFIED"));
       informer.on(k8s.DELETE, (o) => {
+        if (kind) this.record("DELETED", o, kind);
         map?.delete(o.metadata.name);
         onChange?.(o, true);
       });
@@ -80,10 +99,10 @@ export class Observer {
       return informer.start();
     };
     await Promise.all([
-      watch(collection("v1", "Pod", ns), this.pods, (p, gone) => this.onPod(p, gone)),
-      watch(collection("v1", "Service", ns), this.services, (s) => this.written(s)),
-      watch(collection(JOB_API, "ElasticJob", ns), this.jobs, (j, gone) => this.onJob(j, gone)),
-      watch(collection(JOB_API, "ScalePlan", ns), this.plans, (p) => this.onPlan(p)),
+      watch(collection("v1", "Pod", ns), this.pods, (p, gone) => this.onPod(p, gone), "Pod"),
+      watch(collection("v1", "Service", ns), this.services, (s) => this.written(s), "Service"),
+      watch(collection(JOB_API, "ElasticJob", ns), this.jobs, (j, gone) => this.onJob(j, gone), "ElasticJob"),
+      watch(collection(JOB_API, "ScalePlan", ns), this.plans, (p) => this.onPlan(p), "ScalePlan"),
       watch(`/apis/coordination.k8s.io/v1/namespaces/${this.leaseNamespace}/leases`, undefined, (l) => l.metadata.name === this.leaseName && this.onLease(l)),
     ]);
     this.checker = setInterval(() => this.checkDeleted(), 2000);
@@ -99,6 +118,7 @@ export class Observer {
     const identity = lease.spec?.holderIdentity;
     if (identity && identity !== this.holder()) {
       this.tenures.push({ identity, from: Date.parse(lease.spec.acquireTime) });
+      this.leaseChanges.push({ at: Date.now(), identity, rv: lease.metadata.resourceVersion, acquireTime: lease.spec.acquireTime });
     }
   }
 
@@ -113,7 +133,8 @@ export class Observer {
       // violation only when it was surely after the next holder took the lease.
       const inside = mine.some(([t, next]) => at + 1000 >= t.from && (!next || at < next.from));
       if (mine.length && !inside) {
-        this.violation("write-after-lost-lease", `${entry.manager} wrote ${obj.kind ?? ""} ${obj.metadata.name} at ${entry.time} outside its tenures`);
+        const job = jobOf(obj, obj.kind);
+        this.violation("write-after-lost-lease", `${entry.manager} wrote ${obj.kind ?? ""} ${obj.metadata.name} at ${entry.time} outside its tenures`, job ? [job] : []);
       }
     }
   }
@@ -128,12 +149,12 @@ export class Observer {
     const rank = type === "dlrover-master" ? "0" : L(pod, "rank-index");
     const twins = [...this.pods.values()].filter((p) => p !== pod && live(p) && L(p, "name") === job && L(p, "replica-type") === type && (type === "dlrover-master" ? "0" : L(p, "rank-index")) === rank);
     if (twins.length) {
-      this.violation("two-live-pods", `${job} ${type}-${rank}: ${pod.metadata.name} and ${twins.map((p) => p.metadata.name).join(", ")}`);
+      this.violation("two-live-pods", `${job} ${type}-${rank}: ${pod.metadata.name} and ${twins.map((p) => p.metadata.name).join(", ")}`, [job]);
     }
     const count = L(pod, "relaunch-count");
     const same = [...this.pods.values()].filter((p) => p.metadata.name !== pod.metadata.name && L(p, "name") === job && L(p, "replica-type") === type && L(p, "rank-index") === rank && L(p, "relaunch-count") === count && type !== "dlrover-master");
     if (same.length && count !== "0") {
-      this.violation("relaunched-twice", `${job} ${type}-${rank} relaunch ${count}: ${pod.metadata.name} and ${same.map((p) => p.metadata.name).join(", ")}`);
+      this.violation("relaunched-twice", `${job} ${type}-${rank} relaunch ${count}: ${pod.metadata.name} and ${same.map((p) => p.metadata.name).join(", ")}`, [job]);
     }
   }
 
@@ -147,14 +168,14 @@ export class Observer {
     const phase = job.status?.phase ?? "";
     const before = this.phases.get(`job/${name}`);
     if (before !== undefined && PHASE_ORDER[phase] < PHASE_ORDER[before]) {
-      this.violation("phase-backwards", `job ${name}: ${before} -> ${phase}`);
+      this.violation("phase-backwards", `job ${name}: ${before} -> ${phase}`, [name]);
     }
     this.phases.set(`job/${name}`, phase);
     const conditions = job.status?.status?.conditions ?? job.status?.conditions ?? [];
     const had = this.phases.get(`conditions/${name}`) ?? [];
     const types = conditions.map((c) => c.type);
     for (const t of had) {
-      if (!types.includes(t)) this.violation("condition-lost", `job ${name}: ${t} gone`);
+      if (!types.includes(t)) this.violation("condition-lost", `job ${name}: ${t} gone`, [name]);
     }
     this.phases.set(`conditions/${name}`, types);
   }
@@ -165,7 +186,8 @@ export class Observer {
     const phase = plan.status?.phase ?? "";
     const before = this.phases.get(key);
     if (before !== undefined && PLAN_ORDER[phase] < PLAN_ORDER[before]) {
-      this.violation("phase-backwards", `plan ${plan.metadata.name}: ${before} -> ${phase}`);
+      const job = jobOf(plan, "ScalePlan");
+      this.violation("phase-backwards", `plan ${plan.metadata.name}: ${before} -> ${phase}`, job ? [job] : []);
     }
     this.phases.set(key, phase);
   }
@@ -180,7 +202,7 @@ export class Observer {
       const owned = (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid);
       const left = [...this.pods.values(), ...this.services.values(), ...this.plans.values()].filter(owned);
       if (left.length) {
-        this.violation("orphan-after-60s", `job ${name}: ${left.map((o) => o.metadata.name).join(", ")}`);
+        this.violation("orphan-after-60s", `job ${name}: ${left.map((o) => o.metadata.name).join(", ")}`, [name]);
       }
       this.deleted.delete(name);
     }
@@ -267,4 +289,37 @@ export class Observer {
   podsCreated() {
     return this.created.size;
   }
+}
+
+/** The job an object is of: its name label, else its owner (a plan is owned as kind `elasticjob`). */
+function jobOf(obj, kind) {
+  if (kind === "ElasticJob") return obj.metadata.name;
+  return L(obj, "name") ?? (obj.metadata.ownerReferences ?? []).find((r) => r.kind.toLowerCase() === "elasticjob")?.name;
+}
+
+/** What a timeline entry says of an object: its phase and what decides the invariants. */
+function describe(o, kind) {
+  const parts = [];
+  const phase = o.status?.phase;
+  if (phase) parts.push(phase);
+  if (kind === "Pod") {
+    parts.push(`rank ${L(o, "rank-index") ?? "-"} relaunch ${L(o, "relaunch-count") ?? "-"}`);
+    parts.push(`node ${o.spec?.nodeName ?? "-"}`);
+    const term = o.status?.containerStatuses?.[0]?.state?.terminated;
+    if (term) parts.push(`exit ${term.exitCode} ${term.reason ?? ""}`.trim());
+  }
+  if (kind === "ScalePlan") {
+    const specs = Object.entries(o.spec?.replicaResourceSpecs ?? {}).map(([t, r]) => `${t}=${r.replicas}`);
+    const creates = (o.spec?.createPods ?? []).map((p) => p.name);
+    if (specs.length) parts.push(`replicas ${specs.join(",")}`);
+    if (creates.length) parts.push(`createPods ${creates.join(",")}`);
+  }
+  if (kind === "ElasticJob") {
+    const conditions = (o.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`);
+    if (conditions.length) parts.push(`conditions ${conditions.join(",")}`);
+  }
+  if (o.metadata.deletionTimestamp) parts.push(`deleting since ${o.metadata.deletionTimestamp}`);
+  const managers = [...new Set((o.metadata.managedFields ?? []).filter((m) => m.manager.startsWith("soak-")).map((m) => `${m.manager}@${m.time}`))];
+  if (managers.length) parts.push(`written by ${managers.join(",")}`);
+  return parts.join("; ");
 }
