@@ -22,12 +22,12 @@ Options:
                       ElasticJob, or a v1 List of them for several TFJobs)`,
   options: { output: { type: "string", short: "o" } },
   positionals: [1, 1],
-  async run([file], options, io) {
+  async run([file], options, io, context) {
     const format = options.output ?? "yaml";
     if (format !== "yaml" && format !== "json") {
       throw new UsageError(`-o takes yaml or json, not \`${format}\``);
     }
-    const objects = await new Inputs(io).objectsOf(file);
+    const objects = await new Inputs(io, context).objectsOf(file);
     if (objects.length === 0) {
       throw new InputError([`${file}: no TFJob in the file`]);
     }

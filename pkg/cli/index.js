@@ -7,8 +7,9 @@
 // reads FILEs takes them as arguments or, as kubectl does, with -f/--filename.
 //
 // A command is `{name, usage, about, help, options, positionals: [min, max], run}`, where `options`
-// are node:util parseArgs options and `run(positionals, values, io)` resolves to an exit status or
-// throws a UsageError (exit 2) or an InputError (exit 1).
+// are node:util parseArgs options and `run(positionals, values, io, {program})` resolves to an exit
+// status or throws a UsageError (exit 2) or an InputError (exit 1); `program` is the command's name
+// as the user typed it, for the lines that tell them what to run next.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import controller from "./controller.js";
@@ -77,7 +78,7 @@ export async function main(argv, io, { program = "elasticjob" } = {}) {
       io.stdout.write(`${commandHelp(program, command)}\n`);
       return EXIT.ok;
     }
-    return await command.run(positionals, values, io);
+    return await command.run(positionals, values, io, { program });
   } catch (e) {
     if (e instanceof UsageError) {
       return usageError(io, program, e.message, command);

@@ -29,16 +29,17 @@ export function isTfJob(value) {
   return value?.kind === "TFJob" && typeof value.apiVersion === "string" && value.apiVersion.startsWith("kubeflow.org/");
 }
 
-/** The one line for a TFJob given where an ElasticJob belongs. */
-export function tfJobLine(file) {
+/** The one line for a TFJob given where an ElasticJob belongs; `program` as the user runs it. */
+export function tfJobLine(file, program = "elasticjob") {
   const word = /^[\w@%+=:,./-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`;
-  return `${cell(file)}: a Kubeflow TFJob, not an ElasticJob; \`elasticjob convert ${cell(word)}\` makes it an ElasticJob`;
+  return `${cell(file)}: a Kubeflow TFJob, not an ElasticJob; \`${program} convert ${cell(word)}\` makes it an ElasticJob`;
 }
 
 /** The files of one command: each read once, standard input at most once. */
 export class Inputs {
-  constructor(io) {
+  constructor(io, { program = "elasticjob" } = {}) {
     this.io = io;
+    this.program = program;
     this.stdinUsed = false;
     this.jobFile = undefined;
     this.scalePlanFile = undefined;
@@ -139,7 +140,7 @@ export class Inputs {
         const list = byKind[object.kind];
         if (isTfJob(object.value)) {
           tfJobs += 1;
-          unknown.push(tfJobLine(file));
+          unknown.push(tfJobLine(file, this.program));
         } else if (list !== undefined) {
           list.push({ file, value: object.value });
         } else if (object.kind === undefined) {
@@ -171,7 +172,7 @@ export class Inputs {
         throw e;
       }
       if (e.errors.some((p) => p.code === "tf_job")) {
-        throw new InputError([tfJobLine(this.jobFile)]);
+        throw new InputError([tfJobLine(this.jobFile, this.program)]);
       }
       const usage = e.errors.find((p) => Object.hasOwn(FLAGS, p.path));
       if (usage !== undefined) {

@@ -28,8 +28,8 @@ Options:
   --now RFC3339       the time of the pass, e.g. 2026-01-02T03:04:05Z (default: now)`,
   options: { "scale-plan": { type: "string" }, pods: { type: "string" }, services: { type: "string" }, now: { type: "string" } },
   positionals: [1, Infinity],
-  async run(files, options, io) {
-    const inputs = new Inputs(io);
+  async run(files, options, io, context) {
+    const inputs = new Inputs(io, context);
     const flagged = [
       { file: options["scale-plan"], kind: "ScalePlan" },
       { file: options.pods, kind: "Pod" },

@@ -27,12 +27,12 @@ Options:
                       saying so when the job is suspended)`,
   options: { "scale-plan": { type: "string" }, output: { type: "string", short: "o" } },
   positionals: [1, 1],
-  async run([file], options, io) {
+  async run([file], options, io, context) {
     const format = options.output ?? "yaml";
     if (!Object.hasOwn(FORMATS, format)) {
       throw new UsageError(`-o takes yaml, json or summary, not \`${format}\``);
     }
-    const inputs = new Inputs(io);
+    const inputs = new Inputs(io, context);
     const { job, scalePlan } = await inputs.jobAndPlan(file, options["scale-plan"]);
     const text = inputs.call(() => FORMATS[format](job.value, scalePlan?.value));
     if (format === "summary" && job.value?.spec?.suspend === true) {

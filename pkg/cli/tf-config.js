@@ -16,7 +16,7 @@ Options:
                       job's first plan)`,
   options: { type: { type: "string" }, index: { type: "string" }, "scale-plan": { type: "string" } },
   positionals: [1, 1],
-  async run([file], options, io) {
+  async run([file], options, io, context) {
     if (options.type === undefined) {
       throw new UsageError("--type TYPE is missing");
     }
@@ -26,7 +26,7 @@ Options:
     if (!/^[0-9]+$/.test(options.index)) {
       throw new UsageError(`--index takes a whole number, not \`${options.index}\``);
     }
-    const inputs = new Inputs(io);
+    const inputs = new Inputs(io, context);
     const { job, scalePlan } = await inputs.jobAndPlan(file, options["scale-plan"]);
     const value = inputs.call(() => tfConfig(job.value, options.type, Number(options.index), scalePlan?.value));
     io.stdout.write(`${value}\n`);

@@ -14,8 +14,8 @@ array or of a List). Prints \`FILE: valid\`, or one
 Exits 1 when any FILE is invalid.`,
   options: {},
   positionals: [1, Infinity],
-  async run(files, _options, io) {
-    const inputs = new Inputs(io);
+  async run(files, _options, io, context) {
+    const inputs = new Inputs(io, context);
     let invalid = false;
     for (const file of files) {
       const lines = await problems(inputs, file);
@@ -31,13 +31,13 @@ async function problems(inputs, file) {
   try {
     const objects = await inputs.objectsOf(file);
     if (objects.length === 0) {
-      return [`${file}: no ElasticJob or ScalePlan in the file`];
+      return [`${cell(file)}: no ElasticJob or ScalePlan in the file`];
     }
     return objects.flatMap((object) => {
       const check = object.kind === "ScalePlan" ? validateScalePlan : validate;
       const result = check(object.value);
       if (!result.valid && result.error.errors.some((p) => p.code === "tf_job")) {
-        return [tfJobLine(file)];
+        return [tfJobLine(file, inputs.program)];
       }
       return result.valid ? [] : result.error.errors.map((p) => problemLine(file, p));
     });

@@ -26,11 +26,11 @@ const dir = mkdtempSync(join(tmpdir(), "elasticjob-cli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a command line in this process, `input` as standard input: `{status, stdout, stderr}`. */
-async function run(args, input = "") {
+async function run(args, input = "", options = undefined) {
   const stdout = [];
   const stderr = [];
   const write = (chunks) => ({ write: (text) => chunks.push(text) });
-  const status = await main(args, { stdin: input, stdout: write(stdout), stderr: write(stderr), cwd: ROOT });
+  const status = await main(args, { stdin: input, stdout: write(stdout), stderr: write(stderr), cwd: ROOT }, options);
   return { status, stdout: stdout.join(""), stderr: stderr.join("") };
 }
 
@@ -565,4 +565,9 @@ test("every other command handed a TFJob says in one line that it is one and how
   }
   const spaced = file("my tfjob.yaml", readFileSync(path, "utf8"));
   assert.match((await run(["render", spaced])).stderr, new RegExp(`elasticjob convert '${spaced.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}'`));
+  // As the kubectl plugin, the line names the command the user runs.
+  const plugin = { program: "kubectl elasticjob" };
+  const pluginLine = line.replace("`elasticjob convert", "`kubectl elasticjob convert");
+  assert.equal((await run(["render", path], "", plugin)).stderr, pluginLine);
+  assert.equal((await run(["validate", path], "", plugin)).stdout, pluginLine);
 });
