@@ -46,6 +46,11 @@ pub struct Options {
     /// pass, which plans it again from what the cluster then shows. None: no cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_pod_creates: Option<usize>,
+    /// The ServiceAccount the job master's pod runs as when its template names none. DLRover's
+    /// master reads and writes the job's pods, services, events and ScalePlans with it
+    /// (docs/install.md has the Role it needs); None: the namespace's `default`, as upstream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_service_account: Option<String>,
 }
 
 fn default_master_image() -> String {
@@ -54,7 +59,7 @@ fn default_master_image() -> String {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { master_image: default_master_image(), max_pod_creates: None }
+        Options { master_image: default_master_image(), max_pod_creates: None, master_service_account: None }
     }
 }
 
@@ -186,6 +191,20 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned());
     labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), "0".to_owned());
 
+    if let Some(account) = &options.master_service_account {
+        if !naming::is_dns1123_subdomain(account) {
+            return Err(Error::invalid(
+                "options.masterServiceAccount",
+                Code::InvalidName,
+                format!(
+                    "{account:?} is not a ServiceAccount name: a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)"
+                ),
+            ));
+        }
+        if let Some(spec) = pod.spec.as_mut().filter(|s| s.service_account_name.as_deref().is_none_or(str::is_empty)) {
+            spec.service_account_name = Some(account.clone());
+        }
+    }
     let namespace = job::namespace(job);
     let container = first_container(&mut pod, ReplicaType::DlroverMaster)?;
     if container.image.as_deref().is_none_or(str::is_empty) {
@@ -529,5 +548,54 @@ fn field_env(name: &str, field_path: &str) -> EnvVar {
             }),
             ..EnvVarSource::default()
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn job(master: Option<serde_json::Value>) -> ElasticJob {
+        let task = json!({"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}});
+        let mut specs = json!({"ps": task, "worker": task});
+        if let (Some(master), Some(map)) = (master, specs.as_object_mut()) {
+            map.insert("dlrover-master".to_owned(), master);
+        }
+        let value = json!({
+            "apiVersion": "elastic.iml.github.io/v1alpha1", "kind": "ElasticJob",
+            "metadata": {"name": "j", "namespace": "ns"},
+            "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": specs},
+        });
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn account(options: &Options, job: &ElasticJob) -> Result<Option<String>> {
+        Ok(master_pod(job, options)?.spec.and_then(|s| s.service_account_name))
+    }
+
+    #[test]
+    fn the_master_runs_as_the_service_account_the_options_name() {
+        let options = Options { master_service_account: Some("dlrover-master".to_owned()), ..Options::default() };
+        assert_eq!(account(&options, &job(None)).unwrap().as_deref(), Some("dlrover-master"));
+        // Without the option, the namespace's default, as upstream.
+        assert_eq!(account(&Options::default(), &job(None)).unwrap(), None);
+    }
+
+    #[test]
+    fn a_master_template_that_names_its_service_account_keeps_it() {
+        let master = json!({"template": {"spec": {"serviceAccountName": "own", "containers": [{"name": "main"}]}}});
+        let options = Options { master_service_account: Some("dlrover-master".to_owned()), ..Options::default() };
+        assert_eq!(account(&options, &job(Some(master))).unwrap().as_deref(), Some("own"));
+    }
+
+    #[test]
+    fn a_service_account_option_that_is_no_name_is_refused_at_its_path() {
+        let options = Options { master_service_account: Some("Bad\u{1b}[31m".to_owned()), ..Options::default() };
+        let error = account(&options, &job(None)).unwrap_err();
+        let problems: Vec<(&str, Code)> = error.problems().iter().map(|p| (p.path.as_str(), p.code)).collect();
+        assert_eq!(problems, [("options.masterServiceAccount", Code::InvalidName)]);
+        assert!(error.problems().iter().all(|p| !p.message.contains('\u{1b}')), "{error}");
     }
 }

@@ -13,7 +13,7 @@ const SECONDS = {
 
 export default {
   name: "controller",
-  usage: "controller [--namespace NS] [--master-image IMAGE] [--kubeconfig PATH] [--kueue] [--leader-elect] [--metrics-port N] [--health-port N]",
+  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--kubeconfig PATH] [--kueue] [--leader-elect] [--metrics-port N] [--health-port N]",
   about: "run the ElasticJob controller against a cluster (until SIGTERM)",
   help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
 carries out the plans of the elasticjob core (the job master, the task pods and services of each
@@ -25,6 +25,9 @@ Options:
   --namespace NS          watch only this namespace (default: every namespace)
   --master-image IMAGE    the image of the default job master (a job without a dlrover-master
                           replica spec; default: elasticjob-dlrover-master:0.6.1, make master-image)
+  --master-service-account NAME
+                          the ServiceAccount of the job master's pod when its template names none
+                          (default: the namespace's default; docs/install.md has the Role it needs)
   --kubeconfig PATH       the cluster to talk to (default: $KUBECONFIG, else the pod's
                           ServiceAccount when run in a cluster, else ~/.kube/config)
   --kueue                 run with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload
@@ -53,6 +56,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
   options: {
     namespace: { type: "string" },
     "master-image": { type: "string" },
+    "master-service-account": { type: "string" },
     kubeconfig: { type: "string" },
     kueue: { type: "boolean" },
     "leader-elect": { type: "boolean" },
@@ -75,6 +79,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     const options = {
       namespace: values.namespace,
       masterImage: values["master-image"],
+      masterServiceAccount: values["master-service-account"],
       kubeconfig: values.kubeconfig,
       kueue: values.kueue ?? false,
       leaderElect: values["leader-elect"] ?? false,
@@ -94,7 +99,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
       throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, not \`${options.logLevel}\``);
     }
-    for (const flag of ["namespace", "master-image", "kubeconfig", "leader-elect-namespace", "leader-elect-name", "field-manager"]) {
+    for (const flag of ["namespace", "master-image", "master-service-account", "kubeconfig", "leader-elect-namespace", "leader-elect-name", "field-manager"]) {
       if (values[flag] === "") {
         throw new UsageError(`--${flag} is empty`);
       }

@@ -29,6 +29,8 @@ export interface ControllerOptions {
   namespace?: string;
   /** The image of the default job master (a job without a `dlrover-master` replica spec). */
   masterImage?: string;
+  /** The ServiceAccount of the job master's pod when its template names none; default: the namespace's `default`. */
+  masterServiceAccount?: string;
   /** Act only while holding the leader Lease. */
   leaderElect?: boolean;
   /** The Lease's namespace; default: the pod's, else `elasticjob-system`. */

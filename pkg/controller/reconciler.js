@@ -32,6 +32,7 @@ export class Reconciler {
    * @param {import("./adapter.js").KubeAdapter} options.adapter
    * @param {{jobs: import("./informer.js").Informer, plans: import("./informer.js").Informer, pods: import("./informer.js").Informer, services: import("./informer.js").Informer}} options.caches
    * @param {string} [options.masterImage]
+   * @param {string} [options.masterServiceAccount] the ServiceAccount of the job master's pod when its template names none
    * @param {import("./log.js").Logger} options.log
    * @param {import("./metrics.js").Metrics} options.metrics
    * @param {() => boolean} options.isStopping
@@ -40,11 +41,11 @@ export class Reconciler {
    * @param {number} [options.maxPodCreates] pods one pass creates at most (the core leaves the rest for the next passes)
    * @param {boolean} [options.kueue] the passes of a controller that runs with Kueue (the core's queued pass, over the Workloads and ResourceFlavors in the store)
    */
-  constructor({ adapter, caches, masterImage, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false }) {
+  constructor({ adapter, caches, masterImage, masterServiceAccount, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false }) {
     Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, kueue });
     /** `kind/name` of a priority class -> {value, until}: its value as last read. */
     this.priorities = new Map();
-    const options = { masterImage, maxPodCreates };
+    const options = { masterImage, maxPodCreates, masterServiceAccount };
     this.options = Object.values(options).some((v) => v !== undefined) ? JSON.stringify(options) : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */

@@ -395,6 +395,27 @@ it("watches cut by reset connections are opened again and the controller goes on
   assert.equal((await controller.stop()).code, 0);
 });
 
+it("--master-service-account: the job master's pod runs as that ServiceAccount, and a job whose master template names its own keeps it", async () => {
+  const ns = await namespace("ctl-master-sa");
+  for (const name of ["dlrover-master", "own"]) {
+    const body = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } };
+    expectStatus(await request(admin, "POST", collection("v1", "ServiceAccount", ns), { body }), [201], `ServiceAccount ${name}`);
+  }
+  const controller = new Controller("master-sa", ["--namespace", ns, "--master-image", MASTER_IMAGE, "--master-service-account", "dlrover-master"]);
+  await controller.ready();
+  const plain = newJob(ns, "plain");
+  const own = newJob(ns, "own");
+  own.spec.replicaSpecs["dlrover-master"] = { template: { spec: { serviceAccountName: "own", containers: [{ name: "main", image: MASTER_IMAGE }] } } };
+  await Promise.all([createJob(plain), createJob(own)]);
+  const accounts = await Promise.all(
+    ["plain", "own"].map((name) =>
+      eventually(`${name}: master pod`, async () => (await podsOf(ns, name)).find((p) => p.metadata.name === masterName(name))?.spec.serviceAccountName),
+    ),
+  );
+  assert.deepEqual(accounts, ["dlrover-master", "own"]);
+  assert.equal((await controller.stop()).code, 0);
+});
+
 it("20 jobs at once with 10 workers each all reach Running (figures printed, nothing timed asserted)", async (t) => {
   const JOBS = Number(process.env.LOAD_JOBS ?? 20);
   const WORKERS = 10;
