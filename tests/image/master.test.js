@@ -37,8 +37,12 @@ const JOB_API = "elastic.iml.github.io/v1alpha1";
 const work = mkdtempSync(join(tmpdir(), "elasticjob-master-image-"));
 const admin = adminConfig();
 const example = () => parse(readFileSync(join(ROOT, "examples/elasticjob.yaml"), "utf8"));
-/** The master pod the core renders for a job, with its defaults (no options). */
-const masterPod = (job) => api.render(job, null).items.find((o) => o.kind === "Pod" && o.metadata.labels?.["elasticjob.dlrover/replica-type"] === "dlrover-master");
+/** The master pod the core renders for a job, with its defaults or `options`. */
+const masterPod = (job, options) => api.render(job, null, options).items.find((o) => o.kind === "Pod" && o.metadata.labels?.["elasticjob.dlrover/replica-type"] === "dlrover-master");
+/** The ServiceAccount the chart makes for the masters in each of its jobNamespaces. */
+const MASTER_ACCOUNT = "elasticjob-dlrover-master";
+/** The rules of the Role the chart binds to it (charts/elasticjob/files/master-rules.yaml). */
+const MASTER_RULES = parse(readFileSync(join(ROOT, "charts/elasticjob/files/master-rules.yaml"), "utf8"));
 
 before(() => {
   assert.ok(IMAGE && ARCHIVE && DLROVER_VERSION && process.env.CONTAINERS_CONF, "run with `make test-image` (MASTER_IMAGE, MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION and CONTAINERS_CONF)");
@@ -85,34 +89,31 @@ describe("the image run as a job's master pod", () => {
     const job = example();
     job.metadata.namespace = ns;
     const stored = expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", ns), { body: job }), [201], "the job");
-    const pod = masterPod(stored);
+    assert.equal(masterPod(stored).spec.serviceAccountName, undefined, "without the option, the master pod runs as its namespace's default ServiceAccount");
+    // As the chart installs it with jobNamespaces: the controller's --master-service-account.
+    const pod = masterPod(stored, { masterServiceAccount: MASTER_ACCOUNT });
+    assert.equal(pod.spec.serviceAccountName, MASTER_ACCOUNT);
     const [main] = pod.spec.containers;
-    assert.equal(pod.spec.serviceAccountName, undefined, "the master pod runs as its namespace's default ServiceAccount");
     assert.deepEqual(main.command.slice(0, 9), ["python", "-m", "dlrover.python.master.main", "--platform", "k8s", "--namespace", ns, "--job_name", job.metadata.name]);
 
-    // What DLRover's master reads and writes in its namespace, granted to the default ServiceAccount.
-    const rules = [
-      { apiGroups: [""], resources: ["pods", "services", "events", "configmaps"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
-      { apiGroups: ["elastic.iml.github.io"], resources: ["elasticjobs", "elasticjobs/status", "scaleplans", "scaleplans/status"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
-      // The master's service and ScalePlans are owned by the job with blockOwnerDeletion, which the
-      // API server's OwnerReferencesPermissionEnforcement allows only to who may update its finalizers.
-      { apiGroups: ["elastic.iml.github.io"], resources: ["elasticjobs/finalizers"], verbs: ["update"] },
-    ];
-    const role = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "dlrover-master", namespace: ns }, rules };
+    // The ServiceAccount, Role and RoleBinding the chart makes in each of its jobNamespaces, the Role's
+    // rules the chart's file: what DLRover's master reads and writes in its namespace.
+    const account = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: MASTER_ACCOUNT, namespace: ns } };
+    const role = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: MASTER_ACCOUNT, namespace: ns }, rules: MASTER_RULES };
     const binding = {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "RoleBinding",
-      metadata: { name: "dlrover-master", namespace: ns },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "dlrover-master" },
-      subjects: [{ kind: "ServiceAccount", name: "default", namespace: ns }],
+      metadata: { name: MASTER_ACCOUNT, namespace: ns },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: MASTER_ACCOUNT },
+      subjects: [{ kind: "ServiceAccount", name: MASTER_ACCOUNT, namespace: ns }],
     };
-    for (const [obj, resource] of [[role, "roles"], [binding, "rolebindings"]]) {
-      expectStatus(await request(admin, "POST", `/apis/${obj.apiVersion}/namespaces/${ns}/${resource}`, { body: obj }), [201], `${obj.kind} ${obj.metadata.name}`);
+    for (const obj of [account, role, binding]) {
+      expectStatus(await request(admin, "POST", collection(obj.apiVersion, obj.kind, ns), { body: obj }), [201], `${obj.kind} ${obj.metadata.name}`);
     }
 
     // What the kubelet mounts of the ServiceAccount.
     const secrets = join(work, "serviceaccount");
-    const server = await serviceAccountMount(admin, { namespace: ns, name: "default" }, secrets);
+    const server = await serviceAccountMount(admin, { namespace: ns, name: MASTER_ACCOUNT }, secrets);
 
     // The pod's command, its --port a free port of this host (the container shares its network);
     // its environment, the downward API's fields as a kubelet fills them.

@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import {
   adminConfig,
   collection,
@@ -142,6 +142,24 @@ describe("the Helm chart", () => {
     assert.deepEqual(find(rendered, "Role", "elasticjob-controller-leader-election").rules, find(rbac, "Role", "elasticjob-controller-leader-election").rules);
     assert.equal(find(rendered, "Role", "elasticjob-controller-leader-election").metadata.namespace, ns);
     assert.ok(find(rendered, "Deployment").spec.template.spec.containers[0].args.includes(`--namespace=${ns}`));
+    ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
+  });
+
+  it("with jobNamespaces: in each, the job masters' ServiceAccount, the Role of files/master-rules.yaml and their binding; the controller runs masters as it; accepted (dry run)", async (t) => {
+    const jobs = [await freshNamespace(admin, t, "helm-jobs"), await freshNamespace(admin, t, "helm-jobs")];
+    const text = ok("helm", ["template", "elasticjob", CHART, "--namespace", "default", "--set", `jobNamespaces={${jobs.join(",")}}`]);
+    const rendered = objects(text);
+    const rules = parse(readFileSync(join(CHART, "files/master-rules.yaml"), "utf8"));
+    for (const ns of jobs) {
+      const here = rendered.filter((o) => o.metadata.namespace === ns);
+      assert.deepEqual(here.map((o) => `${o.kind}/${o.metadata.name}`).sort(), ["Role", "RoleBinding", "ServiceAccount"].map((k) => `${k}/elasticjob-dlrover-master`));
+      assert.deepEqual(find(here, "Role").rules, rules);
+      assert.deepEqual(find(here, "RoleBinding").subjects, [{ kind: "ServiceAccount", name: "elasticjob-dlrover-master", namespace: ns }]);
+    }
+    const args = (values) => find(objects(ok("helm", ["template", "elasticjob", CHART, ...values])), "Deployment").spec.template.spec.containers[0].args;
+    assert.ok(find(rendered, "Deployment").spec.template.spec.containers[0].args.includes("--master-service-account=elasticjob-dlrover-master"));
+    assert.ok(args(["--set", "jobNamespaces={a}", "--set", "masterServiceAccount=trainer"]).includes("--master-service-account=trainer"));
+    assert.ok(!args([]).some((a) => a.startsWith("--master-service-account")), "none by default: the namespace's default");
     ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
   });
 

@@ -94,3 +94,9 @@ time, which RBAC cannot limit by name. */}}
   resources: [priorityclasses]
   verbs: [get]
 {{- end -}}
+
+{{/* The ServiceAccount of the job masters' pods (--master-service-account): masterServiceAccount, else
+elasticjob-dlrover-master when the chart makes it in jobNamespaces, else none (the namespace's default). */}}
+{{- define "elasticjob.masterServiceAccount" -}}
+{{- if .Values.masterServiceAccount }}{{ .Values.masterServiceAccount }}{{ else if .Values.jobNamespaces }}elasticjob-dlrover-master{{ end -}}
+{{- end -}}
