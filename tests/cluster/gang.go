@@ -28,8 +28,15 @@ const (
 	gangScheduler = "scheduler-plugins-scheduler"
 	// gangPermitWait is how long a pod waits at Permit for the rest of its group (the module's
 	// coscheduling manifest's value; the plugin's default is 60 s) before the group is rejected.
-	gangPermitWait   = 10
-	gangReadyTimeout = 2 * time.Minute
+	gangPermitWait = 10
+	// gangUnschedulableRetry is how long a pod stays among the unschedulable before it is tried
+	// again with no event to bring it back (kube-scheduler's default is 5 min, checked every 30 s).
+	// The plugin's group rejections need it: a pod its PostFilter or Unreserve rejected comes back
+	// only on the events the plugin registers (a pod added, a PodGroup added or updated), so when
+	// the last of the other group's pods goes away while a group's pods are rejected, nothing
+	// brings them back (seen about once in ten runs of the test, gang/gang_test.go).
+	gangUnschedulableRetry = "10s"
+	gangReadyTimeout       = 2 * time.Minute
 )
 
 func (c cluster) gang() sideProgram { return c.sideProgram("gang", "scheduler") }
@@ -76,7 +83,8 @@ func (c cluster) upGang(dir string) error {
 	}
 	pid, err := startDetached(c.gang().log(), c.gang().pidFile(), nil, scheduler, "--config", c.gang().config(),
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
-		"--cert-dir="+filepath.Join(c.gang().dir, "certs"))
+		"--cert-dir="+filepath.Join(c.gang().dir, "certs"),
+		"--pod-max-in-unschedulable-pods-duration="+gangUnschedulableRetry)
 	if err != nil {
 		return err
 	}
