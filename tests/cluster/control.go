@@ -33,8 +33,9 @@ const (
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
 // given) and waits until they are established, creates the nodes, and with kueue given starts
-// Kueue's manager from that folder unless it runs. It reports whether it started the server.
-func (c cluster) up(crds, kueue string, shape nodeShape) (started bool, err error) {
+// Kueue's manager from that folder unless it runs, with gang given scheduler-plugins' gang
+// scheduler (gang.go). It reports whether it started the server.
+func (c cluster) up(crds, kueue, gang string, shape nodeShape) (started bool, err error) {
 	pid, running := c.running()
 	if !running {
 		if err := c.removeData(); err != nil {
@@ -77,13 +78,23 @@ func (c cluster) up(crds, kueue string, shape nodeShape) (started bool, err erro
 			return false, err
 		}
 	}
+	if gang != "" {
+		if err := c.upGang(gang); err != nil {
+			if started {
+				c.kueue().stop()
+				c.stop(pid)
+			}
+			return false, err
+		}
+	}
 	return started, nil
 }
 
-// down stops Kueue's manager and the control plane if they run and removes their data and the
-// kubeconfig.
+// down stops Kueue's manager, the gang scheduler and the control plane if they run and removes
+// their data and the kubeconfig.
 func (c cluster) down() error {
-	c.stopKueue()
+	c.kueue().stop()
+	c.gang().stop()
 	if pid, running := c.running(); running {
 		c.stop(pid)
 	}
@@ -132,14 +143,14 @@ func (c cluster) restart() error {
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
-func (c cluster) run(crds, kueue string, shape nodeShape, argv []string) (int, error) {
+func (c cluster) run(crds, kueue, gang string, shape nodeShape, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("run: no command after --")
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	started, err := c.up(crds, kueue, shape)
+	started, err := c.up(crds, kueue, gang, shape)
 	if err != nil {
 		return 0, err
 	}
@@ -213,12 +224,8 @@ func startDetached(logPath, pidPath string, env []string, argv ...string) (int, 
 
 // running reads the pid file and reports whether that process is this folder's `serve`.
 func (c cluster) running() (int, bool) {
-	raw, err := os.ReadFile(c.pidFile())
-	if err != nil {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil || pid <= 0 {
+	pid, ok := readPid(c.pidFile())
+	if !ok {
 		return 0, false
 	}
 	return pid, c.isServe(pid)

@@ -73,11 +73,8 @@ var kueueConverted = map[string]bool{
 	"workloads.kueue.x-k8s.io": true, "multikueueclusters.kueue.x-k8s.io": true,
 }
 
-func (c cluster) kueueDir() string     { return filepath.Join(c.data(), "kueue") }
-func (c cluster) kueuePidFile() string { return filepath.Join(c.kueueDir(), "manager.pid") }
-func (c cluster) kueueLog() string     { return filepath.Join(c.kueueDir(), "manager.log") }
-func (c cluster) kueueConfig() string  { return filepath.Join(c.kueueDir(), "config.yaml") }
-func (c cluster) kueueCerts() string   { return filepath.Join(c.kueueDir(), "certs") }
+func (c cluster) kueue() sideProgram { return c.sideProgram("kueue", "manager") }
+func (c cluster) kueueCerts() string { return filepath.Join(c.kueue().dir, "certs") }
 
 // upKueue starts Kueue's manager from dir unless it runs, after installing its CRDs, its namespace,
 // its certificate and its webhook configurations, and waits until its readiness probe (which
@@ -89,7 +86,7 @@ func (c cluster) upKueue(dir string) error {
 	}
 	manager := filepath.Join(dir, "manager")
 	module := filepath.Join(dir, "module")
-	if _, running := c.kueueRunning(manager); running {
+	if _, running := c.kueue().running(manager); running {
 		return nil
 	}
 	for _, p := range []string{manager, filepath.Join(module, "go.mod")} {
@@ -143,7 +140,7 @@ func (c cluster) upKueue(dir string) error {
 	if err := applyWebhooks(ctx, client, mutating, validating); err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.kueueConfig(), kueueConfiguration(webhookPort, healthPort, c.kueueCerts()), 0o600); err != nil {
+	if err := os.WriteFile(c.kueue().config(), kueueConfiguration(webhookPort, healthPort, c.kueueCerts()), 0o600); err != nil {
 		return err
 	}
 	pid, err := c.startKueue(manager)
@@ -151,7 +148,7 @@ func (c cluster) upKueue(dir string) error {
 		return err
 	}
 	if err := c.waitKueueReady(pid, healthPort); err != nil {
-		c.stopKueue()
+		c.kueue().stop()
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "cluster: Kueue's manager ready in %.1fs (pid %d, webhooks on %s)\n", time.Since(begin).Seconds(), pid, base)
@@ -404,23 +401,7 @@ func applyWebhooks(ctx context.Context, client kubernetes.Interface, m *admissio
 // to its log, and writes its pid.
 func (c cluster) startKueue(manager string) (int, error) {
 	env := []string{"KUBECONFIG=" + c.kubeconfig()}
-	return startDetached(c.kueueLog(), c.kueuePidFile(), env, manager, "--config", c.kueueConfig(), "--zap-log-level", "info")
-}
-
-// kueueRunning reads the manager's pid file and tells whether that process is this cluster's
-// manager (not exited, not a recycled pid).
-func (c cluster) kueueRunning(manager string) (int, bool) {
-	raw, err := os.ReadFile(c.kueuePidFile())
-	if err != nil {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	return pid, isProcess(pid, func(args []string) bool {
-		return len(args) >= 3 && (manager == "" || args[0] == manager) && args[1] == "--config" && args[2] == c.kueueConfig()
-	})
+	return startDetached(c.kueue().log(), c.kueue().pidFile(), env, manager, "--config", c.kueue().config(), "--zap-log-level", "info")
 }
 
 // alive tells whether pid is alive and not a zombie, whatever it runs.
@@ -441,15 +422,20 @@ func isProcess(pid int, match func([]string) bool) bool {
 // waitKueueReady polls the manager's /readyz until it answers 200; it fails early, with the end of
 // its log, when the manager exits.
 func (c cluster) waitKueueReady(pid, healthPort int) error {
-	deadline := time.Now().Add(kueueReadyTimeout)
-	client := &http.Client{Timeout: 2 * time.Second}
 	url := "http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz"
+	return waitReadyz("Kueue's manager", pid, url, &http.Client{Timeout: 2 * time.Second}, c.kueue().log(), kueueReadyTimeout)
+}
+
+// waitReadyz polls url (a /readyz) with client until it answers 200, for at most timeout; it fails
+// early, with the end of log, when pid, the process of what, exits.
+func waitReadyz(what string, pid int, url string, client *http.Client, log string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	var last string
 	for time.Now().Before(deadline) {
 		// The process it started, alive and not a zombie: its arguments are not asked, since right
-		// after the start they may not be the manager's yet, more so under load.
+		// after the start they may not be the program's yet, more so under load.
 		if !alive(pid) {
-			return fmt.Errorf("Kueue's manager (pid %d) exited; the end of %s:\n%s", pid, c.kueueLog(), tail(c.kueueLog(), 30))
+			return fmt.Errorf("%s (pid %d) exited; the end of %s:\n%s", what, pid, log, tail(log, 30))
 		}
 		resp, err := client.Get(url)
 		if err == nil {
@@ -464,14 +450,7 @@ func (c cluster) waitKueueReady(pid, healthPort int) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("Kueue's /readyz not ok after %s: %s; the end of %s:\n%s", kueueReadyTimeout, last, c.kueueLog(), tail(c.kueueLog(), 30))
-}
-
-// stopKueue stops the manager if it runs (SIGTERM, then SIGKILL after stopTimeout).
-func (c cluster) stopKueue() {
-	if pid, running := c.kueueRunning(""); running {
-		terminate(pid, stopTimeout, func() bool { _, running := c.kueueRunning(""); return running })
-	}
+	return fmt.Errorf("%s's %s not ok after %s: %s; the end of %s:\n%s", what, url, timeout, last, log, tail(log, 30))
 }
 
 // tail is the last n lines of a file.

@@ -4,14 +4,16 @@
 // kubelet of fake nodes: pods are scheduled, get addresses, become Running, and fail or succeed when
 // a test annotates them, by the stages of stages.yaml. No containers run.
 //
-//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--nodes N] [--node-cpu Q] [--node-memory Q]
-//	             [--node-pods N] [--node-storage Q]
+//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--gang G] [--nodes N] [--node-cpu Q]
+//	             [--node-memory Q] [--node-pods N] [--node-storage Q]
 //	                                      start it in the background (idempotent), wait for
 //	                                      /readyz, install the CRDs, create the nodes and wait
 //	                                      until they are Ready, write D/kubeconfig and print
 //	                                      `export KUBECONFIG=...`; with --kueue, also run Kueue's
 //	                                      manager from K (kueue/build.sh builds it) with its CRDs
-//	                                      and webhooks (kueue.go)
+//	                                      and webhooks (kueue.go); with --gang, also run
+//	                                      scheduler-plugins' gang scheduler from G (gang/build.sh
+//	                                      builds it) with its PodGroup CRD (gang.go)
 //	cluster down [--dir D]                stop it and remove its data
 //	cluster restart-apiserver [--dir D]   stop the control plane and start it again with etcd's
 //	                                      data, the keys and the ports kept (the scheduler, the
@@ -44,6 +46,7 @@ func main() {
 	dir := flags.String("dir", ".tools/cluster", "the folder of the kubeconfig and of the cluster's data")
 	crds := flags.String("crds", "", "a folder of CustomResourceDefinition YAML files to install (up, run)")
 	kueue := flags.String("kueue", "", "a folder with Kueue's manager and module (kueue/build.sh) to run beside the cluster (up, run)")
+	gang := flags.String("gang", "", "a folder with scheduler-plugins' scheduler and PodGroup CRD (gang/build.sh) to run beside the cluster's scheduler (up, run)")
 	var shape nodeShape
 	flags.IntVar(&shape.count, "nodes", 4, "how many fake nodes kwok runs (up, run)")
 	flags.StringVar(&shape.cpu, "node-cpu", "32", "each node's CPU capacity (up, run)")
@@ -65,7 +68,7 @@ func main() {
 	case "serve":
 		err = c.serve()
 	case "up":
-		_, err = c.up(*crds, *kueue, shape)
+		_, err = c.up(*crds, *kueue, *gang, shape)
 		if err == nil {
 			fmt.Printf("export KUBECONFIG=%s\n", c.kubeconfig())
 		}
@@ -75,7 +78,7 @@ func main() {
 		err = c.restart()
 	case "run":
 		var code int
-		code, err = c.run(*crds, *kueue, shape, flags.Args())
+		code, err = c.run(*crds, *kueue, *gang, shape, flags.Args())
 		if err == nil {
 			os.Exit(code)
 		}
@@ -88,7 +91,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--gang G] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

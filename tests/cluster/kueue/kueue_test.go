@@ -24,8 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+
+	"elasticjob.test/cluster/testenv"
 )
 
 var (
@@ -43,17 +43,7 @@ var (
 )
 
 func clients(t *testing.T) (dynamic.Interface, kubernetes.Interface) {
-	t.Helper()
-	path := os.Getenv("KUBECONFIG")
-	if path == "" {
-		t.Fatal("KUBECONFIG is not set: run this under `cluster run --kueue DIR -- go test ./kueue/` (make test-kueue)")
-	}
-	config, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	config.QPS, config.Burst = 100, 200
-	return dynamic.NewForConfigOrDie(config), kubernetes.NewForConfigOrDie(rest.CopyConfig(config))
+	return testenv.Clients(t, "`cluster run --kueue DIR -- go test ./kueue/` (make test-kueue)")
 }
 
 func object(t *testing.T, text string) *unstructured.Unstructured {
