@@ -118,9 +118,7 @@ $(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS)
 
 # Part of `make bench`, never of `make test`: benches/node/controller.js prints the controller's figures.
 bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 20 jobs, the 1,000-worker plan beside a bare client, calls a pod, peak RSS (figures printed)
-	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
-	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
-	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node benches/node/controller.js
+	@$(WITH_KUBEFLOW) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) -- node benches/node/controller.js
 
 # Kubeflow training-operator v1.9.4's TF_CONFIG generation beside the core's (figures printed).
 bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render
@@ -133,9 +131,7 @@ test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the te
 	  $(NPM_NODE_TEST) tests/e2e/*.test.js
 
 bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 100 workers on 50 fake nodes, ours and Kubeflow's operator (figures printed)
-	@set -e; kf=$$(sh benches/kubeflow/operator.sh); \
-	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) \
-	  $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js
+	@$(WITH_KUBEFLOW) $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js
 
 # The chaos soak: a cluster of its own (its folder is the one `cluster restart-apiserver` restarts).
 SOAK_DIR ?= $(TOOLS)/cluster-soak

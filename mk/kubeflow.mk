@@ -9,11 +9,14 @@ TEST_TARGETS += test-kubeflow
 
 KUBEFLOW_WORK := $(TOOLS)/kubeflow
 KUBEFLOW_CLUSTER_DIR ?= $(TOOLS)/cluster-kubeflow
+# A recipe's command with the operator built (once, under $(KUBEFLOW_WORK)) and named by
+# KUBEFLOW_OPERATOR and KUBEFLOW_SRC (benches/node/kubeflow.js reads them): `@$(WITH_KUBEFLOW) COMMAND`.
+# The benchmarks of mk/cluster.mk run it too.
+WITH_KUBEFLOW = set -e; kf=$$(KUBEFLOW_WORK=$(KUBEFLOW_WORK) sh benches/kubeflow/operator.sh); \
+  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p)
 
 .PHONY: test-kubeflow
 
 test-kubeflow: $(CLUSTER_BIN) npm $(VENV)/.installed ## Kubeflow's operator runs each TFJob of examples/tfjob/, this controller the ElasticJob `elasticjob convert` makes of it; TensorFlow's resolver reads both TF_CONFIGs task by task
-	@set -e; kf=$$(KUBEFLOW_WORK=$(KUBEFLOW_WORK) sh benches/kubeflow/operator.sh); \
-	  KUBEFLOW_OPERATOR=$$(echo "$$kf" | sed -n 1p) KUBEFLOW_SRC=$$(echo "$$kf" | sed -n 2p) PYTHON=$(PYTHON) \
-	  $(CLUSTER_BIN) run --dir $(KUBEFLOW_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 2 -- \
+	@$(WITH_KUBEFLOW) PYTHON=$(PYTHON) $(CLUSTER_BIN) run --dir $(KUBEFLOW_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 2 -- \
 	  $(NPM_NODE_TEST) tests/kubeflow/*.test.js

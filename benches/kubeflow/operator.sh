@@ -1,7 +1,9 @@
 #!/bin/sh
 # Builds Kubeflow training-operator v1.9.4 (`go build ./cmd/training-operator.v1` from the Go module
-# proxy, v1.9.4 asked for exactly) into a scratch directory once, and prints two lines: the binary,
-# then the module's directory (its CRDs are under manifests/base/crds). For `make bench-controller`.
+# proxy, v1.9.4 asked for exactly) once into $KUBEFLOW_WORK (make gives .tools/kubeflow; default a
+# scratch directory), and prints two lines: the binary, then the module's directory (its CRDs are
+# under manifests/base/crds). For make test-kubeflow, bench-controller and bench-cluster
+# (mk/kubeflow.mk's WITH_KUBEFLOW).
 set -eu
 VERSION=v1.9.4
 WORK=${KUBEFLOW_WORK:-${TMPDIR:-/tmp}/elasticjob-kubeflow}

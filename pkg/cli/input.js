@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { ElasticJobError } from "../node.js";
+import { ElasticJobError, validate } from "../node.js";
 import { InputError, UsageError } from "./errors.js";
 import { cell, problemLine } from "./output.js";
 
@@ -21,12 +21,9 @@ const UNREADABLE = new Map([
 /** The core's argument names that come from an option rather than a file. */
 const FLAGS = { replicaType: "--type", index: "--index", now: "--now" };
 
-/**
- * Whether `value` is a Kubeflow TFJob, as the core tells it (its `tf_job` code): `kind: TFJob` of
- * the group `kubeflow.org`.
- */
-export function isTfJob(value) {
-  return value?.kind === "TFJob" && typeof value.apiVersion === "string" && value.apiVersion.startsWith("kubeflow.org/");
+/** Whether the core takes `value` for a Kubeflow TFJob (its `tf_job` code). */
+function isTfJob(value) {
+  return validate(value).error?.errors.some((p) => p.code === "tf_job") ?? false;
 }
 
 /** The one line for a TFJob given where an ElasticJob belongs; `program` as the user runs it. */
@@ -138,11 +135,11 @@ export class Inputs {
       const { file, kind } = typeof f === "string" ? { file: f } : f;
       for (const object of await this.objectsOf(file, kind)) {
         const list = byKind[object.kind];
-        if (isTfJob(object.value)) {
+        if (list !== undefined) {
+          list.push({ file, value: object.value });
+        } else if (isTfJob(object.value)) {
           tfJobs += 1;
           unknown.push(tfJobLine(file, this.program));
-        } else if (list !== undefined) {
-          list.push({ file, value: object.value });
         } else if (object.kind === undefined) {
           unknown.push(`${file}: an object without a kind is not an ElasticJob, a ScalePlan, a Pod or a Service; give it a kind, or give the FILE as --pods FILE, --services FILE or --scale-plan FILE`);
         } else {

@@ -78,10 +78,12 @@ function analyse({ text }) {
       problems.push({ severity: "error", code: p.code, path: p.path, message: p.message, ...place(p.path, p.code) });
     }
   };
-  // A Kubeflow TFJob is shown as the ElasticJob it becomes (the core's fromTFJob): its notes are
-  // warnings at their places in the TFJob, and what follows reads the ElasticJob.
+  // A Kubeflow TFJob (as the core tells one: its tf_job code) is shown as the ElasticJob it becomes
+  // (the core's fromTFJob): its notes are warnings at their places in the TFJob, and what follows
+  // reads the ElasticJob.
   let converted = null;
-  if (isTfJob(job)) {
+  let checked = core.validate(job);
+  if (isTfJob(checked)) {
     try {
       const conversion = core.fromTFJob(job);
       job = conversion.elasticJob;
@@ -96,8 +98,8 @@ function analyse({ text }) {
       report(e);
       return finish({ problems, columns: null }, started);
     }
+    checked = core.validate(job);
   }
-  const checked = core.validate(job);
   if (!checked.valid) {
     report(checked.error);
   }
@@ -164,14 +166,14 @@ function columns(rows) {
   return Object.fromEntries(keys.map((k) => [k, rows.map((r) => r[k] ?? null)]));
 }
 
-/** Whether `value` is a Kubeflow TFJob, as the core tells one (`kind: TFJob` of the group `kubeflow.org`). */
-function isTfJob(value) {
-  return value?.kind === "TFJob" && typeof value.apiVersion === "string" && value.apiVersion.startsWith("kubeflow.org/");
+/** Whether the core's validation (`core.validate`) took the value for a Kubeflow TFJob (its tf_job code). */
+function isTfJob(checked) {
+  return !checked.valid && checked.error.errors.some((p) => p.code === "tf_job");
 }
 
 /** The ElasticJob of a document's value: itself, or the one a Kubeflow TFJob becomes. */
 function elasticJobOf(value) {
-  return isTfJob(value) ? core.fromTFJob(value).elasticJob : value;
+  return isTfJob(core.validate(value)) ? core.fromTFJob(value).elasticJob : value;
 }
 
 /** The ElasticJob and the ScalePlan among parsed documents, and the others. */
