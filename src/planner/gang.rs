@@ -18,7 +18,9 @@ use crate::template::Options;
 const REASON_ADMITTED: &str = "PodGroupAdmitted";
 
 /// The PodGroup actions of one pass over a job that is not being deleted, and why its task pods
-/// wait (Volcano), when they do. `finished`: the job has Succeeded or Failed.
+/// wait (Volcano), when they do. `finished`: the job has Succeeded or Failed. A finished or
+/// suspended job (`spec.suspend`, a person's or Kueue's hold) has no PodGroup, as
+/// training-operator deletes it then: a gang that runs no pod must not hold a scheduler's queue.
 pub(super) fn pod_group_pass(
     job: &ElasticJob,
     plan: &ScalePlan,
@@ -30,13 +32,15 @@ pub(super) fn pod_group_pass(
     // Only the PodGroup of the job's own gang scheduler, named after the job, is the job's.
     let observed = observed.filter(|o| o.api_version == want.api_version && o.metadata.name == want.metadata.name);
     let name = job.name().to_owned();
-    if finished {
+    let suspended = job.spec.suspend == Some(true);
+    if finished || suspended {
         let Some(observed) = observed else { return (Vec::new(), None) };
+        let why = if finished { "has finished" } else { "is suspended" };
         let delete = Action::DeletePodGroup {
             namespace: observed.metadata.namespace.clone().filter(|n| !n.is_empty()),
             name,
             api_version: want.api_version.clone().unwrap_or_default(),
-            reason: format!("ElasticJob {} has finished: its gang holds nothing any more", job.name()),
+            reason: format!("ElasticJob {} {why}: its gang holds nothing", job.name()),
             cause: Cause::Gang,
         };
         return (vec![delete], None);
