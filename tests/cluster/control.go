@@ -34,8 +34,9 @@ const (
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
 // given) and waits until they are established, creates the nodes, and with kueue given starts
 // Kueue's manager from that folder unless it runs, with gang given scheduler-plugins' gang
-// scheduler (gang.go). It reports whether it started the server.
-func (c cluster) up(crds, kueue, gang string, shape nodeShape) (started bool, err error) {
+// scheduler (gang.go), with volcano given Volcano's scheduler and controllers (volcano.go). It
+// reports whether it started the server.
+func (c cluster) up(crds, kueue, gang, volcano string, shape nodeShape) (started bool, err error) {
 	pid, running := c.running()
 	if !running {
 		if err := c.removeData(); err != nil {
@@ -87,14 +88,25 @@ func (c cluster) up(crds, kueue, gang string, shape nodeShape) (started bool, er
 			return false, err
 		}
 	}
+	if volcano != "" {
+		if err := c.upVolcano(volcano); err != nil {
+			if started {
+				c.kueue().stop()
+				c.gang().stop()
+				c.stop(pid)
+			}
+			return false, err
+		}
+	}
 	return started, nil
 }
 
-// down stops Kueue's manager, the gang scheduler and the control plane if they run and removes
+// down stops Kueue's manager, the gang schedulers and the control plane if they run and removes
 // their data and the kubeconfig.
 func (c cluster) down() error {
 	c.kueue().stop()
 	c.gang().stop()
+	c.stopVolcano()
 	if pid, running := c.running(); running {
 		c.stop(pid)
 	}
@@ -143,14 +155,14 @@ func (c cluster) restart() error {
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
-func (c cluster) run(crds, kueue, gang string, shape nodeShape, argv []string) (int, error) {
+func (c cluster) run(crds, kueue, gang, volcano string, shape nodeShape, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("run: no command after --")
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	started, err := c.up(crds, kueue, gang, shape)
+	started, err := c.up(crds, kueue, gang, volcano, shape)
 	if err != nil {
 		return 0, err
 	}

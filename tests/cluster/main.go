@@ -4,8 +4,8 @@
 // kubelet of fake nodes: pods are scheduled, get addresses, become Running, and fail or succeed when
 // a test annotates them, by the stages of stages.yaml. No containers run.
 //
-//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--gang G] [--nodes N] [--node-cpu Q]
-//	             [--node-memory Q] [--node-pods N] [--node-storage Q]
+//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--gang G] [--volcano V] [--nodes N]
+//	             [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]
 //	                                      start it in the background (idempotent), wait for
 //	                                      /readyz, install the CRDs, create the nodes and wait
 //	                                      until they are Ready, write D/kubeconfig and print
@@ -13,7 +13,10 @@
 //	                                      manager from K (kueue/build.sh builds it) with its CRDs
 //	                                      and webhooks (kueue.go); with --gang, also run
 //	                                      scheduler-plugins' gang scheduler from G (gang/build.sh
-//	                                      builds it) with its PodGroup CRD (gang.go)
+//	                                      builds it) with its PodGroup CRD (gang.go); with
+//	                                      --volcano, also run Volcano's scheduler and controller
+//	                                      manager from V (volcano/build.sh builds them) with
+//	                                      their CRDs (volcano.go)
 //	cluster down [--dir D]                stop it and remove its data
 //	cluster restart-apiserver [--dir D]   stop the control plane and start it again with etcd's
 //	                                      data, the keys and the ports kept (the scheduler, the
@@ -47,6 +50,7 @@ func main() {
 	crds := flags.String("crds", "", "a folder of CustomResourceDefinition YAML files to install (up, run)")
 	kueue := flags.String("kueue", "", "a folder with Kueue's manager and module (kueue/build.sh) to run beside the cluster (up, run)")
 	gang := flags.String("gang", "", "a folder with scheduler-plugins' scheduler and PodGroup CRD (gang/build.sh) to run beside the cluster's scheduler (up, run)")
+	volcano := flags.String("volcano", "", "a folder with Volcano's scheduler, controller manager and CRDs (volcano/build.sh) to run beside the cluster's scheduler (up, run)")
 	var shape nodeShape
 	flags.IntVar(&shape.count, "nodes", 4, "how many fake nodes kwok runs (up, run)")
 	flags.StringVar(&shape.cpu, "node-cpu", "32", "each node's CPU capacity (up, run)")
@@ -68,7 +72,7 @@ func main() {
 	case "serve":
 		err = c.serve()
 	case "up":
-		_, err = c.up(*crds, *kueue, *gang, shape)
+		_, err = c.up(*crds, *kueue, *gang, *volcano, shape)
 		if err == nil {
 			fmt.Printf("export KUBECONFIG=%s\n", c.kubeconfig())
 		}
@@ -78,7 +82,7 @@ func main() {
 		err = c.restart()
 	case "run":
 		var code int
-		code, err = c.run(*crds, *kueue, *gang, shape, flags.Args())
+		code, err = c.run(*crds, *kueue, *gang, *volcano, shape, flags.Args())
 		if err == nil {
 			os.Exit(code)
 		}
@@ -91,7 +95,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--gang G] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--gang G] [--volcano V] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

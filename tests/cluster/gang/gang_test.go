@@ -23,13 +23,10 @@ package gang
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -70,24 +67,8 @@ func clients(t *testing.T) (dynamic.Interface, kubernetes.Interface) {
 func setup(t *testing.T) (dynamic.Interface, kubernetes.Interface) {
 	t.Helper()
 	dyn, client := clients(t)
-	ctx := context.Background()
-	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := resource.MustParse(fmt.Sprint(nodeCPU))
-	if len(nodes.Items) != nodeCount {
-		t.Fatalf("%d KWOK nodes; the test needs %d of %d CPUs (cluster run --nodes 2 --node-cpu 4)", len(nodes.Items), nodeCount, nodeCPU)
-	}
-	for _, n := range nodes.Items {
-		if cpu := n.Status.Allocatable[corev1.ResourceCPU]; cpu.Cmp(want) != 0 {
-			t.Fatalf("node %s has %s CPUs; the test needs %d (cluster run --node-cpu 4)", n.Name, cpu.String(), nodeCPU)
-		}
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
-	if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	testenv.Nodes(t, client, nodeCount, nodeCPU, "--nodes 2 --node-cpu 4")
+	testenv.Namespace(t, client, namespace)
 	clean(t, dyn, client)
 	t.Cleanup(func() { clean(t, dyn, client) })
 	return dyn, client
@@ -160,45 +141,13 @@ func createPodGroups(t *testing.T, dyn dynamic.Interface) {
 	}
 }
 
-// waitPods polls the test's pods until done says so, failing on done's error or after waitFor,
-// with the pods' state.
+// waitPods waits for the test's pods until done says so (testenv.WaitPods).
 func waitPods(t *testing.T, client kubernetes.Interface, what string, done func([]corev1.Pod) (bool, error)) []corev1.Pod {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for {
-		list, err := client.CoreV1().Pods(namespace).List(context.Background(), metav1.ListOptions{LabelSelector: groupLabel})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ok, err := done(list.Items)
-		if err != nil {
-			t.Fatalf("waiting for %s: %v\n%s", what, err, describe(list.Items))
-		}
-		if ok {
-			return list.Items
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %s:\n%s", what, waitFor, describe(list.Items))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return testenv.WaitPods(t, client, namespace, groupLabel, what, waitFor, done)
 }
 
-// describe is one line per pod: its name, node, phase and PodScheduled condition.
-func describe(pods []corev1.Pod) string {
-	var lines []string
-	for _, p := range pods {
-		line := fmt.Sprintf("  %s node=%q phase=%s", p.Name, p.Spec.NodeName, p.Status.Phase)
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled {
-				line += fmt.Sprintf(" PodScheduled=%s %s: %s", c.Status, c.Reason, c.Message)
-			}
-		}
-		lines = append(lines, line)
-	}
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
-}
+func describe(pods []corev1.Pod) string { return testenv.DescribePods(pods) }
 
 // tally counts each group's pods, bound ones (a node named) and Running ones.
 type tally struct{ pods, bound, running int }

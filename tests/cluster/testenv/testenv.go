@@ -1,5 +1,6 @@
-// Package testenv gives the Go tests that run inside `cluster run` (kueue/, gang/) their clients
-// of the cluster, from the KUBECONFIG that `cluster run` sets.
+// Package testenv gives the Go tests that run inside `cluster run` (kueue/, gang/, volcano/) their
+// clients of the cluster, from the KUBECONFIG that `cluster run` sets, and the checks and waits
+// they share (pods.go).
 package testenv
 
 import (
