@@ -4,7 +4,9 @@
 // reconcile pass whose status write conflicts (read again, plan again, nothing done twice), a
 // deleted service made again once, and the command line. Everything against a real API server is in tests/e2e/controller.test.js.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
@@ -13,6 +15,7 @@ import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
 import { ApiError, KubeAdapter } from "../controller/adapter.js";
+import { Controller } from "../controller/index.js";
 import { Informer } from "../controller/informer.js";
 import { Logger } from "../controller/log.js";
 import { Metrics } from "../controller/metrics.js";
@@ -20,6 +23,18 @@ import { Reconciler } from "../controller/reconciler.js";
 import { goldenCases, job as fixtureJob } from "./fixtures.js";
 
 const quiet = new Logger({ write: () => true }, { level: "error" });
+
+/** A kubeconfig of the test's own API server (a listening http.Server of 127.0.0.1). */
+function kubeConfigOf(server) {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "c", server: `http://127.0.0.1:${server.address().port}`, skipTLSVerify: true }],
+    users: [{ name: "u" }],
+    contexts: [{ name: "x", cluster: "c", user: "u" }],
+    currentContext: "x",
+  });
+  return kc;
+}
 
 test("the work queue hands a key out once however often it is added, and not while it is processed", async () => {
   const queue = new WorkQueue();
@@ -384,6 +399,7 @@ test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach ex
     [["--resync", "soon"], /--resync takes a number of seconds/],
     [["--leader-elect", "--leader-elect-lease-duration", "5", "--leader-elect-renew-deadline", "10"], /must exceed the renew deadline/],
     [["--log-level", "loud"], /--log-level takes one of debug, info, warn, error/],
+    [["--gang-scheduler-name", ""], /--gang-scheduler-name is empty/],
     [["extra"], /no argument expected, got extra/],
   ]) {
     const [out, streams] = io();
@@ -396,6 +412,46 @@ test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach ex
   assert.equal(DEFAULTS.leaseDurationSeconds, 15);
 });
 
+test("`elasticjob controller --gang-scheduler-name`: a cluster that serves no PodGroups of that scheduler's group stops the start (exit 1, the group named); without the flag, none is no error", async (t) => {
+  // An API server that serves nothing beyond the core groups: every discovery of a group is 404,
+  // every list empty, every watch held open.
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://localhost");
+    seen.push(url.pathname);
+    if (/^\/apis\/[^/]+\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", reason: "NotFound", message: "not found" }));
+    } else if (url.searchParams.get("watch")) {
+      res.writeHead(200, { "content-type": "application/json" }).flushHeaders();
+    } else {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ kind: "List", metadata: { resourceVersion: "1" }, items: [] }));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const kc = kubeConfigOf(server);
+  const dir = mkdtempSync(`${tmpdir()}/elasticjob-gang-`);
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/kubeconfig`, kc.exportConfig());
+  for (const [name, group] of [["volcano", "scheduling.volcano.sh/v1beta1"], ["scheduler-plugins-scheduler", "scheduling.x-k8s.io/v1alpha1"]]) {
+    const out = { stdout: "", stderr: "" };
+    const streams = { stdout: { write: (text) => (out.stdout += text) }, stderr: { write: (text) => (out.stderr += text) } };
+    assert.equal(await main(["controller", "--kubeconfig", `${dir}/kubeconfig`, "--gang-scheduler-name", name, "--metrics-port", "0", "--health-port", "0"], streams), 1, name);
+    assert.match(out.stderr, new RegExp(`cannot start: --gang-scheduler-name ${name}: the API server serves no PodGroups of ${group.replaceAll(".", "\\.")}`));
+    assert.ok(seen.includes(`/apis/${group}`), `${group} asked`);
+  }
+  // Without the flag: Volcano's group asked once, not served, nothing of PodGroups watched.
+  seen.length = 0;
+  const controller = await new Controller({ kubeconfig: `${dir}/kubeconfig`, healthPort: 0, metricsPort: 0, host: "127.0.0.1", logger: quiet }).start();
+  await controller.ready;
+  await controller.stop();
+  assert.deepEqual(seen.filter((p) => p.includes("scheduling")), ["/apis/scheduling.volcano.sh/v1beta1"]);
+  assert.equal(controller.caches.podGroups, undefined);
+});
+
 test("a write the lease fence refuses is never sent, and fails as the cluster's trouble; reads still go; the field manager given is the one sent", async () => {
   const seen = [];
   const server = http.createServer((req, res) => {
@@ -404,13 +460,7 @@ test("a write the lease fence refuses is never sent, and fails as the cluster's 
     res.end(JSON.stringify({ metadata: { name: "a" } }));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "c", server: `http://127.0.0.1:${server.address().port}`, skipTLSVerify: true }],
-    users: [{ name: "u" }],
-    contexts: [{ name: "x", cluster: "c", user: "u" }],
-    currentContext: "x",
-  });
+  const kc = kubeConfigOf(server);
   let holds = true;
   const calls = [];
   const adapter = new KubeAdapter(kc, { onRequest: (call) => calls.push(call.code), fieldManager: "replica-b", mayWrite: () => holds });
