@@ -15,6 +15,7 @@ import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
 import { ApiError, KubeAdapter } from "../controller/adapter.js";
+import { HANDLERS } from "../controller/handlers.js";
 import { Controller } from "../controller/index.js";
 import { Informer } from "../controller/informer.js";
 import { Logger } from "../controller/log.js";
@@ -307,6 +308,65 @@ test("a service of the job's name that another object controls is not overwritte
   assert.ok(!calls.some((c) => c.startsWith("apply")), calls.join(", "));
   assert.ok(!calls.includes("create Pod elasticjob-mnist-dlrover-master"), "the master's pod waits for its address");
   assert.ok(calls.includes("event Warning FailedCreate"), calls.join(", "));
+});
+
+test("a PodGroup of the job's name is written over or deleted only when the job controls it; one of another group in the cache is not it", async () => {
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
+  const owner = { apiVersion: job.apiVersion, kind: "ElasticJob", name: "mnist", uid: "u-1", controller: true, blockOwnerDeletion: true };
+  const group = (apiVersion, ownerReferences, uid) => ({ apiVersion, kind: "PodGroup", metadata: { name: "mnist", namespace: "training", uid, ownerReferences }, spec: { minMember: 3 } });
+  const VOLCANO = "scheduling.volcano.sh/v1beta1";
+  const PLUGINS = "scheduling.x-k8s.io/v1alpha1";
+  const run = async (action, there, cached = []) => {
+    const calls = [];
+    const adapter = {
+      create: async (kind, obj) => {
+        calls.push(`create ${kind} ${obj.apiVersion}`);
+        throw new ApiError("create", 409, { reason: "AlreadyExists", message: "exists" });
+      },
+      get: async (kind, namespace, name) => {
+        calls.push(`get ${kind} ${name}`);
+        if (!there) {
+          throw new ApiError("get", 404, { reason: "NotFound", message: "not found" });
+        }
+        return there;
+      },
+      patch: async (kind, namespace, name, body) => calls.push(`patch ${kind} ${name} ${JSON.stringify(body)}`),
+      delete: async (kind, namespace, name, options) => calls.push(`delete ${kind} ${name} uid ${options.uid}`),
+    };
+    const cache = Object.assign(fixedCache(cached), { apiVersion: PLUGINS });
+    const pass = { key: "training/mnist", adapter, job, caches: { podGroups: cache }, expectations: { presence: () => ({}), newer: () => ({}) } };
+    const handler = HANDLERS[action.action];
+    const expected = handler.expect(pass, action) ?? {};
+    try {
+      return { outcome: await handler.perform(pass, action, expected), calls };
+    } catch (e) {
+      return { error: e.message, calls };
+    }
+  };
+  const wanted = { ...group(VOLCANO, [owner]), spec: { minMember: 4, queue: "research" } };
+  // Of the job: its spec merge-patched.
+  assert.deepEqual(await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, group(VOLCANO, [owner], "g-1")), {
+    outcome: "done",
+    calls: ["create VolcanoPodGroup scheduling.volcano.sh/v1beta1", "get VolcanoPodGroup mnist", 'patch VolcanoPodGroup mnist {"spec":{"minMember":4,"queue":"research"}}'],
+  });
+  // Another's (an earlier job of that name, a user's): left as it is, the action refused.
+  const foreign = group(VOLCANO, [{ ...owner, uid: "u-0" }], "g-0");
+  const refused = await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, foreign);
+  assert.match(refused.error, /PodGroup mnist exists and this job does not control it/);
+  assert.ok(!refused.calls.some((c) => c.startsWith("patch")), refused.calls.join(", "));
+  // The cache holds scheduler-plugins' PodGroup of that name: not the Volcano one the action names, which is read.
+  const mixed = await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, group(VOLCANO, [owner], "g-1"), [group(PLUGINS, [{ ...owner, uid: "u-0" }], "g-9")]);
+  assert.equal(mixed.outcome, "done", JSON.stringify(mixed));
+  // Deleted: the job's own with its uid a precondition; another's, or none, left alone.
+  const deletion = { action: "deletePodGroup", namespace: "training", name: "mnist", apiVersion: VOLCANO };
+  assert.deepEqual((await run(deletion, group(VOLCANO, [owner], "g-1"))).calls, ["get VolcanoPodGroup mnist", "delete VolcanoPodGroup mnist uid g-1"]);
+  assert.deepEqual(await run(deletion, foreign), { outcome: "gone", calls: ["get VolcanoPodGroup mnist"] });
+  assert.deepEqual(await run(deletion, undefined), { outcome: "gone", calls: ["get VolcanoPodGroup mnist"] });
+  // From the cache when it holds the job's own (of the group it watches): no read.
+  const cachedOwn = group(PLUGINS, [owner], "g-2");
+  assert.deepEqual((await run({ ...deletion, apiVersion: PLUGINS }, undefined, [cachedOwn])).calls, ["delete SchedulerPluginsPodGroup mnist uid g-2"]);
+  // A group the controller does not know: the action fails.
+  assert.match((await run({ ...deletion, apiVersion: "scheduling.example.com/v1" }, undefined)).error, /a PodGroup of scheduling\.example\.com\/v1, which this controller does not know/);
 });
 
 test("a service deleted from a running job is made again once: the next pass waits for the cache to show it", async () => {
