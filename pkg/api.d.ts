@@ -3,7 +3,7 @@
 // (dist/types.d.ts); `text` holds the same functions over JSON text (dist/elasticjob_wasm.d.ts).
 import type {
   Constants, Container, Conversion, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ResourceFlavor, ScalePlan,
-  PriorityClassRef, Service, SparseClusterSpec, SummaryRow, Validation, Workload,
+  PodGroup, PriorityClassRef, Service, SparseClusterSpec, SummaryRow, Validation, Workload,
 } from "./dist/types.js";
 
 export { ElasticJobError } from "./dist/elasticjob_wasm.js";
@@ -101,7 +101,10 @@ export function syncJobState(job: ElasticJob, replicaType: ReplicaType, pods: Po
  * `queue` (a host that runs with Kueue), the core's `controller_pass_queued`: a job labelled
  * `kueue.x-k8s.io/queue-name` gets its Workload, waits suspended until Kueue admits it, runs on
  * what the admission gives, stops when evicted, and finishes its Workload; a job without the
- * label is planned as without `queue`.
+ * label is planned as without `queue`. `podGroup` is the job's PodGroup as observed, for a job
+ * with a gang scheduler (`options.gangSchedulerName`, or a replica's `BatchScheduler: volcano`):
+ * the pass makes it before any pod and keeps it to the job's plan, and with Volcano makes no task
+ * pod until the PodGroup has left `Pending`.
  */
 export function controllerPass(
   job: ElasticJob | null | undefined,
@@ -111,6 +114,7 @@ export function controllerPass(
   now: string | Date,
   options?: Options | null,
   queue?: QueueState | null,
+  podGroup?: PodGroup | null,
 ): Plan;
 
 /**

@@ -85,7 +85,7 @@ export function syncJobState(job, replicaType, pods, now) {
   return parse(text.syncJobState(json(job, ""), json(replicaType, "replicaType"), json(pods, "pods"), json(now, "now")));
 }
 
-export function controllerPass(job, scalePlans, pods, services, now, options, queue) {
+export function controllerPass(job, scalePlans, pods, services, now, options, queue, podGroup) {
   return parse(
     text.controllerPass(
       json(job, ""),
@@ -95,6 +95,7 @@ export function controllerPass(job, scalePlans, pods, services, now, options, qu
       json(now, "now"),
       opt(options, "options"),
       opt(queue, "queue"),
+      opt(podGroup, "podGroup"),
     ),
   );
 }

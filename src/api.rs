@@ -171,6 +171,9 @@ pub enum JobConditionType {
     /// A queued job's current scale plan asks for more pods of a type than Kueue admitted: the
     /// rest are not made. Set beside the phase, never as it.
     QuotaLimited,
+    /// The job's Volcano PodGroup has not been admitted (it is missing or `Pending`): no task pod
+    /// is made until Volcano admits the whole gang. Set beside the phase, never as it.
+    GangPending,
 }
 
 impl JobConditionType {
@@ -186,6 +189,7 @@ impl JobConditionType {
             JobConditionType::Scaling => "Scaling",
             JobConditionType::Suspended => "Suspended",
             JobConditionType::QuotaLimited => "QuotaLimited",
+            JobConditionType::GangPending => "GangPending",
         }
     }
 }
@@ -282,6 +286,35 @@ pub struct RunPolicy {
     /// pod) before the job fails (`BackoffLimitExceeded`). Absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backoff_limit: Option<i32>,
+    /// How a gang scheduler places the job's task pods together (Kubeflow's `SchedulingPolicy`):
+    /// read only when the job has a gang scheduler (the controller's `--gang-scheduler-name`, or a
+    /// replica's `BatchScheduler: volcano`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling_policy: Option<SchedulingPolicy>,
+}
+
+/// Kubeflow's `SchedulingPolicy` (training-operator v1.9): the same field names and meaning, so a
+/// TFJob's block works unchanged. Every field is optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulingPolicy {
+    /// The PodGroup's `minMember`: the fewest task pods placed at once. Absent: every PS, the
+    /// chief, the evaluator and the workers of the job's current plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_available: Option<i32>,
+    /// Volcano's queue of the PodGroup. Absent: `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    /// The PodGroup's `minResources`. Absent: what the `minMember` pods request together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_resources: Option<ResourceList>,
+    /// Volcano's priority class of the PodGroup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_class: Option<String>,
+    /// scheduler-plugins': how long the group's pods wait at the Permit stage for the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_timeout_seconds: Option<i32>,
 }
 
 /// Which of a finished job's pods are deleted (Kubeflow's `CleanPodPolicy`).
@@ -322,7 +355,8 @@ pub struct ReplicaSpec {
     /// `high`, `low`, or a fraction such as `0.5` (that share of the replicas gets high priority).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<String>,
-    /// The batch scheduler (`default`, `volcano`); the key is capitalised upstream.
+    /// The batch scheduler: `default`, or `volcano` for Volcano's gang (the key is capitalised
+    /// upstream). One replica saying `volcano` gives the whole job Volcano's PodGroup.
     #[serde(rename = "BatchScheduler", default, skip_serializing_if = "Option::is_none")]
     pub batch_scheduler: Option<String>,
 }

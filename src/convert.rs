@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::api::{
     self, CleanPodPolicy, DistributionStrategy, ElasticJob, ElasticJobSpec, ReplicaSpec, ReplicaType, RestartPolicy,
-    RunPolicy,
+    RunPolicy, SchedulingPolicy,
 };
 use crate::error::{Code, Error, Problem, Result, into_result};
 use crate::{naming, parse, validate};
@@ -95,7 +95,7 @@ struct TfRunPolicy {
     #[serde(default)]
     backoff_limit: Option<i32>,
     #[serde(default)]
-    scheduling_policy: Option<Value>,
+    scheduling_policy: Option<SchedulingPolicy>,
     #[serde(default)]
     suspend: Option<bool>,
     #[serde(default)]
@@ -336,7 +336,8 @@ fn tfjob_ports(template: &PodTemplateSpec, port: i32, path: &str, notes: &mut Ve
     }
 }
 
-/// The run policy: its four common fields carried, `cleanPodPolicy` written as `None` when absent
+/// The run policy: its five common fields carried (`schedulingPolicy` as Kubeflow reads it: only
+/// when the controller runs a gang scheduler), `cleanPodPolicy` written as `None` when absent
 /// (`SetDefaults_TFJob`), `suspend` moved to `spec.suspend`, and what has no equivalent noted.
 fn run_policy_of(tf: Option<&TfRunPolicy>, notes: &mut Vec<Note>) -> RunPolicy {
     let tf_default = TfRunPolicy::default();
@@ -354,12 +355,6 @@ fn run_policy_of(tf: Option<&TfRunPolicy>, notes: &mut Vec<Note>) -> RunPolicy {
             "counts the task pods that failed (each relaunched as a new pod), where Kubeflow counts container restarts",
         ));
     }
-    if tf.scheduling_policy.is_some() {
-        notes.push(note(
-            "spec.runPolicy.schedulingPolicy",
-            "not carried: an ElasticJob has no scheduling policy; a job waits for quota with Kueue through its `kueue.x-k8s.io/queue-name` label",
-        ));
-    }
     if let Some(manager) = &tf.managed_by {
         notes.push(note(
             "spec.runPolicy.managedBy",
@@ -371,6 +366,7 @@ fn run_policy_of(tf: Option<&TfRunPolicy>, notes: &mut Vec<Note>) -> RunPolicy {
         ttl_seconds_after_finished: tf.ttl_seconds_after_finished,
         active_deadline_seconds: tf.active_deadline_seconds,
         backoff_limit: tf.backoff_limit,
+        scheduling_policy: tf.scheduling_policy.clone(),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::api::{
     ScalePlan, ScaleSpec,
 };
 use crate::error::{Code, Error, Result};
+use crate::podgroup::{self, Gang};
 use crate::{naming, pod};
 
 /// The replica spec a type's pods are made from: its own, or the worker's for a chief (upstream
@@ -61,6 +62,17 @@ pub fn clean_pod_policy(job: &ElasticJob) -> CleanPodPolicy {
 /// The job's `spec.runPolicy`, when it gives one.
 pub fn run_policy(job: &ElasticJob) -> Option<&RunPolicy> {
     job.spec.run_policy.as_ref()
+}
+
+/// The gang scheduler of the job's pods: the one the controller names (`configured`, its
+/// `--gang-scheduler-name`), else Volcano when a replica says `BatchScheduler: volcano` (DLRover's
+/// key), else none: the pods go to the scheduler their templates name.
+pub fn gang(job: &ElasticJob, configured: Option<&str>) -> Option<Gang> {
+    if let Some(name) = configured.filter(|n| !n.is_empty()) {
+        return Some(Gang::named(name));
+    }
+    let volcano = job.spec.replica_specs.values().any(|s| s.batch_scheduler.as_deref() == Some(podgroup::VOLCANO));
+    volcano.then_some(Gang::Volcano)
 }
 
 /// The job's namespace, `None` when it names none (a manifest not applied yet).

@@ -49,12 +49,12 @@
 //! | 9 | [`mod@reconcile`] | the public controller operations and the state-machine docs |
 //! | 8 | `render`, [`admission`], [`view`] | previews ([`render()`], [`tf_config()`], [`summary()`]); the admission review; a job's state for people |
 //! | 7 | `planner`, [`convert`] | the planner: scaling, the job's lifecycle, the job's services, the controller's pass; a Kubeflow TFJob as an ElasticJob |
-//! | 6 | [`parse`], [`queue`] | reading inputs with field paths, then validating them; a queued job's Kueue Workload and what its admission adds |
+//! | 6 | [`parse`], [`queue`], [`gang`] | reading inputs with field paths, then validating them; a queued job's Kueue Workload and what its admission adds; a gang-scheduled job's PodGroup |
 //! | 5 | [`validate`], `template` | every check and every bound; the pods and services the operator makes ([`Options`]) |
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
 //! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
-//! | 1 | [`api`], `reader`, `observed`, [`workload`] | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor |
+//! | 1 | [`api`], `reader`, `observed`, [`workload`], [`podgroup`] | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor; the gang schedulers' PodGroup |
 //! | 0 | [`error`], `quantity` | the error type; Kubernetes quantities |
 //!
 //! Modules without a link are the crate's own; what a user needs of them is at the crate root.
@@ -69,6 +69,7 @@ pub mod admission;
 pub mod api;
 pub mod convert;
 pub mod error;
+pub mod gang;
 mod job;
 mod naming;
 mod observed;
@@ -76,6 +77,7 @@ pub mod parse;
 mod plan;
 mod planner;
 mod pod;
+pub mod podgroup;
 mod quantity;
 pub mod queue;
 mod reader;
@@ -103,6 +105,8 @@ pub use naming::{
     LABEL_RESTART_COUNT, LABEL_SCALE_PLAN_JOB, LABEL_SCALE_TYPE, SCALE_TYPE_AUTO,
 };
 pub use plan::{Action, Cause, Event, List, Object, Phase, PhaseKind, PhaseMode, Plan, SummaryRow};
+pub use planner::Gates;
+pub use podgroup::PodGroup;
 pub use queue::QueueState;
 pub use reconcile::{
     controller_pass, controller_pass_queued, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,

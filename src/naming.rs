@@ -415,7 +415,7 @@ pub const JOB_KEY_FIELDS: [&[&str]; 5] =
 
 /// The job an object belongs to, as `namespace/name` (the namespace empty when it names none): an
 /// ElasticJob's own, a ScalePlan's job (its `spec.ownerJob`, else its `elasticjob-name` label), a
-/// pod's, service's or Kueue Workload's job-name label. `None` for an object of no job. `object` is the object as
+/// pod's, service's, Kueue Workload's or PodGroup's job-name label. `None` for an object of no job. `object` is the object as
 /// JSON (a host's cache entry), read by its `kind`; it reads [`JOB_KEY_FIELDS`] only.
 pub fn job_key(object: &serde_json::Value) -> Option<String> {
     let metadata = object.get("metadata")?;
@@ -428,7 +428,7 @@ pub fn job_key(object: &serde_json::Value) -> Option<String> {
             .and_then(|s| field(s, "ownerJob"))
             .filter(|o| !o.is_empty())
             .or_else(|| metadata.get("labels").and_then(|l| field(l, LABEL_SCALE_PLAN_JOB))),
-        "Pod" | "Service" | crate::workload::KIND_WORKLOAD => {
+        "Pod" | "Service" | crate::workload::KIND_WORKLOAD | crate::podgroup::KIND_POD_GROUP => {
             metadata.get("labels").and_then(|l| field(l, LABEL_JOB_NAME))
         }
         _ => None,

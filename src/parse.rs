@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::api::{self, ElasticJob, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, Step, into_result};
 use crate::observed::{ObservedPod, ObservedService};
+use crate::podgroup::PodGroup;
 use crate::workload::{ResourceFlavor, Workload};
 use crate::{reader, validate};
 
@@ -167,6 +168,16 @@ fn observed<T: DeserializeOwned>(value: Value, root: &str, bound: fn(usize) -> R
 pub fn workload(value: Value) -> Result<Workload> {
     let (workload, _unknown) = from_value(value).map_err(|e| e.prefixed("workload"))?;
     Ok(workload)
+}
+
+/// Reads a gang scheduler's PodGroup as observed (Volcano's or scheduler-plugins'; fields the
+/// core does not use are ignored).
+///
+/// # Errors
+/// A field of the wrong type, at its path under `podGroup`.
+pub fn pod_group(value: Value) -> Result<PodGroup> {
+    let (pod_group, _unknown) = from_value(value).map_err(|e| e.prefixed("podGroup"))?;
+    Ok(pod_group)
 }
 
 /// Reads the ResourceFlavors a host observed: a JSON array or a `List` with `items`.

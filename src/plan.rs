@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};
 use crate::error::Problem;
 use crate::observed::{ObservedPod, ObservedService};
+use crate::podgroup::PodGroup;
 use crate::reader;
 use crate::workload::{Workload, WorkloadCondition};
 
@@ -123,6 +124,31 @@ pub enum Action {
         /// Why, for programs.
         cause: Cause,
     },
+    /// Create this PodGroup (a gang scheduler's: its `apiVersion` says which), or, when one of that
+    /// name exists, replace its spec with this one (a JSON merge patch of `spec`). Planned before
+    /// any pod of the job, and again when the job's plan changes what its gang needs.
+    CreateOrUpdatePodGroup {
+        /// The whole PodGroup.
+        pod_group: Box<PodGroup>,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
+    /// Delete the job's PodGroup: the job has finished. One already gone is not an error.
+    DeletePodGroup {
+        /// The PodGroup's namespace (the job's), when the job names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        /// The PodGroup's name (the job's).
+        name: String,
+        /// Its `apiVersion`, which says whose PodGroup it is.
+        api_version: String,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
     /// Set the job's `spec.suspend` (a merge patch of the job): a queued job is suspended until
     /// its Workload is admitted, and again when Kueue evicts it.
     SetJobSuspend {
@@ -215,6 +241,9 @@ pub enum Cause {
     /// A queued job's place in Kueue: its Workload, its suspension as the admission says, the
     /// Workload's status, a plan beyond what was admitted.
     Queue,
+    /// A gang-scheduled job's PodGroup: made before its pods, kept to its plan, deleted once the
+    /// job has finished.
+    Gang,
     /// The job's `spec.runPolicy.activeDeadlineSeconds` has passed: the job fails and its running
     /// pods are stopped.
     Deadline,
@@ -259,8 +288,9 @@ impl Event {
 pub enum PhaseKind {
     /// The job's orphans adopted first: the rest of the plan counts them as the job's.
     Adopt,
-    /// A queued job's Workload and its `spec.suspend` first: a job is started only once its
-    /// unsuspend is written, and stopped with its suspend.
+    /// A queued job's Workload and its `spec.suspend`, and a gang-scheduled job's PodGroup, first:
+    /// a job is started only once its unsuspend is written, and stopped with its suspend; a task
+    /// pod is made only once its PodGroup exists.
     Queue,
     /// Then services: a pod whose service is missing would have no address, while a service
     /// without its pod is made whole by the next pass.
@@ -307,10 +337,14 @@ impl Action {
     pub fn phase(&self) -> PhaseKind {
         match self {
             Action::AdoptPod { .. } => PhaseKind::Adopt,
-            Action::CreateOrUpdateWorkload { .. } | Action::SetJobSuspend { .. } => PhaseKind::Queue,
+            Action::CreateOrUpdateWorkload { .. }
+            | Action::SetJobSuspend { .. }
+            | Action::CreateOrUpdatePodGroup { .. } => PhaseKind::Queue,
             Action::CreateOrUpdateService { .. } => PhaseKind::Services,
             Action::CreatePod { .. } => PhaseKind::CreatePods,
-            Action::DeletePod { .. } | Action::DeleteService { .. } => PhaseKind::Deletions,
+            Action::DeletePod { .. } | Action::DeleteService { .. } | Action::DeletePodGroup { .. } => {
+                PhaseKind::Deletions
+            }
             Action::SetJobStatus { .. }
             | Action::SetScalePlanStatus { .. }
             | Action::SetWorkloadStatus { .. }
@@ -332,6 +366,8 @@ impl Action {
             | Action::CreateOrUpdateWorkload { cause, .. }
             | Action::SetJobSuspend { cause, .. }
             | Action::SetWorkloadStatus { cause, .. }
+            | Action::CreateOrUpdatePodGroup { cause, .. }
+            | Action::DeletePodGroup { cause, .. }
             | Action::DeleteJob { cause, .. }
             | Action::RecordEvent { cause, .. } => *cause,
         }
@@ -507,6 +543,8 @@ pub enum Object {
     Pod(Box<Pod>),
     /// A service.
     Service(Box<Service>),
+    /// The PodGroup of a gang-scheduled job.
+    PodGroup(Box<PodGroup>),
 }
 
 /// Read by its `kind`, through the same reader as every other input (an untagged enum would try
@@ -522,8 +560,9 @@ impl<'de> Deserialize<'de> for Object {
             Some("Service") => {
                 read_item::<ObservedService, D::Error>(value).map(|s| Object::Service(Box::new(s.into())))
             }
+            Some("PodGroup") => read_item::<PodGroup, D::Error>(value).map(|g| Object::PodGroup(Box::new(g))),
             other => Err(D::Error::custom(format!(
-                "an item of kind {other:?}: a rendered List holds only Pods and Services"
+                "an item of kind {other:?}: a rendered List holds only Pods, Services and a PodGroup"
             ))),
         }
     }
@@ -545,7 +584,8 @@ pub struct List {
     pub api_version: String,
     /// Always `List`.
     pub kind: String,
-    /// The objects: the master pod and service, then each task type's pods and services.
+    /// The objects: the PodGroup of a gang-scheduled job, the master pod and service, then each
+    /// task type's pods and services.
     pub items: Vec<Object>,
 }
 
@@ -649,6 +689,8 @@ mod tests {
         assert!(matches!(list.items.as_slice(), [Object::Service(s), Object::Pod(p)]
             if s.metadata.name.as_deref() == Some("s") && p.metadata.name.as_deref() == Some("p")));
         let bad = r#"{"apiVersion":"v1","kind":"List","items":[{"kind":"ConfigMap"}]}"#;
-        assert!(serde_json::from_str::<List>(bad).unwrap_err().to_string().contains("only Pods and Services"));
+        assert!(
+            serde_json::from_str::<List>(bad).unwrap_err().to_string().contains("only Pods, Services and a PodGroup")
+        );
     }
 }

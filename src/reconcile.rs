@@ -90,10 +90,9 @@ use crate::api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::{Result, into_result};
 use crate::job;
 use crate::plan::Plan;
-use crate::planner::{self, Planner};
-use crate::queue::QueueState;
+use crate::planner::{self, Gates, Planner};
 use crate::template::Options;
-use crate::validate;
+use crate::{gang, validate};
 
 /// Creates, deletes and migrates the pods of one type so the job matches the scale plan
 /// (upstream's `ReconcilePods`; see the module docs). For the master type: creates the master
@@ -259,14 +258,25 @@ pub fn controller_pass(
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
-    controller_pass_queued(job, plans, pods, services, None, now, options)
+    controller_pass_queued(job, plans, pods, services, Gates::default(), now, options)
 }
 
-/// [`controller_pass`] for a host that runs beside Kueue: `queue` is what it observed of Kueue for
-/// the job ([`QueueState`]: the job's Workload, the ResourceFlavors its admission names, the value
-/// of the job's priority class). `None` is [`controller_pass`]: the queue label is not looked at.
-/// For a job without the [`queue-name`](crate::workload::LABEL_QUEUE_NAME) label the plan is
+/// [`controller_pass`] for a host that runs beside Kueue or a gang scheduler: `gates` is what it
+/// observed of them for the job ([`Gates`]). Its `queue` is Kueue's state
+/// ([`crate::QueueState`]: the job's Workload, the ResourceFlavors its admission names, the value
+/// of the job's priority class); `None` is [`controller_pass`]'s: the queue label is not looked
+/// at. For a job without the [`queue-name`](crate::workload::LABEL_QUEUE_NAME) label the plan is
 /// [`controller_pass`]'s whatever `queue` says.
+///
+/// A job with a gang scheduler (`options.gangSchedulerName`, else Volcano for a job whose replicas
+/// say `BatchScheduler: volcano`; [`crate::gang`] says who is in the gang and why) gets its
+/// PodGroup ([`crate::gang::pod_group`]) made in the plan's first phase, before any pod, and
+/// replaced when the job's plan changes what the gang needs (`gates.pod_group` is the PodGroup as
+/// observed); every pod of the job goes to that scheduler, each task pod naming the group. With
+/// Volcano, no task pod is made while the PodGroup is missing or `Pending` (Volcano has not
+/// admitted the gang; the master runs, and the plan waits `Scaling`), and the job's `GangPending`
+/// condition says why; it turns false once the pods come. A job that has finished deletes its
+/// PodGroup. A job at odds with the gang scheduler is refused ([`crate::gang::check`]).
 ///
 /// A queued job runs only while its Workload is admitted (`Admitted` true, an admission, not
 /// `Evicted`, not `spec.active: false`); otherwise it is planned as a job with `spec.suspend: true`
@@ -296,13 +306,14 @@ pub fn controller_pass_queued(
     plans: &[ScalePlan],
     pods: &[Pod],
     services: &[Service],
-    queue: Option<&QueueState<'_>>,
+    gates: Gates<'_>,
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
     let mut problems = Vec::new();
     if let Some(job) = job {
         problems.extend(validate::validate_job(job));
+        problems.extend(gang::check(job, options));
     }
     if problems.is_empty() {
         let current = job.and_then(|j| j.status.as_ref()).and_then(|s| s.scale_plan.as_deref());
@@ -325,7 +336,7 @@ pub fn controller_pass_queued(
         }
     }
     into_result(problems)?;
-    let plan = planner::controller_pass(job, plans, pods, services, queue, now, options)?;
+    let plan = planner::controller_pass(job, plans, pods, services, gates, now, options)?;
     Ok(match options.max_pod_creates {
         Some(max) => plan.capped(max),
         None => plan,

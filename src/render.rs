@@ -7,13 +7,15 @@ use crate::api::{self, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Error, Result};
 use crate::plan::{Action, List, Object, SummaryRow};
 use crate::planner::Planner;
+use crate::podgroup::{KIND_POD_GROUP, PodGroup};
 use crate::template::Options;
 use crate::tfconfig::{ClusterLayout, TfConfig};
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
-use crate::{job, naming, pod};
+use crate::{gang, job, naming, pod};
 
 /// Every object the job will have once `scale_plan` (by default its first plan,
-/// [`initial_scale_plan`](crate::initial_scale_plan)) has run on an empty cluster: the master pod and service, then each task
+/// [`initial_scale_plan`](crate::initial_scale_plan)) has run on an empty cluster: the PodGroup of
+/// a job with a gang scheduler ([`crate::gang`]), the master pod and service, then each task
 /// type's pods and services.
 ///
 /// # Errors
@@ -34,6 +36,7 @@ pub fn render_summary(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options:
 fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options, tf_configs: bool) -> Result<List> {
     validate::check_job_and_plan(job, scale_plan)?;
     let plan = job::plan_or_initial(job, scale_plan);
+    let pod_group = gang::pod_group(job, &plan, options).map(|g| Object::PodGroup(Box::new(g)));
     let mut planner = Planner::new(job, options, &[], &plan)?;
     if !tf_configs {
         planner.without_tf_config_values();
@@ -52,15 +55,12 @@ fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options,
             ),
         ));
     }
-    let items = planner
-        .into_actions()
-        .into_iter()
-        .filter_map(|a| match a {
-            Action::CreatePod { pod, .. } => Some(Object::Pod(pod)),
-            Action::CreateOrUpdateService { service, .. } => Some(Object::Service(service)),
-            _ => None,
-        })
-        .collect();
+    let made = planner.into_actions().into_iter().filter_map(|a| match a {
+        Action::CreatePod { pod, .. } => Some(Object::Pod(pod)),
+        Action::CreateOrUpdateService { service, .. } => Some(Object::Service(service)),
+        _ => None,
+    });
+    let items = pod_group.into_iter().chain(made).collect();
     Ok(List::new(items))
 }
 
@@ -132,6 +132,16 @@ pub fn summary(list: &List) -> Vec<SummaryRow> {
                     task,
                 }
             }
+            Object::PodGroup(group) => SummaryRow {
+                kind: KIND_POD_GROUP.to_owned(),
+                name: group.metadata.name.clone().unwrap_or_default(),
+                replica_type: None,
+                rank: None,
+                cpu: requested(group, "cpu"),
+                memory: requested(group, "memory"),
+                port: None,
+                task: None,
+            },
             Object::Service(service) => {
                 let selector = service.spec.as_ref().and_then(|s| s.selector.as_ref());
                 let get = |k: &str| selector.and_then(|l| l.get(k));
@@ -149,4 +159,9 @@ pub fn summary(list: &List) -> Vec<SummaryRow> {
             }
         })
         .collect()
+}
+
+/// What a PodGroup's `minResources` holds of a resource.
+fn requested(group: &PodGroup, resource: &str) -> Option<String> {
+    group.spec.min_resources.as_ref()?.get(resource).map(|q| q.0.clone())
 }

@@ -15,6 +15,9 @@
 //! name label, as its pods) and every `ResourceFlavor`, and [`Store::controller_pass_queued`] is
 //! [`crate::controller_pass_queued`] over them: the job's Workload (the one named after it) and
 //! the flavours its admission names.
+//!
+//! For a host that runs gang schedulers, the store keeps each job's `PodGroup` (by the job's name
+//! label) and every pass reads the one named after the job ([`crate::Gates::pod_group`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -28,6 +31,8 @@ use crate::api::{ElasticJob, KIND_SCALE_PLAN, ScalePlan};
 use crate::error::{Error, Result, into_result};
 use crate::observed::{ObservedPod, ObservedService};
 use crate::plan::Plan;
+use crate::planner::Gates;
+use crate::podgroup::{KIND_POD_GROUP, PodGroup};
 use crate::queue::{self, QueueState};
 use crate::template::Options;
 use crate::workload::{KIND_WORKLOAD, ResourceFlavor, Workload};
@@ -43,6 +48,7 @@ enum Kind {
     Pod,
     Service,
     Workload,
+    PodGroup,
 }
 
 impl Kind {
@@ -52,6 +58,7 @@ impl Kind {
             "Pod" => Some(Kind::Pod),
             "Service" => Some(Kind::Service),
             KIND_WORKLOAD => Some(Kind::Workload),
+            KIND_POD_GROUP => Some(Kind::PodGroup),
             _ => None,
         }
     }
@@ -183,11 +190,16 @@ struct Objects {
     pods: Kept<Pod>,
     services: Kept<Service>,
     workloads: Kept<Workload>,
+    pod_groups: Kept<PodGroup>,
 }
 
 impl Objects {
     fn is_empty(&self) -> bool {
-        self.plans.is_empty() && self.pods.is_empty() && self.services.is_empty() && self.workloads.is_empty()
+        self.plans.is_empty()
+            && self.pods.is_empty()
+            && self.services.is_empty()
+            && self.workloads.is_empty()
+            && self.pod_groups.is_empty()
     }
 }
 
@@ -281,7 +293,8 @@ impl Store {
         Store::default()
     }
 
-    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod`, `Service` or `Workload`; as
+    /// Keeps an object added or changed, of `kind` (`ScalePlan`, `Pod`, `Service`, `Workload` or
+    /// `PodGroup`, of either gang scheduler; as
     /// JSON, its `kind` field set to it: a list's items come without one), read now, under the job
     /// it belongs to ([`crate::job_key`]), in the place of the one of its name; one of no job, or of
     /// another kind, is not kept (and its earlier version, if one was kept, goes). Returns the job
@@ -317,6 +330,7 @@ impl Store {
             Kind::Pod => objects.pods.put(name, observed_pod(object)),
             Kind::Service => objects.services.put(name, observed_service(object)),
             Kind::Workload => objects.workloads.put(name, observed(object)),
+            Kind::PodGroup => objects.pod_groups.put(name, observed(object)),
         }
         Some(key)
     }
@@ -340,6 +354,7 @@ impl Store {
             Kind::Pod => objects.pods.remove(name),
             Kind::Service => objects.services.remove(name),
             Kind::Workload => objects.workloads.remove(name),
+            Kind::PodGroup => objects.pod_groups.remove(name),
         }
         if objects.is_empty() {
             self.jobs.remove(key);
@@ -422,8 +437,16 @@ impl Store {
             &Overlaid { made: &overlay.services, fresh: &[], gone: &overlay.deleted_services },
             validate::check_observed_services,
         )?;
+        // The job's PodGroup: the one named after it (a host watches one gang scheduler's PodGroups
+        // per job; the core reads it only when its API group is the job's gang's).
+        let at = job.and_then(|j| objects.pod_groups.names.iter().position(|n| n == j.name()));
+        let pod_group = at.and_then(|i| objects.pod_groups.items.get(i));
+        if let Some(problem) = job.and_then(|j| objects.pod_groups.problems.get(j.name())) {
+            return Err(problem.clone().prefixed("podGroup"));
+        }
         let Some(priority) = queued else {
-            return reconcile::controller_pass(job, &plans, &pods, &services, now, options);
+            let gates = Gates { queue: None, pod_group };
+            return reconcile::controller_pass_queued(job, &plans, &pods, &services, gates, now, options);
         };
         let name = job.map(queue::workload_name);
         let kept = &objects.workloads;
@@ -433,7 +456,8 @@ impl Store {
         }
         let flavors: Vec<ResourceFlavor> = self.flavors.values().cloned().collect();
         let state = QueueState { workload: at.and_then(|i| kept.items.get(i)), flavors: &flavors, priority };
-        reconcile::controller_pass_queued(job, &plans, &pods, &services, Some(&state), now, options)
+        let gates = Gates { queue: Some(&state), pod_group };
+        reconcile::controller_pass_queued(job, &plans, &pods, &services, gates, now, options)
     }
 }
 

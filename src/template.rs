@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Result};
+use crate::podgroup::{self, Gang};
 use crate::tfconfig::{ClusterLayout, set_env};
 use crate::{job, naming, pod, quantity, workload};
 
@@ -51,6 +52,12 @@ pub struct Options {
     /// (docs/install.md has the Role it needs); None: the namespace's `default`, as upstream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_service_account: Option<String>,
+    /// The gang scheduler of every job's pods (training-operator's `--gang-scheduler-name`):
+    /// `volcano`, or the name scheduler-plugins' scheduler runs under. Each job then gets a
+    /// PodGroup and its pods that scheduler. None: only a job whose replicas say
+    /// `BatchScheduler: volcano` gets a gang (Volcano's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gang_scheduler_name: Option<String>,
 }
 
 fn default_master_image() -> String {
@@ -59,7 +66,12 @@ fn default_master_image() -> String {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { master_image: default_master_image(), max_pod_creates: None, master_service_account: None }
+        Options {
+            master_image: default_master_image(),
+            max_pod_creates: None,
+            master_service_account: None,
+            gang_scheduler_name: None,
+        }
     }
 }
 
@@ -81,6 +93,35 @@ pub struct TaskMeta {
     /// after the host, and a chief or evaluator lists itself there. `None`: the rank's own
     /// address, `<job>-edljob-<type>-<rank>:<port>`.
     pub service: Option<String>,
+}
+
+/// The job's gang scheduler under these options ([`job::gang`]).
+pub fn gang(job: &ElasticJob, options: &Options) -> Option<Gang> {
+    job::gang(job, options.gang_scheduler_name.as_deref())
+}
+
+/// Puts a pod of the job under its gang scheduler: the scheduler's name (when the template names
+/// none; [`crate::validate`] refuses one that names another) and, for a member of the job's
+/// PodGroup (a task pod: `member` is its type), the annotations or label that name the group.
+fn join_gang(pod: &mut Pod, job: &ElasticJob, gang: Option<&Gang>, member: Option<ReplicaType>) {
+    let Some(gang) = gang else { return };
+    let spec = pod.spec.get_or_insert_with(Default::default);
+    if spec.scheduler_name.as_deref().is_none_or(str::is_empty) {
+        spec.scheduler_name = Some(gang.scheduler_name().to_owned());
+    }
+    let Some(replica_type) = member else { return };
+    let group = job.name().to_owned();
+    match gang {
+        Gang::Volcano => {
+            let annotations = pod.metadata.annotations.get_or_insert_with(BTreeMap::new);
+            annotations.insert(podgroup::VOLCANO_GROUP_ANNOTATION.to_owned(), group);
+            annotations.insert(podgroup::VOLCANO_TASK_ANNOTATION.to_owned(), replica_type.as_str().to_owned());
+        }
+        Gang::SchedulerPlugins(_) => {
+            let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
+            labels.insert(podgroup::SCHEDULER_PLUGINS_GROUP_LABEL.to_owned(), group);
+        }
+    }
 }
 
 /// The controller owner reference to the job, or `None` when the job has no uid yet (a manifest
@@ -205,6 +246,9 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
             spec.service_account_name = Some(account.clone());
         }
     }
+    // On the gang scheduler, but not a member of the job's PodGroup: the master writes the plans
+    // that make the members, so a gang that waited for it and them together would never start.
+    join_gang(&mut pod, job, gang(job, options).as_ref(), None);
     let namespace = job::namespace(job);
     let container = first_container(&mut pod, ReplicaType::DlroverMaster)?;
     if container.image.as_deref().is_none_or(str::is_empty) {
@@ -326,10 +370,12 @@ pub(crate) struct PodFactory<'a> {
     rdzv_ip: Option<String>,
     /// Whether `TF_CONFIG` gets its value; a summary needs only to know a pod has one.
     tf_config_values: bool,
+    /// The job's gang scheduler, whose PodGroup every task pod joins.
+    gang: Option<Gang>,
 }
 
 impl<'a> PodFactory<'a> {
-    pub(crate) fn new(job: &'a ElasticJob, plan: &ScalePlan, pods: &[Pod]) -> Self {
+    pub(crate) fn new(job: &'a ElasticJob, plan: &ScalePlan, pods: &[Pod], gang: Option<Gang>) -> Self {
         let rdzv_ip = pods
             .iter()
             .filter(|p| pod::pod_type(p) == Some(ReplicaType::Worker))
@@ -345,7 +391,7 @@ impl<'a> PodFactory<'a> {
                 && !pod::is_terminating(p)
         });
         let layout = ClusterLayout::with_live_chief(job, plan, live_chief);
-        PodFactory { job, layout, rdzv_ip, tf_config_values: true }
+        PodFactory { job, layout, rdzv_ip, tf_config_values: true, gang }
     }
 
     /// Pods made from now on get an empty `TF_CONFIG`: for a summary, which shows a pod's task
@@ -381,6 +427,7 @@ impl<'a> PodFactory<'a> {
         tf_config: Option<String>,
     ) -> Result<Pod> {
         let mut pod = task_pod_from_template(self.job, replica_type, meta)?;
+        join_gang(&mut pod, self.job, self.gang.as_ref(), Some(replica_type));
         let container = first_container(&mut pod, replica_type)?;
         match self.job.strategy() {
             DistributionStrategy::ParameterServerStrategy => {

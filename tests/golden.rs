@@ -67,7 +67,8 @@ fn render_summary_is_the_summary_of_render() {
         }
         let Ok(job) = elasticjob::parse::job(input["job"].clone()) else { continue };
         let plan = input.get("scalePlan").map(|p| elasticjob::parse::scale_plan(p.clone()).unwrap());
-        let options = elasticjob::Options::default();
+        let options: elasticjob::Options =
+            input.get("options").map(|o| serde_json::from_value(o.clone()).unwrap()).unwrap_or_default();
         let full = elasticjob::render(&job, plan.as_ref(), &options).map(|l| elasticjob::summary(&l));
         assert_eq!(elasticjob::render_summary(&job, plan.as_ref(), &options), full);
         compared += 1;
@@ -93,9 +94,11 @@ fn a_pass_over_a_store_is_the_pass_over_its_objects() {
             continue;
         }
         let field = |k: &str| input.get(k).cloned().unwrap_or(json!([]));
-        let job = input.get("job").map(|j| elasticjob::parse::job(j.clone()).unwrap());
+        // A case whose job is refused has nothing to keep.
+        let Ok(job) = input.get("job").map(|j| elasticjob::parse::job(j.clone())).transpose() else { continue };
         let now = elasticjob::parse::time(input["now"].as_str().unwrap()).unwrap();
-        let options = elasticjob::Options::default();
+        let options: elasticjob::Options =
+            input.get("options").map(|o| serde_json::from_value(o.clone()).unwrap()).unwrap_or_default();
         let key = job.as_ref().map(|j| {
             format!(
                 "{}/{}",
@@ -115,7 +118,8 @@ fn a_pass_over_a_store_is_the_pass_over_its_objects() {
         let items = |v: Value| v.as_array().cloned().unwrap_or_default();
         let (plans, pods, services) = (items(field("scalePlans")), items(field("pods")), items(field("services")));
         // Only the objects of the job: a list may hold others, which the store keeps elsewhere.
-        for (kind, objects) in [("ScalePlan", &plans), ("Pod", &pods), ("Service", &services)] {
+        let groups: Vec<Value> = input.get("podGroup").cloned().into_iter().collect();
+        for (kind, objects) in [("ScalePlan", &plans), ("Pod", &pods), ("Service", &services), ("PodGroup", &groups)] {
             for object in objects {
                 store.put(kind, object.clone());
             }
@@ -127,7 +131,9 @@ fn a_pass_over_a_store_is_the_pass_over_its_objects() {
         let listed = elasticjob::parse::scale_plans(Value::Array(of_job("ScalePlan", &plans))).and_then(|plans| {
             let pods = elasticjob::parse::pods(Value::Array(of_job("Pod", &pods)))?;
             let services = elasticjob::parse::services(Value::Array(of_job("Service", &services)))?;
-            elasticjob::controller_pass(job.as_ref(), &plans, &pods, &services, &now, &options)
+            let pod_group = groups.first().map(|g| elasticjob::parse::pod_group(g.clone())).transpose()?;
+            let gates = elasticjob::Gates { queue: None, pod_group: pod_group.as_ref() };
+            elasticjob::controller_pass_queued(job.as_ref(), &plans, &pods, &services, gates, &now, &options)
         });
         let stored = store.controller_pass(&key, job.as_ref(), &Overlay::default(), &now, &options);
         assert_eq!(stored, listed, "{key}");

@@ -340,6 +340,7 @@ proptest! {
             let (kind, name) = match item {
                 elasticjob::Object::Pod(p) => ("Pod", p.metadata.name.clone()),
                 elasticjob::Object::Service(s) => ("Service", s.metadata.name.clone()),
+                elasticjob::Object::PodGroup(g) => ("PodGroup", g.metadata.name.clone()),
             };
             prop_assert!(names.insert((kind, name.clone())), "two {kind}s named {name:?}");
         }

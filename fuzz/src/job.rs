@@ -77,6 +77,7 @@ fn rendered(job: &ElasticJob, plan: Option<&ScalePlan>, list: &elasticjob::List)
         let (kind, name) = match item {
             Object::Pod(p) => ("Pod", p.metadata.name.clone()),
             Object::Service(s) => ("Service", s.metadata.name.clone()),
+            Object::PodGroup(g) => ("PodGroup", g.metadata.name.clone()),
         };
         assert!(names.insert((kind, name.clone())), "render gave two {kind}s named {name:?}");
     }

@@ -45,7 +45,7 @@ function dispatch(api, input) {
     case "reconcileScalePlan":
       return api.reconcileScalePlan(input.scalePlan, input.job, now);
     case "controllerPass":
-      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, input.services ?? [], now, input.options, input.queue);
+      return api.controllerPass(input.job ?? null, input.scalePlans ?? [], pods, input.services ?? [], now, input.options, input.queue, input.podGroup);
     case "workload":
       return api.workload(job, input.options, input.priority);
     case "suspendWhenQueued":

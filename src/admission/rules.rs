@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::{Settings, pod_security};
 use crate::api::{DistributionStrategy, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Problem, join};
-use crate::queue;
 use crate::template::{self, Options};
 use crate::workload::LABEL_QUEUE_NAME;
+use crate::{podgroup, queue};
 
 impl Settings {
     /// The settings checks of a job as created, each problem at its field path (empty when it
@@ -105,6 +105,9 @@ impl Settings {
         if self.require_queue_name {
             queue_label(&mut p, job, old);
         }
+        if let Some(allowed) = &self.allowed_gang_schedulers {
+            gang_schedulers(&mut p, job, allowed);
+        }
         p
     }
 
@@ -155,6 +158,36 @@ impl Settings {
             total(&mut p, "spec.replicaResourceSpecs", &counts, max, "the plan asks for");
         }
         p
+    }
+}
+
+/// `allowedGangSchedulers`: a replica's `BatchScheduler: volcano` asks for Volcano; a scheduling
+/// policy asks for a gang of whatever scheduler the controller runs, which an empty list refuses.
+fn gang_schedulers(p: &mut Vec<Problem>, job: &ElasticJob, allowed: &[String]) {
+    let listed = || {
+        let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+        if names.is_empty() { "none".to_owned() } else { quoted_list(&names, "and") }
+    };
+    for (replica_type, spec) in &job.spec.replica_specs {
+        let asked = spec.batch_scheduler.as_deref().filter(|s| *s == podgroup::VOLCANO);
+        if let Some(asked) = asked.filter(|a| !allowed.iter().any(|n| n == a)) {
+            p.push(Problem::new(
+                format!("spec.replicaSpecs.{replica_type}.BatchScheduler"),
+                Code::InvalidValue,
+                format!(
+                    "`{asked}` is not a gang scheduler this cluster allows (allowed: {}; policy setting allowedGangSchedulers)",
+                    listed()
+                ),
+            ));
+        }
+    }
+    let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref());
+    if policy.is_some() && allowed.is_empty() {
+        p.push(Problem::new(
+            "spec.runPolicy.schedulingPolicy",
+            Code::InvalidValue,
+            "this cluster allows no gang scheduler: leave the scheduling policy out (policy setting allowedGangSchedulers)",
+        ));
     }
 }
 

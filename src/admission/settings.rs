@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{PodSecurityLevel, utf8};
 use crate::api::DistributionStrategy;
 use crate::error::{Code, Error, Problem, Result, into_result};
-use crate::parse;
+use crate::{naming, parse};
 
 /// The settings of the admission policy: cluster rules on top of the core's validation. Every
 /// check is off unless its setting is given; `{}` checks nothing but the core's rules.
@@ -55,6 +55,12 @@ pub struct Settings {
     /// webhook has it, does not change it unless the job is suspended.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub require_queue_name: bool,
+    /// The gang schedulers a job may ask for, by scheduler name (`volcano`, the name
+    /// scheduler-plugins' scheduler runs under); empty: none. A replica's `BatchScheduler:
+    /// volcano` asks for `volcano`; a `spec.runPolicy.schedulingPolicy` asks for a gang, which an
+    /// empty list refuses. Absent: every job as the core allows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_gang_schedulers: Option<Vec<String>>,
 }
 
 impl Settings {
@@ -144,6 +150,15 @@ impl Settings {
                         "an empty prefix would allow every image: give a registry such as `registry.example.com/`",
                     ));
                 }
+            }
+        }
+        for (i, name) in self.allowed_gang_schedulers.iter().flatten().enumerate() {
+            if !naming::is_dns1123_subdomain(name) {
+                p.push(Problem::new(
+                    format!("allowedGangSchedulers[{i}]"),
+                    Code::InvalidName,
+                    format!("{name:?} is not a scheduler name: `volcano`, or the name scheduler-plugins' scheduler runs under (a DNS-1123 subdomain)"),
+                ));
             }
         }
         into_result(p)

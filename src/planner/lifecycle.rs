@@ -6,11 +6,11 @@ use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::kueue::Gate;
-use super::{ObservedServices, Planner, plan_status_action};
+use super::{Gates, ObservedServices, Planner, gang, plan_status_action};
 use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::Result;
 use crate::plan::{Action, Cause, Event, Plan};
-use crate::queue::{self, QueueState};
+use crate::queue;
 use crate::status::{self, update_status};
 use crate::template::Options;
 use crate::{job, naming, pod, template, validate};
@@ -55,6 +55,9 @@ impl<'a> Planner<'a> {
             self.clean_up(&status);
             self.expire(&status, now);
         }
+        if !matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
+            self.note_gang(&mut status, now);
+        }
         self.requeue(&status, now);
         self.set_job_status(&before, status);
         Ok(())
@@ -98,7 +101,8 @@ impl<'a> Planner<'a> {
                 JobConditionType::Succeeded
                 | JobConditionType::Failed
                 | JobConditionType::Suspended
-                | JobConditionType::QuotaLimited,
+                | JobConditionType::QuotaLimited
+                | JobConditionType::GangPending,
             ) => {
                 self.sync_all(status, now);
             }
@@ -243,13 +247,13 @@ impl<'a> Planner<'a> {
 }
 
 /// One pass of the controller over one job (see [`crate::reconcile::controller_pass`], and
-/// [`crate::reconcile::controller_pass_queued`] for `queue`).
+/// [`crate::reconcile::controller_pass_queued`] for `gates`).
 pub(crate) fn controller_pass(
     job: Option<&ElasticJob>,
     plans: &[ScalePlan],
     pods: &[Pod],
     services: &[Service],
-    queue: Option<&QueueState<'_>>,
+    gates: Gates<'_>,
     now: &Time,
     options: &Options,
 ) -> Result<Plan> {
@@ -272,7 +276,7 @@ pub(crate) fn controller_pass(
         return Ok(Plan::default());
     }
     // A queued job (with a host that tells Kueue's state) is planned as Kueue lets it run.
-    let mut gate = match queue {
+    let mut gate = match gates.queue {
         Some(queue) if queue::queue_name(job).is_some() => Some(Gate::new(job, queue, options)?),
         _ => None,
     };
@@ -329,7 +333,11 @@ pub(crate) fn controller_pass(
     let (jobs_pods, adoptions) = claim_pods(job, pods);
     actions.extend(adoptions);
     let layout_plan = job::plan_or_initial(job, current);
+    let finished = matches!(status_now.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
+    let (gang_actions, gang_wait) = gang::pod_group_pass(job, &layout_plan, options, gates.pod_group, finished);
+    actions.extend(gang_actions);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
+    planner.wait_for_gang(gang_wait);
     planner.note_planned_removals(waiting.iter().copied());
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
@@ -687,7 +695,8 @@ mod tests {
             named_plan("j-scaleplan-11", "2026-01-01T00:00:00Z", Some(4)),
         ];
         let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &[], None, &now, &options) else {
+        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &[], Gates::default(), &now, &options)
+        else {
             panic!("refused")
         };
         assert_eq!(
@@ -722,13 +731,17 @@ mod tests {
         }]);
         let options = Options::default();
         let now = at("2026-01-01T00:00:00Z");
-        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &[], None, &now, &options) else { panic!("refused") };
+        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &[], Gates::default(), &now, &options) else {
+            panic!("refused")
+        };
         // The old job's master is not this job's: it gets its own.
         assert_eq!(
             plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
             [naming::master_name("j")]
         );
-        let Ok(owned) = controller_pass(Some(&j), &[], &[orphan(master("Running"))], &[], None, &now, &options) else {
+        let Ok(owned) =
+            controller_pass(Some(&j), &[], &[orphan(master("Running"))], &[], Gates::default(), &now, &options)
+        else {
             panic!("refused")
         };
         assert!(owned.created_pods().next().is_none(), "an orphan master named as the job's is adopted: {owned:?}");
@@ -763,7 +776,9 @@ mod tests {
         let now = at("2026-01-01T00:01:00Z");
         let pods = [orphan(master("Running")), orphan(task(ReplicaType::Worker, 1, 1, "Running"))];
         let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], None, &now, &options) else { panic!("refused") };
+        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], Gates::default(), &now, &options) else {
+            panic!("refused")
+        };
         assert_eq!(
             adopted(&plan),
             [
@@ -810,7 +825,9 @@ mod tests {
             deleting,
         ];
         let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], None, &now, &options) else { panic!("refused") };
+        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], Gates::default(), &now, &options) else {
+            panic!("refused")
+        };
         assert!(adopted(&plan).is_empty(), "{plan:?}");
         // The finished job stops its own running worker only: the others are not its pods.
         let deleted: Vec<&str> = plan.deleted_pods().collect();

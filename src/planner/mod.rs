@@ -15,6 +15,7 @@
 //! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
 //! their input, make a planner, ask it for one decision and return its plan.
 
+mod gang;
 mod kueue;
 mod lifecycle;
 mod run_policy;
@@ -32,11 +33,25 @@ pub(crate) use services::ObservedServices;
 use crate::api::{
     DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
 };
-use crate::error::{Code, Error, Result};
+use crate::error::{Code, Error, Result, into_result};
 use crate::plan::{Action, Cause, Event, Plan};
+use crate::podgroup::PodGroup;
+use crate::queue::QueueState;
 use crate::template::{self, Options, PodFactory, TaskMeta};
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
+
+/// What a host observed of the schedulers that gate a job's pods, for
+/// [`crate::controller_pass_queued`]: Kueue's state, and the gang scheduler's PodGroup.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gates<'a> {
+    /// What the host observed of Kueue for the job, when it runs with Kueue; `None`: the
+    /// `queue-name` label is not looked at.
+    pub queue: Option<&'a QueueState<'a>>,
+    /// The job's PodGroup (named after the job, of its gang scheduler's API group) as the cluster
+    /// has it; `None` when there is none (yet), or the job has no gang scheduler.
+    pub pod_group: Option<&'a PodGroup>,
+}
 
 /// What a new pod id is for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -87,6 +102,9 @@ pub(crate) struct Planner<'a> {
     /// and message of its `Suspended` condition and of its pods' deletion; `None` for
     /// `spec.suspend` set by a person.
     hold: Option<kueue::Hold>,
+    /// Why the job's task pods wait for its gang scheduler (Volcano has not admitted its PodGroup):
+    /// none is made in this pass, and the job's `GangPending` condition says why.
+    gang_wait: Option<(&'static str, String)>,
     /// The cause of the job status this pass writes and what to tell once it is written, when not
     /// a plain status write (a run-policy limit that fails the job).
     status_write: Option<(Cause, Event)>,
@@ -111,6 +129,7 @@ impl<'a> Planner<'a> {
         layout_plan: &ScalePlan,
     ) -> Result<Self> {
         validate::check_observed_pods(pods.len())?;
+        into_result(crate::gang::check(job, options))?;
         let name = job.name();
         let mut by_type: BTreeMap<ReplicaType, Vec<&Pod>> = BTreeMap::new();
         let mut next_ids: BTreeMap<ReplicaType, i64> = BTreeMap::new();
@@ -137,7 +156,7 @@ impl<'a> Planner<'a> {
         Ok(Planner {
             job,
             options,
-            factory: PodFactory::new(job, layout_plan, pods),
+            factory: PodFactory::new(job, layout_plan, pods, template::gang(job, options)),
             pods: by_type,
             newest,
             names: pods.iter().map(pod::name).collect(),
@@ -159,6 +178,7 @@ impl<'a> Planner<'a> {
             deferred: false,
             targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
             hold: None,
+            gang_wait: None,
             status_write: None,
             requeue_at: None,
             planned_removals: BTreeSet::new(),
@@ -269,7 +289,7 @@ impl<'a> Planner<'a> {
         cause: Cause,
     ) -> Result<()> {
         let hosts = self.tf_hosts.saturating_add(self.factory.tf_config_hosts(replica_type, meta.rank));
-        if hosts > MAX_TF_CONFIG_HOSTS || self.deferred {
+        if hosts > MAX_TF_CONFIG_HOSTS || self.deferred || self.gang_wait.is_some() {
             self.deferred = true;
             return Ok(());
         }

@@ -511,8 +511,15 @@ mod tests {
         plan.metadata.labels = Some([(naming::LABEL_SCALE_TYPE.to_owned(), naming::SCALE_TYPE_AUTO.to_owned())].into());
         plan.spec.owner_job = Some("j".into());
         let now = at("2026-01-01T10:31:00Z");
-        let Ok(pass) = super::super::controller_pass(Some(&succeeded), &[plan], &pods, &[], None, &now, &options)
-        else {
+        let Ok(pass) = super::super::controller_pass(
+            Some(&succeeded),
+            &[plan],
+            &pods,
+            &[],
+            super::super::Gates::default(),
+            &now,
+            &options,
+        ) else {
             panic!("refused")
         };
         assert_eq!(deleted(&pass), planned);

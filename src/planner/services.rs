@@ -173,7 +173,8 @@ mod tests {
 
     fn pass(j: &ElasticJob, pods: &[k8s_openapi::api::core::v1::Pod], services: &[Service]) -> Plan {
         let now = Time(jiff::Timestamp::UNIX_EPOCH);
-        controller_pass(Some(j), &[], pods, services, None, &now, &Options::default()).unwrap_or_default()
+        controller_pass(Some(j), &[], pods, services, super::super::Gates::default(), &now, &Options::default())
+            .unwrap_or_default()
     }
 
     fn service_actions(plan: &Plan) -> Vec<(String, String)> {
@@ -280,7 +281,15 @@ mod tests {
         }
         let now = Time(jiff::Timestamp::UNIX_EPOCH);
         let observed = services(&j, &ALL);
-        let Ok(out) = controller_pass(Some(&j), &[plan], &pods(), &observed, None, &now, &Options::default()) else {
+        let Ok(out) = controller_pass(
+            Some(&j),
+            &[plan],
+            &pods(),
+            &observed,
+            super::super::Gates::default(),
+            &now,
+            &Options::default(),
+        ) else {
             panic!("refused")
         };
         assert_eq!(service_actions(&out), [("delete".into(), "j-edljob-worker-1".into())]);

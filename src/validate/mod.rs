@@ -158,6 +158,7 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
     if let Some(policy) = &job.spec.run_policy {
         run_policy(&mut p, policy);
     }
+    gang(&mut p, job);
     if p.is_empty() {
         // This needs a well-formed job: the pods a job starts with must fit its resourceLimits.
         let plan = job::initial_scale_plan(job);
@@ -269,6 +270,69 @@ fn run_policy(p: &mut Vec<Problem>, policy: &api::RunPolicy) {
     }
     non_negative(p, &join(path, "ttlSecondsAfterFinished"), policy.ttl_seconds_after_finished, "seconds");
     non_negative(p, &join(path, "backoffLimit"), policy.backoff_limit, "failed pods");
+}
+
+/// `spec.runPolicy.schedulingPolicy`: a `minAvailable` from 1 to the job's task replicas, a
+/// `minResources` of quantities, a queue and a priority class that are object names, a timeout of
+/// at least one second; and the replicas' `BatchScheduler`: `default` or `volcano`, the same for
+/// every task replica that names one (a gang is of the whole job).
+fn gang(p: &mut Vec<Problem>, job: &ElasticJob) {
+    let mut volcano = None;
+    for (replica_type, spec) in &job.spec.replica_specs {
+        let Some(value) = spec.batch_scheduler.as_deref() else { continue };
+        let path = format!("spec.replicaSpecs.{replica_type}.BatchScheduler");
+        match value {
+            "default" | "" => {}
+            crate::podgroup::VOLCANO => volcano = Some(path.clone()),
+            other => {
+                p.push(Problem::new(
+                    path,
+                    Code::InvalidValue,
+                    format!("`{other}` is not a batch scheduler: use `default` or `volcano`"),
+                ));
+                continue;
+            }
+        }
+        if let Some(volcano) = volcano.as_deref().filter(|_| matches!(value, "default" | "")) {
+            p.push(Problem::new(
+                path,
+                Code::Mismatch,
+                format!("`{volcano}` gives the job Volcano's gang, which places all its task pods; this replica cannot use the default scheduler"),
+            ));
+        }
+    }
+    let Some(policy) = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref()) else { return };
+    let path = "spec.runPolicy.schedulingPolicy";
+    if let Some(n) = policy.min_available {
+        let tasks = ReplicaType::TASKS.iter().filter_map(|t| job.declared_replica_spec(*t));
+        let total = tasks.fold(0i32, |n, s| n.saturating_add(s.replicas().max(0)));
+        if n < 1 || n > total {
+            p.push(Problem::new(
+                join(path, "minAvailable"),
+                Code::OutOfRange,
+                format!("{n}: the gang's minimum must be from 1 to the job's {total} task replicas"),
+            ));
+        }
+    }
+    if let Some(resources) = &policy.min_resources {
+        resource_list(p, &join(path, "minResources"), resources);
+    }
+    for (field, value) in [("queue", &policy.queue), ("priorityClass", &policy.priority_class)] {
+        if let Some(name) = value.as_deref().filter(|n| !naming::is_dns1123_subdomain(n)) {
+            p.push(Problem::new(
+                join(path, field),
+                Code::InvalidName,
+                format!("{name:?} is not an object name: a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)"),
+            ));
+        }
+    }
+    if let Some(n) = policy.schedule_timeout_seconds.filter(|n| *n < 1) {
+        p.push(Problem::new(
+            join(path, "scheduleTimeoutSeconds"),
+            Code::OutOfRange,
+            format!("{n} seconds: the timeout must be at least 1 second; leave it out for the scheduler's own"),
+        ));
+    }
 }
 
 fn non_negative(p: &mut Vec<Problem>, path: &str, n: Option<i32>, what: &str) {

@@ -90,13 +90,18 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
             let job = field("job").map(parse::job).transpose()?;
             let plans = parse::scale_plans(field("scalePlans").unwrap_or(json!([])))?;
             let services = parse::services(field("services").unwrap_or(json!([])))?;
+            // `podGroup` (the gang cases): the job's PodGroup as observed.
+            let pod_group = field("podGroup").map(parse::pod_group).transpose()?;
             // `queue` (the Kueue cases): {workload, resourceFlavors, priority}, each optional.
             let Some(queue) = field("queue") else {
-                return Ok(value(&elasticjob::controller_pass(
+                let gates = elasticjob::Gates { queue: None, pod_group: pod_group.as_ref() };
+                let pods = pods()?;
+                return Ok(value(&elasticjob::controller_pass_queued(
                     job.as_ref(),
                     &plans,
-                    &pods()?,
+                    &pods,
                     &services,
+                    gates,
                     &now()?,
                     &options,
                 )?));
@@ -111,7 +116,7 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
                 &plans,
                 &pods,
                 &services,
-                Some(&state),
+                elasticjob::Gates { queue: Some(&state), pod_group: pod_group.as_ref() },
                 &now()?,
                 &options,
             )?)

@@ -9,6 +9,7 @@ import mistakes from "../examples/mistakes.yaml";
 import psChiefEvaluator from "../examples/ps-chief-evaluator.yaml";
 import queuedJob from "../../examples/kueue-job.yaml";
 import tfJob from "../../examples/tfjob/run-policy.yaml";
+import gangJob from "../../examples/gang-job.yaml";
 import { createCluster, setTaskTypes } from "./cluster.js";
 import { createEditor } from "./editor.js";
 import { decodeState, encodeState } from "./share.js";
@@ -20,6 +21,7 @@ const EXAMPLES = {
   "ps-chief-evaluator": { label: "PS job with chief and evaluator", text: psChiefEvaluator },
   allreduce: { label: "Allreduce job", text: allreduce },
   queued: { label: "PS job queued by Kueue", text: queuedJob },
+  gang: { label: "PS job gang-scheduled by Volcano", text: gangJob },
   mistakes: { label: "A job with mistakes", text: mistakes },
   tfjob: { label: "A Kubeflow TFJob, converted", text: tfJob },
 };
@@ -228,9 +230,11 @@ function showObjects(result, ms) {
   $("objects").classList.remove("stale");
   showWorkload(result.queue);
   showConverted(result.converted);
-  const pods = result.rows.filter((r) => r.kind === "Pod").length;
+  const count = (kind) => result.rows.filter((r) => r.kind === kind).length;
+  const [pods, services, groups] = [count("Pod"), count("Service"), count("PodGroup")];
+  const parts = [plural(pods, "pod"), plural(services, "service"), ...(groups > 0 ? [plural(groups, "PodGroup")] : [])];
   $("status").textContent =
-    `${result.name}: ${plural(result.rows.length, "object")} (${plural(pods, "pod")}, ${plural(result.rows.length - pods, "service")})` +
+    `${result.name}: ${plural(result.rows.length, "object")} (${parts.join(", ")})` +
     `${result.hasPlan ? " with its ScalePlan" : ""}${result.converted ? ", converted from a Kubeflow TFJob" : ""}, checked and rendered in ${Math.round(ms)} ms.`;
   const selected = table.setRows(result.rows);
   document.dispatchEvent(new CustomEvent("elasticjob:table", { detail: { name: result.name, rows: result.rows.length, workerMs: result.ms } }));

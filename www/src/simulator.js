@@ -153,6 +153,7 @@ export function createSimulator(root, { simulate, onChange }) {
       if (deletes.length) said.push(`delete ${deletes.map(([n, noun]) => plural(n, noun)).join(" and ")}`);
       const updates = count("update", "Service");
       if (updates) said.push(`keep ${plural(updates, "service")} (same address)`);
+      if (count("update", "PodGroup")) said.push("update the job's PodGroup (its gang follows the plan)");
       const text = said.join("; ");
       summary.textContent = `${text[0].toUpperCase()}${text.slice(1)}.`;
     }

@@ -126,7 +126,7 @@ function analyse({ text }) {
   }
   const initial = core.initialScalePlan(job);
   const base = plan ?? initial;
-  current = { text, job, plan, base, observed: null, observedServices: null, services: null };
+  current = { text, job, plan, base, observed: null, observedServices: null, services: null, podGroup: null };
   return finish(
     {
       problems,
@@ -193,7 +193,7 @@ function jobOf(text) {
     const { jobDoc, planDoc } = split(parseAllDocuments(text, { uniqueKeys: true }));
     const job = elasticJobOf(jobDoc.toJS({ maxAliasCount: 100 }));
     const plan = planDoc ? planDoc.toJS({ maxAliasCount: 100 }) : null;
-    current = { text, job, plan, base: plan ?? core.initialScalePlan(job), observed: null, observedServices: null, services: null };
+    current = { text, job, plan, base: plan ?? core.initialScalePlan(job), observed: null, observedServices: null, services: null, podGroup: null };
   }
   return current;
 }
@@ -229,6 +229,11 @@ function diffEntries(actions, services) {
         return [{ op: "delete", kind: "Service", name: a.name, reason: a.reason }];
       case "deleteJob":
         return [{ op: "delete", kind: "ElasticJob", name: a.name, reason: a.reason }];
+      case "createOrUpdatePodGroup":
+        // The job's PodGroup is observed (as rendered): the plan changes what its gang needs.
+        return [{ op: "update", kind: "PodGroup", name: a.podGroup.metadata.name, reason: a.reason }];
+      case "deletePodGroup":
+        return [{ op: "delete", kind: "PodGroup", name: a.name, reason: a.reason }];
       default:
         return [];
     }
@@ -301,6 +306,9 @@ function simulate({ text, target, withPass = false }) {
     state.observed = items.filter((o) => o.kind === "Pod").map((pod) => ({ ...pod, status: { phase: "Running" } }));
     state.observedServices = items.filter((o) => o.kind === "Service");
     state.services = new Set(state.observedServices.map((o) => o.metadata.name));
+    // A gang-scheduled job's PodGroup, as its scheduler has admitted it: the job runs.
+    const group = items.find((o) => o.kind === "PodGroup");
+    state.podGroup = group ? { ...group, status: { phase: "Running" } } : null;
   }
   // The job runs and carries the target plan out: the pass the controller would make.
   const { labels, scaleTypeAuto } = core.constants();
@@ -313,9 +321,12 @@ function simulate({ text, target, withPass = false }) {
   };
   const running = { ...state.job, status: { phase: "Running", scalePlan: name } };
   const input = { job: running, scalePlans: [taken], pods: state.observed, services: state.observedServices, now: "1970-01-01T00:00:00Z" };
+  if (state.podGroup) {
+    input.podGroup = state.podGroup;
+  }
   let pass;
   try {
-    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.services, input.now);
+    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.services, input.now, null, null, input.podGroup);
   } catch (e) {
     if (!(e instanceof core.ElasticJobError)) {
       throw e;

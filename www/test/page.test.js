@@ -545,6 +545,25 @@ test("a job Kueue queues: the page shows the Workload the controller would creat
   assert.equal(await queued.isVisible("#workload-section"), false);
 });
 
+test("a gang-scheduled job: the page lists its PodGroup first, the same as the package renders it, and a what-if scale-up updates it", async () => {
+  const gang = await freshPage();
+  await gang.goto(origin);
+  await shown(gang, "elasticjob-sample: 8 objects");
+  await gang.selectOption("#example", "gang");
+  await shown(gang, "deepctr-gang: 13 objects (6 pods, 6 services, 1 PodGroup)");
+  const job = parse(readFileSync(fileURLToPath(new URL("../../examples/gang-job.yaml", import.meta.url)), "utf8"));
+  const { renderSummary } = await import("../../pkg/node.js");
+  const [group] = renderSummary(job);
+  assert.deepEqual([group.kind, group.name, group.cpu, group.memory], ["PodGroup", "deepctr-gang", "10", "20Gi"]);
+  const [first] = await tableRows(gang);
+  assert.ok(first.includes("PodGroup") && first.includes("deepctr-gang"), `first row: ${first}`);
+  // Down to 1 worker: the gang can no longer be 3 task pods, so its PodGroup follows the plan.
+  await gang.fill("#sim-worker-replicas", "1");
+  await gang.waitForFunction(() => document.getElementById("sim-summary").textContent === "Delete 3 pods and 3 services; update the job's PodGroup (its gang follows the plan).");
+  const diff = await gang.$$eval("#sim-diff li", (lis) => lis.map((li) => [li.className, li.querySelector("code").textContent, li.querySelector(".reason").textContent]));
+  assert.deepEqual(diff[0], ["update", "PodGroup/deepctr-gang", "the gang of ElasticJob deepctr-gang follows its plan: 2 task pods"]);
+});
+
 test("a pasted Kubeflow TFJob: the page shows the ElasticJob it becomes beside its objects, and its notes as warnings in the TFJob", async () => {
   const tf = await freshPage();
   await tf.goto(origin);

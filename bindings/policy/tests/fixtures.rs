@@ -78,6 +78,9 @@ fn every_kind_of_case_has_a_fixture() {
         "reject-request-without-kind",
         "reject-create-without-object",
         "reject-invalid-settings",
+        "accept-allowed-gang-schedulers",
+        "reject-allowed-gang-schedulers",
+        "reject-no-gang-scheduler",
     ] {
         assert!(names.iter().any(|n| n == name), "no fixture {name}");
     }

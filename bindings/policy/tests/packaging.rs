@@ -32,6 +32,7 @@ fn every_setting() -> Vec<String> {
         pod_security: Some(PodSecurityLevel::Restricted),
         max_restart_count: Some(0),
         require_queue_name: true,
+        allowed_gang_schedulers: Some(vec!["volcano".to_owned()]),
     };
     let value = serde_json::to_value(all).unwrap();
     value.as_object().unwrap().keys().cloned().collect()

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
     generator.subschema_for::<elasticjob::Constants>();
     generator.subschema_for::<elasticjob::Workload>();
     generator.subschema_for::<elasticjob::ResourceFlavor>();
+    generator.subschema_for::<elasticjob::podgroup::PodGroup>();
     let definitions = generator.take_definitions(true);
 
     let mut names = BTreeMap::new();

@@ -280,11 +280,14 @@ pub fn sync_job_state(
 /// label (in its namespace), each an array or a `List`. With `queue` (a host that runs with
 /// Kueue: `{workload, resourceFlavors, priority}`, each optional: the job's Workload as observed,
 /// the ResourceFlavors, the value of the job's priority class), the core's
-/// `controller_pass_queued`; without it (absent or `null`), nothing of Kueue.
+/// `controller_pass_queued`; without it (absent or `null`), nothing of Kueue. `podGroup` is the
+/// job's PodGroup as observed (a gang scheduler's, named after the job), absent or `null` when
+/// there is none.
 ///
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or invalid.
 #[wasm_bindgen(js_name = controllerPass)]
+#[allow(clippy::too_many_arguments, reason = "the JavaScript function's positional arguments, each its JSON text")]
 pub fn controller_pass(
     job: &str,
     #[wasm_bindgen(js_name = scalePlans)] scale_plans: &str,
@@ -293,6 +296,7 @@ pub fn controller_pass(
     now: &str,
     options: Option<String>,
     queue: Option<String>,
+    #[wasm_bindgen(js_name = podGroup)] pod_group: Option<String>,
 ) -> Result<String, JsValue> {
     let run = || {
         let job = match value(job, "")? {
@@ -303,9 +307,22 @@ pub fn controller_pass(
         let pods = read_pods(pods)?;
         let services = parse::services(value(services, "services")?)?;
         let (now, options) = (read_time(now)?, read_options(options.as_deref())?);
+        let pod_group = match pod_group.as_deref().map(|g| value(g, "podGroup")).transpose()? {
+            None | Some(Value::Null) => None,
+            Some(group) => Some(parse::pod_group(group)?),
+        };
         let queue = match queue.as_deref().map(|q| value(q, "queue")).transpose()? {
             None | Some(Value::Null) => {
-                return elasticjob::controller_pass(job.as_ref(), &plans, &pods, &services, &now, &options);
+                let gates = elasticjob::Gates { queue: None, pod_group: pod_group.as_ref() };
+                return elasticjob::controller_pass_queued(
+                    job.as_ref(),
+                    &plans,
+                    &pods,
+                    &services,
+                    gates,
+                    &now,
+                    &options,
+                );
             }
             Some(queue) => queue,
         };
@@ -317,7 +334,8 @@ pub fn controller_pass(
         let flavors = parse::resource_flavors(flavors).map_err(|e| e.prefixed("queue"))?;
         let priority = read_priority(queue.get("priority"), "queue.priority")?;
         let state = elasticjob::QueueState { workload: workload.as_ref(), flavors: &flavors, priority };
-        elasticjob::controller_pass_queued(job.as_ref(), &plans, &pods, &services, Some(&state), &now, &options)
+        let gates = elasticjob::Gates { queue: Some(&state), pod_group: pod_group.as_ref() };
+        elasticjob::controller_pass_queued(job.as_ref(), &plans, &pods, &services, gates, &now, &options)
     };
     output(run())
 }
