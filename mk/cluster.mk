@@ -23,9 +23,11 @@
 #                       scheduler-plugins' gang scheduler (Coscheduling) beside a cluster of its own
 #                       (`cluster run --gang`): two groups of pods of which one fits are placed one
 #                       whole and the other not at all, where the default scheduler places part of
-#                       each. Not in `make test`: the product does not use it yet (issue 40)
+#                       each; then `elasticjob controller --gang-scheduler-name` in the same
+#                       scenarios with two jobs (tests/e2e/gang/), and with Volcano's PodGroups, the
+#                       test playing Volcano's scheduler (figures printed)
 
-TEST_TARGETS += test-cluster test-kueue
+TEST_TARGETS += test-cluster test-kueue test-gang-scheduler
 
 CLUSTER_SRC := tests/cluster
 CLUSTER_DIR := $(TOOLS)/cluster
@@ -90,10 +92,22 @@ GANG_CLUSTER_DIR ?= $(TOOLS)/cluster-gang
 $(GANG_DIR)/scheduler: $(CLUSTER_SRC)/gang/build.sh
 	@sh $< $(GANG_DIR) >/dev/null
 
-# Two nodes of 4 CPUs: one of the test's two groups of three 2-CPU pods fits, not both.
-test-gang-scheduler: $(CLUSTER_BIN) $(GANG_DIR)/scheduler ## scheduler-plugins' gang scheduler on a test cluster of its own: one of two groups bound whole, the other not at all; the default scheduler binds part of each
-	$(CLUSTER_BIN) run --dir $(GANG_CLUSTER_DIR) --gang $(GANG_DIR) --nodes 2 --node-cpu 4 -- \
-	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./gang/'
+# Volcano's PodGroup CRD, generated once from Volcano's API module (tests/cluster/gang/volcano-crd.sh):
+# the controller's scenario with Volcano's PodGroups, the test playing Volcano's scheduler.
+VOLCANO_VERSION := $(shell sed -n 's/^VERSION=//p' $(CLUSTER_SRC)/gang/volcano-crd.sh)
+VOLCANO_DIR := $(TOOLS)/volcano/$(VOLCANO_VERSION)
+
+$(VOLCANO_DIR)/podgroups.yaml: $(CLUSTER_SRC)/gang/volcano-crd.sh
+	@sh $< $(VOLCANO_DIR) >/dev/null
+
+# Two nodes of 4 CPUs: one of the Go test's two groups of three 2-CPU pods fits, not both; one of
+# the controller's two jobs of three 1.5-CPU task pods (and a 100m master), not both. The Go test
+# (the scheduler alone) first, then the controller's scenarios, one file at a time (they share the
+# nodes).
+test-gang-scheduler: $(CLUSTER_BIN) $(GANG_DIR)/scheduler $(VOLCANO_DIR)/podgroups.yaml npm ## gang scheduling on a test cluster of its own with scheduler-plugins' gang scheduler: one of two groups bound whole, the other not at all, where the default scheduler binds part of each; the controller's jobs so (--gang-scheduler-name), and with Volcano's PodGroups (figures printed)
+	$(CLUSTER_BIN) run --dir $(GANG_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --gang $(GANG_DIR) --nodes 2 --node-cpu 4 -- \
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./gang/ && cd $(CURDIR) && \
+	    VOLCANO_CRD=$(VOLCANO_DIR)/podgroups.yaml $(NPM_NODE_TEST) --test-concurrency=1 tests/e2e/gang/*.test.js'
 
 crds: ## regenerate deploy/crds/ from the Rust types (examples/crds.rs)
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS)
