@@ -92,6 +92,8 @@ it("one job alone on empty nodes, with the gang and without: every pod Running; 
       }
       assert.equal(master.spec.schedulerName, GANG_SCHEDULER, "the master: the gang scheduler's name");
       assert.equal(master.metadata.labels["scheduling.x-k8s.io/pod-group"], undefined, "the master: not in the group");
+      // Made once: the PodGroup the API server stored (its defaults) reads as the one the core wants.
+      assert.equal(controller.actions("createOrUpdatePodGroup").length, 1, "one createOrUpdatePodGroup");
     } else {
       assert.equal(await podGroupOf(SCHEDULER_PLUGINS, ns, "solo"), undefined, "no PodGroup without a gang scheduler");
       assert.ok([...tasks, master].every((p) => p.spec.schedulerName === "default-scheduler"));
