@@ -61,10 +61,10 @@ export async function masterRuns(ns, jobName, seconds = 60) {
   return kubelet.running(admin, ns, masterName(jobName), seconds);
 }
 
-/** Whether the master and every task pod of the job run. */
-async function runs(ns, jobName) {
+/** Whether the master and every task pod of the job (`tasks` of them) run. */
+async function runs(ns, jobName, tasks = TASKS) {
   const pods = (await podsOf(ns, jobName)).filter((p) => !ended(p));
-  return pods.length === TASKS + 1 && pods.every(kubelet.isRunning);
+  return pods.length === tasks + 1 && pods.every(kubelet.isRunning);
 }
 
 /** The job's pods as a line: each one's name, phase, node and scheduler. */
@@ -74,9 +74,9 @@ export async function podsLine(ns, jobName) {
 }
 
 /** Waits until the master and every task pod of the job run; resolves to the seconds since `since` (ms). */
-export async function allRun(ns, jobName, since, seconds = 90) {
+export async function allRun(ns, jobName, since, seconds = 90, tasks = TASKS) {
   try {
-    await eventually(`${jobName}: master and ${TASKS} task pods Running`, () => runs(ns, jobName), seconds);
+    await eventually(`${jobName}: master and ${tasks} task pods Running`, () => runs(ns, jobName, tasks), seconds);
   } catch (e) {
     throw new Error(`${e.message}; its pods: ${await podsLine(ns, jobName)}`);
   }

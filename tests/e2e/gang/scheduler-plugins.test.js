@@ -11,6 +11,7 @@
 // nodes hold 4 task pods of the 6, so one job at least is partly bound, holding its CPUs for
 // nothing). The figures printed (t.diagnostic), which docs/gang.md quotes:
 //   gang.alone / default.alone       one job on empty nodes: job created -> every pod Running (s)
+//   gang.scaleUp                     its plan of one more worker written -> every pod Running (s)
 //   gang.contended.first             of two jobs created at once, the one the gang scheduler
 //                                    placed: job created -> every pod Running (s)
 //   gang.contended.second            the other, once the first is deleted: its pods gone -> every
@@ -22,7 +23,7 @@ import assert from "node:assert/strict";
 import { before, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CONTROLLER_SA, expectStatus, request, wrongGrants } from "../kube.js";
-import { Controller, MASTER_IMAGE, admin, createJob, eventually, namespace, useCluster } from "../scenario.js";
+import { Controller, MASTER_IMAGE, admin, createJob, createPlan, eventually, masterPsHosts, masterResource, namespace, useCluster } from "../scenario.js";
 import { GANG_SCHEDULER, SCHEDULER_PLUGINS, TASKS, VOLCANO, allRun, bound, deleteJob, firstToRun, gangJob, grantPodGroups, masterRuns, podGroupOf, tasksOf, writeFirstPlan } from "./gang.js";
 
 useCluster();
@@ -70,11 +71,11 @@ it("deploy/rbac-gang.yaml grants the ServiceAccount exactly the PodGroup verbs t
   }
 });
 
-it("one job alone on empty nodes, with the gang and without: every pod Running; with it, the PodGroup (minMember: the task pods) and the task pods in it, the master not (figures gang.alone, default.alone)", async (t) => {
+it("one job alone on empty nodes, with the gang and without: every pod Running; with it, the PodGroup (minMember: the task pods) and the task pods in it, the master not, and the PodGroup following a scale-up (figures gang.alone, default.alone, gang.scaleUp)", async (t) => {
   for (const gang of [false, true]) {
     const ns = await namespace(gang ? "gang-alone" : "default-alone");
     const controller = await controllerOf(ns, gang);
-    const { created } = await start(ns, ["solo"]);
+    const { jobs, created } = await start(ns, ["solo"]);
     const seconds = await allRun(ns, "solo", created);
     t.diagnostic(`${gang ? "gang" : "default"}.alone: job created -> every pod Running: ${seconds.toFixed(1)} s`);
     const tasks = await tasksOf(ns, "solo");
@@ -94,6 +95,15 @@ it("one job alone on empty nodes, with the gang and without: every pod Running; 
       assert.equal(master.metadata.labels["scheduling.x-k8s.io/pod-group"], undefined, "the master: not in the group");
       // Made once: the PodGroup the API server stored (its defaults) reads as the one the core wants.
       assert.equal(controller.actions("createOrUpdatePodGroup").length, 1, "one createOrUpdatePodGroup");
+      // DLRover's master scales the workers up by one: the PodGroup follows the plan (its spec
+      // patched to 4 members) and the new worker joins the running gang.
+      const resource = masterResource({ cpu: "1500m", memory: "1Gi" });
+      const written = Date.now();
+      await createPlan(jobs[0], { replicaResourceSpecs: { ps: { replicas: 1, resource }, chief: { replicas: 1, resource }, worker: { replicas: 2, resource } }, psHosts: masterPsHosts(jobs[0], 1) });
+      const scaled = await allRun(ns, "solo", written, 60, TASKS + 1);
+      t.diagnostic(`gang.scaleUp: plan of one more worker written -> every pod Running: ${scaled.toFixed(1)} s`);
+      assert.equal((await podGroupOf(SCHEDULER_PLUGINS, ns, "solo")).spec.minMember, TASKS + 1, "minMember follows the plan");
+      assert.equal(controller.actions("createOrUpdatePodGroup").length, 2, "the PodGroup patched once");
     } else {
       assert.equal(await podGroupOf(SCHEDULER_PLUGINS, ns, "solo"), undefined, "no PodGroup without a gang scheduler");
       assert.ok([...tasks, master].every((p) => p.spec.schedulerName === "default-scheduler"));
