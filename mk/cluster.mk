@@ -37,6 +37,9 @@ CLUSTER_NODES ?= --nodes 4 --node-cpu 64 --node-memory 512Gi --node-pods 250
 # The scale run's: 50 nodes for 100 jobs of 1 PS and 100 workers (1 CPU and 1 GiB each) and their
 # masters, in a folder of its own (a cluster-up cluster may run beside it).
 CLUSTER_SCALE_DIR := $(TOOLS)/cluster-scale
+# A cluster of its own for the tests that restart the control plane (tests/e2e/restart/): a restart
+# would cut every other test's connections.
+CLUSTER_RESTART_DIR := $(TOOLS)/cluster-restart
 CLUSTER_SCALE_NODES := --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300
 # A fresh generation, compared with the checked-in CRDs.
 CLUSTER_CRDS_FRESH := $(or $(CARGO_TARGET_DIR),target)/crds
@@ -129,6 +132,8 @@ test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the te
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
 	DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
 	  $(NPM_NODE_TEST) tests/e2e/*.test.js
+	RESTART_CLUSTER="$(CLUSTER_BIN) --dir $(CLUSTER_RESTART_DIR)" $(CLUSTER_BIN) run --dir $(CLUSTER_RESTART_DIR) --nodes 1 -- \
+	  $(NPM_NODE_TEST) tests/e2e/restart/*.test.js
 
 bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 100 workers on 50 fake nodes, ours and Kubeflow's operator (figures printed)
 	@$(WITH_KUBEFLOW) $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js
