@@ -2,13 +2,17 @@
 // every kind in each round, a kind that finds nothing gives its turn to the next and is tried again
 // after the next injection, never twice in a row without one, and the tried and injected counts.
 // Its evidence (soak/evidence.js): a violation's file holds the faults of its window, the lease's
-// holders, its job's timeline and the controllers' lines for that job, and no other job's.
+// holders, its job's timeline and the controllers' lines for that job, and no other job's. When a
+// fault took effect (soak/effect.js), from which convergence is counted, and the garbage
+// collector's bound counted from the control plane serving again (soak/observer.js).
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tookEffect } from "../../benches/node/soak/effect.js";
 import { writeEvidence } from "../../benches/node/soak/evidence.js";
+import { Observer } from "../../benches/node/soak/observer.js";
 import { random } from "../../benches/node/soak/random.js";
 import { Schedule } from "../../benches/node/soak/schedule.js";
 
@@ -129,3 +133,65 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   assert.match(text, /became the leader/);
   assert.deepEqual(readdirSync(dir), ["01-not-converged-30s.txt"], "an earlier run's files are gone");
 });
+
+/** An observer that watches nothing: its lease changes, watches and pods are set by the test. */
+function quietObserver() {
+  const violations = [];
+  const observer = new Observer({ log: () => {} });
+  observer.violation = (kind, detail) => violations.push({ kind, detail });
+  return { observer, violations };
+}
+const lease = (identity, rv) => ({ metadata: { resourceVersion: rv }, spec: { holderIdentity: identity, acquireTime: new Date().toISOString() } });
+
+test("a leader fault takes effect when another holder takes the lease, not at its end", async () => {
+  const { observer } = quietObserver();
+  observer.onLease(lease("a", "1"));
+  const from = Date.now();
+  const fault = { kind: "kill-leader", from, to: from + 1 };
+  setTimeout(() => observer.onLease(lease("b", "2")), 300);
+  const effect = await tookEffect(fault, observer, 5);
+  assert.ok(effect.at >= from + 300, `counted from the new holder, ${effect.at - from} ms after the fault began`);
+  assert.equal(effect.checkFrom, effect.at);
+  assert.match(effect.note, /^b took the lease$/);
+  // A holder already there when the fault began is not its effect: none comes, the fault's end counts.
+  const again = await tookEffect({ kind: "stall", from: Date.now(), to: Date.now() }, observer, 0.2);
+  assert.match(again.note, /no new holder of the lease within 0.2 s/);
+});
+
+test("a restart counts from the API server serving again, checked once every watch of the observer has connected since", async () => {
+  const { observer } = quietObserver();
+  const from = Date.now();
+  observer.connections.push({ path: "pods", at: from - 5000 }, { path: "plans", at: from - 5000 });
+  const to = from + 10;
+  setTimeout(() => (observer.connections[0].at = Date.now()), 100);
+  setTimeout(() => (observer.connections[1].at = Date.now()), 300);
+  const effect = await tookEffect({ kind: "restart-apiserver", from, to }, observer, 5);
+  assert.equal(effect.at, to);
+  assert.ok(effect.checkFrom >= from + 300, "the check waits for the last watch");
+  assert.match(effect.note, /watches connected again/);
+});
+
+test("a deleted node's effect is checked once the observer no longer shows its pods; a pod failure at its end", async () => {
+  const { observer } = quietObserver();
+  observer.pods.set("p", { metadata: { name: "p", uid: "u1" } });
+  const from = Date.now();
+  setTimeout(() => observer.pods.delete("p"), 200);
+  const effect = await tookEffect({ kind: "delete-node", from, to: from, pods: ["u1"] }, observer, 5);
+  assert.equal(effect.at, from);
+  assert.ok(effect.checkFrom >= from + 200);
+  assert.deepEqual(await tookEffect({ kind: "pod-fail", from, to: from + 5 }, observer, 5), { at: from + 5, checkFrom: from + 5, note: "" });
+});
+
+test("what a deleted job owned must be gone 60 s after the control plane serves again, not 60 s after a delete it could not act on", () => {
+  const { observer, violations } = quietObserver();
+  const left = { metadata: { name: "j1-edljob-worker-0", ownerReferences: [{ uid: "job-uid" }] } };
+  observer.pods.set(left.metadata.name, left);
+  observer.deleted.set("j1", { uid: "job-uid", at: Date.now() - 70_000 });
+  observer.controlPlaneBack = Date.now() - 30_000;
+  observer.checkDeleted();
+  assert.deepEqual(violations, [], "a restart 30 s ago: 30 s left");
+  observer.controlPlaneBack = Date.now() - 61_000;
+  observer.checkDeleted();
+  assert.deepEqual(violations, [{ kind: "orphan-after-60s", detail: "job j1: j1-edljob-worker-0" }]);
+});
+
