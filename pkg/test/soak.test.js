@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { tookEffect } from "../../benches/node/soak/effect.js";
 import { writeEvidence } from "../../benches/node/soak/evidence.js";
+import { nextId } from "../../benches/node/soak/master.js";
 import { Observer } from "../../benches/node/soak/observer.js";
 import { random } from "../../benches/node/soak/random.js";
 import { Schedule } from "../../benches/node/soak/schedule.js";
@@ -195,3 +196,12 @@ test("what a deleted job owned must be gone 60 s after the control plane serves 
   assert.deepEqual(violations, [{ kind: "orphan-after-60s", detail: "job j1: j1-edljob-worker-0" }]);
 });
 
+test("the played master gives each relaunch of a turn an id of its own, before the watches show the last one", () => {
+  const pod = (job, type, id) => ({ metadata: { labels: { "elasticjob.dlrover/name": job, "elasticjob.dlrover/replica-type": type, "elasticjob.dlrover/replica-index": String(id) } } });
+  const pods = [pod("j18", "worker", 0), pod("j18", "worker", 1), pod("j18", "worker", 2), pod("j18", "ps", 0), pod("j9", "worker", 7)];
+  const state = { name: "j18" };
+  // Two workers OOMKilled in one turn: the pods seen are the same for both.
+  assert.deepEqual([nextId(state, "worker", pods), nextId(state, "worker", pods)], [3, 4]);
+  assert.equal(nextId(state, "ps", pods), 1);
+  assert.equal(nextId({ name: "j1" }, "worker", []), 0);
+});
