@@ -141,9 +141,14 @@ bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 1
 # The chaos soak: a cluster of its own (its folder is the one `cluster restart-apiserver` restarts).
 SOAK_DIR ?= $(TOOLS)/cluster-soak
 SOAK_MINUTES ?= 30
-# Room for up to 8 jobs of up to 100 workers (0.5 CPU each) at once: a pod left Pending for want of
-# a node would read as a controller that did not converge.
-SOAK_NODES := --nodes 8 --node-cpu 64 --node-memory 512Gi --node-pods 250
+# Room for every pod the soak's jobs ask for at once: a pod left Pending for want of a node would
+# read as a controller that did not converge. Up to 8 played jobs of up to 100 workers, 2 PS, a chief
+# and an evaluator at 0.5 CPU (416 CPU), and the job of DLRover's real master, whose own first plan
+# asks 16 CPU for each PS, chief and worker whatever the job's template says (DLRover 0.6.1's
+# local_optimizer.py, job_stage_create: min(ceil(its resource limit of 100 CPU / 5), 16)): up to
+# 104 pods, 1,664 CPU. 8 x 64 CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"):
+# two violations of each run that drew it.
+SOAK_NODES := --nodes 8 --node-cpu 320 --node-memory 512Gi --node-pods 250
 SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
   $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 
