@@ -334,12 +334,16 @@ while (Date.now() < endAt - 15_000) {
   // A fault after which every job is converged once it took effect left nothing to mend: counted
   // apart, so the convergence figures are those of the faults that disturbed a job (of the first
   // runs, most faults left nothing, and the p50 read 0 s).
-  if (observer.unconverged().length === 0) {
+  const toMend = observer.unconverged();
+  if (toMend.length === 0) {
     undisturbed += 1;
     log(`  nothing to mend once ${kind} took effect`);
     await sleep(rand.int(2, 5) * 1000);
     continue;
   }
+  // What the controller has to mend, for the log: a slow convergence that is no violation has no
+  // evidence file, and this says which job it waited for.
+  log(`  to mend once ${kind} took effect: ${toMend.join("; ")}`);
   const seconds = await observer.converged(30);
   if (seconds === undefined) {
     const why = observer.unconverged();
