@@ -327,7 +327,7 @@ while (Date.now() < endAt - 15_000) {
   faultLog.push(entry);
   // Convergence is counted from when the fault took effect (soak/effect.js says when that is for
   // each kind, and why), and checked once the observer's caches show the cluster since then.
-  const effect = await tookEffect(entry, observer);
+  const effect = await tookEffect(entry, observer, { electionS: LEASE.duration + 2 * LEASE.retry });
   entry.effect = effect.at;
   if (effect.note) log(`  ${kind}: ${effect.note}, ${((effect.at - entry.to) / 1000).toFixed(1)} s after its end`);
   observer.faultEnded(effect.at);

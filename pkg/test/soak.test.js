@@ -150,13 +150,27 @@ test("a leader fault takes effect when another holder takes the lease, not at it
   const from = Date.now();
   const fault = { kind: "kill-leader", from, to: from + 1 };
   setTimeout(() => observer.onLease(lease("b", "2")), 300);
-  const effect = await tookEffect(fault, observer, 5);
+  const effect = await tookEffect(fault, observer, { waitS: 5, electionS: 5 });
   assert.ok(effect.at >= from + 300, `counted from the new holder, ${effect.at - from} ms after the fault began`);
   assert.equal(effect.checkFrom, effect.at);
   assert.match(effect.note, /^b took the lease$/);
-  // A holder already there when the fault began is not its effect: none comes, the fault's end counts.
-  const again = await tookEffect({ kind: "stall", from: Date.now(), to: Date.now() }, observer, 0.2);
+  // A holder already there when the fault began is not its effect: none comes, and the clock
+  // counts from the election's bound.
+  const begun = Date.now();
+  const again = await tookEffect({ kind: "stall", from: begun, to: begun + 50 }, observer, { waitS: 0.2, electionS: 0.1 });
   assert.match(again.note, /no new holder of the lease within 0.2 s/);
+  assert.equal(again.at, begun + 100);
+});
+
+test("an election slower than the lease's bound counts against the controllers: the clock starts at the bound", async () => {
+  const { observer } = quietObserver();
+  observer.onLease(lease("a", "1"));
+  const from = Date.now();
+  setTimeout(() => observer.onLease(lease("c", "3")), 400);
+  const effect = await tookEffect({ kind: "kill-leader", from, to: from + 1 }, observer, { waitS: 5, electionS: 0.1 });
+  assert.equal(effect.at, from + 100, "from the bound, not from the late holder");
+  assert.ok(effect.checkFrom >= from + 400);
+  assert.match(effect.note, /^c took the lease, 0\.[0-9] s past the election's bound/);
 });
 
 test("a restart counts from the API server serving again, checked once every watch of the observer has connected since", async () => {
@@ -166,7 +180,7 @@ test("a restart counts from the API server serving again, checked once every wat
   const to = from + 10;
   setTimeout(() => (observer.connections[0].at = Date.now()), 100);
   setTimeout(() => (observer.connections[1].at = Date.now()), 300);
-  const effect = await tookEffect({ kind: "restart-apiserver", from, to }, observer, 5);
+  const effect = await tookEffect({ kind: "restart-apiserver", from, to }, observer, { waitS: 5 });
   assert.equal(effect.at, to);
   assert.ok(effect.checkFrom >= from + 300, "the check waits for the last watch");
   assert.match(effect.note, /watches connected again/);
@@ -177,10 +191,10 @@ test("a deleted node's effect is checked once the observer no longer shows its p
   observer.pods.set("p", { metadata: { name: "p", uid: "u1" } });
   const from = Date.now();
   setTimeout(() => observer.pods.delete("p"), 200);
-  const effect = await tookEffect({ kind: "delete-node", from, to: from, pods: ["u1"] }, observer, 5);
+  const effect = await tookEffect({ kind: "delete-node", from, to: from, pods: ["u1"] }, observer, { waitS: 5 });
   assert.equal(effect.at, from);
   assert.ok(effect.checkFrom >= from + 200);
-  assert.deepEqual(await tookEffect({ kind: "pod-fail", from, to: from + 5 }, observer, 5), { at: from + 5, checkFrom: from + 5, note: "" });
+  assert.deepEqual(await tookEffect({ kind: "pod-fail", from, to: from + 5 }, observer, { waitS: 5 }), { at: from + 5, checkFrom: from + 5, note: "" });
 });
 
 test("what a deleted job owned must be gone 60 s after the control plane serves again, not 60 s after a delete it could not act on", () => {
