@@ -105,6 +105,7 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   };
   const faults = [
     { kind: "stall", from: at - 12_000, to: at - 6_000, note: "soak-a-1" },
+    { kind: "kill-leader", from: at - 2_000, to: at - 2_000, effect: at - 1_000, note: "soak-b-1" },
     { kind: "relist", from: at - 3_600_000, to: at - 3_590_000, note: "long before" },
   ];
   const controllers = [
@@ -124,6 +125,9 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   const text = readFileSync(path, "utf8");
   assert.match(text, /^violation not-converged-30s at 2026-01-01T10:00:00.000Z\nafter stall: j1: worker 0\/1 Running\nseed 1\n/);
   assert.match(text, /09:59:48.000 \.\. 09:59:54.000 stall: soak-a-1/);
+  assert.match(text, /09:59:58.000 \.\. 09:59:58.000 \(took effect 09:59:59.000\) kill-leader: soak-b-1/);
+  assert.match(text, /09:59:59.000 ---- fault kill-leader took effect ----/);
+  assert.doesNotMatch(text, /fault stall took effect/, "a fault that took effect at its end has no line of its own");
   assert.doesNotMatch(text, /long before/);
   assert.match(text, /old \(acquired t0/, "the holder when the window began");
   assert.match(text, /new \(acquired t1, rv 40\)/);
