@@ -223,3 +223,19 @@ test("the played master gives each relaunch of a turn an id of its own, before t
   assert.equal(nextId(state, "ps", pods), 1);
   assert.equal(nextId({ name: "j1" }, "worker", []), 0);
 });
+
+test("the real master's job is counted from when DLRover's master watches again after a restart; a played job from the fault's effect", async () => {
+  const { observer } = quietObserver();
+  const now = Date.now();
+  observer.faultEnded(now);
+  observer.realMasterBack = now + 300;
+  // real3 short of a worker until 350 ms on: 50 ms past its master's relist, within its bound.
+  observer.unconverged = () => (Date.now() < now + 350 ? ["real3: worker 1/2 Running"] : []);
+  const seconds = await observer.converged(0.2);
+  assert.ok(seconds !== undefined && seconds < 0.2, `converged ${seconds} s after its own clock`);
+  // A played job as slow is past its bound: the real master's relist is no excuse for it.
+  observer.faultEnded(Date.now());
+  const played = Date.now();
+  observer.unconverged = () => (Date.now() < played + 350 ? ["j3: worker 1/2 Running"] : []);
+  assert.equal(await observer.converged(0.2), undefined);
+});

@@ -35,6 +35,8 @@ export class Observer {
     this.connections = [];
     /** When the control plane last served again after a restart (its garbage collector with it). */
     this.controlPlaneBack = 0;
+    /** When DLRover's real master watches its pods again after the last restart (clockOf). */
+    this.realMasterBack = 0;
   }
 
   /** A violation, with the jobs it concerns (their timelines go into its evidence). */
@@ -309,13 +311,36 @@ export class Observer {
       .map((p) => `${p.metadata.name} ${p.status?.phase}${p.metadata.deletionTimestamp ? " (deleting)" : ""} rank ${L(p, "rank-index")} relaunch ${L(p, "relaunch-count")} ${p.status?.containerStatuses?.[0]?.state?.terminated?.reason ?? ""} ${p.spec.nodeName ?? "(unbound)"}`);
   }
 
-  /** Seconds from the last fault's end until every job is converged; undefined past `limit`. */
+  /**
+   * When a job's convergence is counted from: when the last fault took effect; for the job of
+   * DLRover's real master (named real*), not before that master watches its pods again after a
+   * restart of the control plane. DLRover 0.6.1's master (dist_job_manager.py, _monitor_nodes)
+   * sleeps 30 s and then 5 s after its pod watch fails, and only then lists its pods again: a
+   * pod of its job deleted meanwhile is relaunched by it 35 s after the restart at the earliest
+   * (seen: 35 s after the old control plane was killed, and the controller created the relaunched
+   * pod 60 ms after the master asked). What the controller does for that job is checked from then.
+   */
+  clockOf(job) {
+    return job.startsWith("real") ? Math.max(this.lastFault, this.realMasterBack) : this.lastFault;
+  }
+
+  /**
+   * Seconds until every job is converged, each counted from its own clock (clockOf); undefined
+   * once a job is still not converged `limit` seconds after its clock started.
+   */
   async converged(limit) {
-    while ((Date.now() - this.lastFault) / 1000 <= limit) {
-      if (this.unconverged().length === 0) return (Date.now() - this.lastFault) / 1000;
+    /** job -> when it was last seen not converged. */
+    const seen = new Map();
+    for (;;) {
+      const now = Date.now();
+      const jobs = [...new Set(this.unconverged().map((w) => w.split(":")[0]))];
+      if (jobs.length === 0) {
+        return Math.max(0, ...[...seen].map(([job, at]) => (at - this.clockOf(job)) / 1000));
+      }
+      if (jobs.some((job) => now - this.clockOf(job) > limit * 1000)) return undefined;
+      for (const job of jobs) seen.set(job, now);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return undefined;
   }
 
   /** Waits `seconds` so the last deletions' 60 s come, checking meanwhile. */
