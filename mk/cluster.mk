@@ -39,6 +39,9 @@ CLUSTER_NODES ?= --nodes 4 --node-cpu 64 --node-memory 512Gi --node-pods 250
 # The scale run's: 50 nodes for 100 jobs of 1 PS and 100 workers (1 CPU and 1 GiB each) and their
 # masters, in a folder of its own (a cluster-up cluster may run beside it).
 CLUSTER_SCALE_DIR := $(TOOLS)/cluster-scale
+# A cluster of its own for the tests that restart the control plane (tests/e2e/restart/): a restart
+# would cut every other test's connections.
+CLUSTER_RESTART_DIR := $(TOOLS)/cluster-restart
 CLUSTER_SCALE_NODES := --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300
 # A fresh generation, compared with the checked-in CRDs.
 CLUSTER_CRDS_FRESH := $(or $(CARGO_TARGET_DIR),target)/crds
@@ -143,6 +146,8 @@ test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the te
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
 	DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
 	  $(NPM_NODE_TEST) tests/e2e/*.test.js
+	RESTART_CLUSTER="$(CLUSTER_BIN) --dir $(CLUSTER_RESTART_DIR)" $(CLUSTER_BIN) run --dir $(CLUSTER_RESTART_DIR) --nodes 1 -- \
+	  $(NPM_NODE_TEST) tests/e2e/restart/*.test.js
 
 bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 100 workers on 50 fake nodes, ours and Kubeflow's operator (figures printed)
 	@$(WITH_KUBEFLOW) $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js
@@ -150,9 +155,14 @@ bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 1
 # The chaos soak: a cluster of its own (its folder is the one `cluster restart-apiserver` restarts).
 SOAK_DIR ?= $(TOOLS)/cluster-soak
 SOAK_MINUTES ?= 30
-# Room for up to 8 jobs of up to 100 workers (0.5 CPU each) at once: a pod left Pending for want of
-# a node would read as a controller that did not converge.
-SOAK_NODES := --nodes 8 --node-cpu 64 --node-memory 512Gi --node-pods 250
+# Room for every pod the soak's jobs ask for at once: a pod left Pending for want of a node would
+# read as a controller that did not converge. Up to 8 played jobs of up to 100 workers, 2 PS, a chief
+# and an evaluator at 0.5 CPU (416 CPU), and the job of DLRover's real master, whose own first plan
+# asks 16 CPU for each PS, chief and worker whatever the job's template says (DLRover 0.6.1's
+# local_optimizer.py, job_stage_create: min(ceil(its resource limit of 100 CPU / 5), 16)): up to
+# 104 pods, 1,664 CPU. 8 x 64 CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"):
+# two violations of each run that drew it.
+SOAK_NODES := --nodes 8 --node-cpu 320 --node-memory 512Gi --node-pods 250
 SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
   $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 

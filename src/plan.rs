@@ -135,7 +135,8 @@ pub enum Action {
         /// Why, for programs.
         cause: Cause,
     },
-    /// Delete the job's PodGroup: the job has finished. One already gone is not an error.
+    /// Delete the job's PodGroup: the job has finished or is suspended. One already gone is not an
+    /// error.
     DeletePodGroup {
         /// The PodGroup's namespace (the job's), when the job names one.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -275,8 +275,9 @@ pub fn controller_pass(
 /// observed); every pod of the job goes to that scheduler, each task pod naming the group. With
 /// Volcano, no task pod is made while the PodGroup is missing or `Pending` (Volcano has not
 /// admitted the gang; the master runs, and the plan waits `Scaling`), and the job's `GangPending`
-/// condition says why; it turns false once the pods come. A job that has finished deletes its
-/// PodGroup. A job at odds with the gang scheduler is refused ([`crate::gang::check`]).
+/// condition says why; it turns false once the pods come. A job that has finished or is suspended
+/// deletes its PodGroup, as training-operator does. A job at odds with the gang scheduler is
+/// refused ([`crate::gang::check`]).
 ///
 /// A queued job runs only while its Workload is admitted (`Admitted` true, an admission, not
 /// `Evicted`, not `spec.active: false`); otherwise it is planned as a job with `spec.suspend: true`

@@ -19,7 +19,7 @@ const UNREADABLE = new Map([
 ]);
 
 /** The core's argument names that come from an option rather than a file. */
-const FLAGS = { replicaType: "--type", index: "--index", now: "--now" };
+const FLAGS = { replicaType: "--type", index: "--index", now: "--now", "options.gangSchedulerName": "--gang-scheduler-name" };
 
 /** Whether the core takes `value` for a Kubeflow TFJob (its `tf_job` code). */
 function isTfJob(value) {
@@ -127,7 +127,8 @@ export class Inputs {
     const plans = [];
     const pods = [];
     const services = [];
-    const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods, Service: services };
+    const podGroups = [];
+    const byKind = { ElasticJob: jobs, ScalePlan: plans, Pod: pods, Service: services, PodGroup: podGroups };
     const unknown = [];
     let tfJobs = 0;
     const names = files.map((f) => (typeof f === "string" ? f : f.file));
@@ -143,21 +144,25 @@ export class Inputs {
         } else if (object.kind === undefined) {
           unknown.push(`${file}: an object without a kind is not an ElasticJob, a ScalePlan, a Pod or a Service; give it a kind, or give the FILE as --pods FILE, --services FILE or --scale-plan FILE`);
         } else {
-          unknown.push(`${file}: a ${object.kind} is not an ElasticJob, a ScalePlan, a Pod or a Service`);
+          unknown.push(`${file}: a ${object.kind} is not an ElasticJob, a ScalePlan, a Pod, a Service or a PodGroup`);
         }
       }
     }
     if (jobs.length !== 1 && !(jobs.length === 0 && tfJobs > 0)) {
       unknown.push(`${names.join(", ")}: ${jobs.length === 0 ? "no ElasticJob" : `${jobs.length} ElasticJobs; give the one job to plan`}`);
     }
+    if (podGroups.length > 1) {
+      unknown.push(`${podGroups.map((g) => g.file).join(", ")}: ${podGroups.length} PodGroups; give the job's one (named after it)`);
+    }
     if (unknown.length > 0) {
       throw new InputError(unknown);
     }
     this.jobFile = jobs[0].file;
+    this.podGroupFile = podGroups[0]?.file;
     this.planFiles = plans.map((p) => p.file);
     this.podFiles = pods.map((p) => p.file);
     this.serviceFiles = services.map((s) => s.file);
-    return { job: jobs[0], plans, pods, services };
+    return { job: jobs[0], plans, pods, services, podGroup: podGroups[0] };
   }
 
   /** Runs a core function; its problems become lines naming the file each argument came from. */
@@ -191,6 +196,9 @@ export class Inputs {
     }
     if (/^pods\b/.test(path) && this.podsFile !== undefined) {
       return this.podsFile;
+    }
+    if (/^podGroup\b/.test(path) && this.podGroupFile !== undefined) {
+      return this.podGroupFile;
     }
     return this.jobFile;
   }

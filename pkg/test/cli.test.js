@@ -189,6 +189,33 @@ test("plan takes the job's services too: a missing one is made again, one of a r
   assert.match(refused.stderr, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: services\\[0\\]\\.spec\\.ports\\[0\\]\\.port: `, "m"));
 });
 
+test("render and plan take --gang-scheduler-name, and plan the job's PodGroup from its file: the golden gang cases", async () => {
+  const rendered = golden("render-gang-scheduler-plugins");
+  const path = file("gang-render.yaml", stringify(rendered.input.job));
+  const r = await run(["render", path, "--gang-scheduler-name", rendered.input.options.gangSchedulerName, "-o", "json"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, rendered.output);
+  for (const name of ["gang-follows-the-plan", "volcano-pending-gang-keeps-its-pods-back", "volcano-admitted-gang-makes-its-pods"]) {
+    const { input, output } = golden(name);
+    const all = file(`${name}.yaml`, [input.job, ...input.scalePlans, ...input.pods, input.podGroup].map((o) => stringify(o)).join("---\n"));
+    const gang = input.options?.gangSchedulerName;
+    const args = ["plan", all, "--now", input.now, ...(gang ? ["--gang-scheduler-name", gang] : [])];
+    const passed = await run(args);
+    assert.equal(passed.status, 0, passed.stderr);
+    assert.equal(passed.stdout, output, name);
+  }
+  // A bad scheduler name is wrong usage of the flag, not a problem of a file.
+  const bad = await run(["render", path, "--gang-scheduler-name", "Not A Name"]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /^elasticjob: --gang-scheduler-name: "Not A Name" is not a scheduler name/);
+  // Two PodGroups: the job has one.
+  const { input } = golden("gang-follows-the-plan");
+  const two = file("two-groups.yaml", [input.job, input.podGroup, input.podGroup].map((o) => stringify(o)).join("---\n"));
+  const refused = await run(["plan", two, "--now", input.now]);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /2 PodGroups; give the job's one/);
+});
+
 test("plan reads one pod (and one service) per document too", async () => {
   const { input, output } = golden("job-scaling-runs-pending-plan");
   const both = file("scaling.yaml", `${stringify(input.job)}---\n${stringify(input.scalePlan)}`);
