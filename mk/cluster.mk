@@ -23,9 +23,11 @@
 #                       scheduler-plugins' gang scheduler (Coscheduling) beside a cluster of its own
 #                       (`cluster run --gang`): two groups of pods of which one fits are placed one
 #                       whole and the other not at all, where the default scheduler places part of
-#                       each. Not in `make test`: the product does not use it yet (issue 40)
+#                       each; then `elasticjob controller --gang-scheduler-name` in the same
+#                       scenarios with two jobs (tests/e2e/gang/), and with Volcano's PodGroups, the
+#                       test playing Volcano's scheduler (figures printed)
 
-TEST_TARGETS += test-cluster test-kueue
+TEST_TARGETS += test-cluster test-kueue test-gang-scheduler
 
 CLUSTER_SRC := tests/cluster
 CLUSTER_DIR := $(TOOLS)/cluster
@@ -37,6 +39,9 @@ CLUSTER_NODES ?= --nodes 4 --node-cpu 64 --node-memory 512Gi --node-pods 250
 # The scale run's: 50 nodes for 100 jobs of 1 PS and 100 workers (1 CPU and 1 GiB each) and their
 # masters, in a folder of its own (a cluster-up cluster may run beside it).
 CLUSTER_SCALE_DIR := $(TOOLS)/cluster-scale
+# A cluster of its own for the tests that restart the control plane (tests/e2e/restart/): a restart
+# would cut every other test's connections.
+CLUSTER_RESTART_DIR := $(TOOLS)/cluster-restart
 CLUSTER_SCALE_NODES := --nodes 50 --node-cpu 256 --node-memory 1Ti --node-pods 300
 # A fresh generation, compared with the checked-in CRDs.
 CLUSTER_CRDS_FRESH := $(or $(CARGO_TARGET_DIR),target)/crds
@@ -90,10 +95,22 @@ GANG_CLUSTER_DIR ?= $(TOOLS)/cluster-gang
 $(GANG_DIR)/scheduler: $(CLUSTER_SRC)/gang/build.sh
 	@sh $< $(GANG_DIR) >/dev/null
 
-# Two nodes of 4 CPUs: one of the test's two groups of three 2-CPU pods fits, not both.
-test-gang-scheduler: $(CLUSTER_BIN) $(GANG_DIR)/scheduler ## scheduler-plugins' gang scheduler on a test cluster of its own: one of two groups bound whole, the other not at all; the default scheduler binds part of each
-	$(CLUSTER_BIN) run --dir $(GANG_CLUSTER_DIR) --gang $(GANG_DIR) --nodes 2 --node-cpu 4 -- \
-	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./gang/'
+# Volcano's PodGroup CRD, generated once from Volcano's API module (tests/cluster/gang/volcano-crd.sh):
+# the controller's scenario with Volcano's PodGroups, the test playing Volcano's scheduler.
+VOLCANO_VERSION := $(shell sed -n 's/^VERSION=//p' $(CLUSTER_SRC)/gang/volcano-crd.sh)
+VOLCANO_DIR := $(TOOLS)/volcano/$(VOLCANO_VERSION)
+
+$(VOLCANO_DIR)/podgroups.yaml: $(CLUSTER_SRC)/gang/volcano-crd.sh
+	@sh $< $(VOLCANO_DIR) >/dev/null
+
+# Two nodes of 4 CPUs: one of the Go test's two groups of three 2-CPU pods fits, not both; one of
+# the controller's two jobs of three 1.5-CPU task pods (and a 100m master), not both. The Go test
+# (the scheduler alone) first, then the controller's scenarios, one file at a time (they share the
+# nodes).
+test-gang-scheduler: $(CLUSTER_BIN) $(GANG_DIR)/scheduler $(VOLCANO_DIR)/podgroups.yaml npm ## gang scheduling on a test cluster of its own with scheduler-plugins' gang scheduler: one of two groups bound whole, the other not at all, where the default scheduler binds part of each; the controller's jobs so (--gang-scheduler-name), and with Volcano's PodGroups (figures printed)
+	$(CLUSTER_BIN) run --dir $(GANG_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --gang $(GANG_DIR) --nodes 2 --node-cpu 4 -- \
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./gang/ && cd $(CURDIR) && \
+	    VOLCANO_CRD=$(VOLCANO_DIR)/podgroups.yaml $(NPM_NODE_TEST) --test-concurrency=1 tests/e2e/gang/*.test.js'
 
 crds: ## regenerate deploy/crds/ from the Rust types (examples/crds.rs)
 	$(CARGO) run --quiet --features schema --example crds -- $(CLUSTER_CRDS)
@@ -129,6 +146,8 @@ test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the te
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
 	DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
 	  $(NPM_NODE_TEST) tests/e2e/*.test.js
+	RESTART_CLUSTER="$(CLUSTER_BIN) --dir $(CLUSTER_RESTART_DIR)" $(CLUSTER_BIN) run --dir $(CLUSTER_RESTART_DIR) --nodes 1 -- \
+	  $(NPM_NODE_TEST) tests/e2e/restart/*.test.js
 
 bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 100 workers on 50 fake nodes, ours and Kubeflow's operator (figures printed)
 	@$(WITH_KUBEFLOW) $(CLUSTER_BIN) run --dir $(CLUSTER_SCALE_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_SCALE_NODES) -- node benches/node/cluster.js
@@ -136,9 +155,14 @@ bench-cluster: $(CLUSTER_BIN) npm ## the scale run: 10 then 100 jobs of 1 PS + 1
 # The chaos soak: a cluster of its own (its folder is the one `cluster restart-apiserver` restarts).
 SOAK_DIR ?= $(TOOLS)/cluster-soak
 SOAK_MINUTES ?= 30
-# Room for up to 8 jobs of up to 100 workers (0.5 CPU each) at once: a pod left Pending for want of
-# a node would read as a controller that did not converge.
-SOAK_NODES := --nodes 8 --node-cpu 64 --node-memory 512Gi --node-pods 250
+# Room for every pod the soak's jobs ask for at once: a pod left Pending for want of a node would
+# read as a controller that did not converge. Up to 8 played jobs of up to 100 workers, 2 PS, a chief
+# and an evaluator at 0.5 CPU (416 CPU), and the job of DLRover's real master, whose own first plan
+# asks 16 CPU for each PS, chief and worker whatever the job's template says (DLRover 0.6.1's
+# local_optimizer.py, job_stage_create: min(ceil(its resource limit of 100 CPU / 5), 16)): up to
+# 104 pods, 1,664 CPU. 8 x 64 CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"):
+# two violations of each run that drew it.
+SOAK_NODES := --nodes 8 --node-cpu 320 --node-memory 512Gi --node-pods 250
 SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
   $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 

@@ -13,12 +13,12 @@ const SECONDS = {
 
 export default {
   name: "controller",
-  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--kubeconfig PATH] [--kueue] [--leader-elect] [--metrics-port N] [--health-port N]",
+  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--kubeconfig PATH] [--kueue] [--gang-scheduler-name NAME] [--leader-elect] [--metrics-port N] [--health-port N]",
   about: "run the ElasticJob controller against a cluster (until SIGTERM)",
   help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
 carries out the plans of the elasticjob core (the job master, the task pods and services of each
 ScalePlan that DLRover's master writes, its relaunches among them, suspend, the job and plan
-status). Logs are JSON lines on standard
+status, with a gang scheduler the job's PodGroup). Logs are JSON lines on standard
 output. SIGTERM or SIGINT finishes the action under way, releases the leader lease and exits 0.
 
 Options:
@@ -33,6 +33,13 @@ Options:
   --kueue                 run with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload
                           and stays suspended until Kueue admits it (watches Workloads and
                           ResourceFlavors; without it nothing of Kueue is watched)
+  --gang-scheduler-name NAME
+                          gang scheduling of every job, as training-operator's flag: \`volcano\`
+                          (Volcano's PodGroups), or the name of scheduler-plugins' scheduler
+                          (its Coscheduling PodGroups); the job's PodGroup is made before its
+                          pods, which carry that scheduler's name. Without it a job whose replicas
+                          say BatchScheduler: volcano still gets Volcano's when the cluster serves
+                          its PodGroups (docs/controller.md)
   --leader-elect          act only while holding the leader Lease (for several replicas)
   --leader-elect-namespace NS   the Lease's namespace (default: the pod's, else ${DEFAULTS.leaseNamespace})
   --leader-elect-name NAME      the Lease's name (default: ${DEFAULTS.leaseName})
@@ -59,6 +66,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     "master-service-account": { type: "string" },
     kubeconfig: { type: "string" },
     kueue: { type: "boolean" },
+    "gang-scheduler-name": { type: "string" },
     "leader-elect": { type: "boolean" },
     "leader-elect-namespace": { type: "string" },
     "leader-elect-name": { type: "string" },
@@ -82,6 +90,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       masterServiceAccount: values["master-service-account"],
       kubeconfig: values.kubeconfig,
       kueue: values.kueue ?? false,
+      gangSchedulerName: values["gang-scheduler-name"],
       leaderElect: values["leader-elect"] ?? false,
       leaseNamespace: values["leader-elect-namespace"],
       leaseName: values["leader-elect-name"],
@@ -99,7 +108,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
       throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, not \`${options.logLevel}\``);
     }
-    for (const flag of ["namespace", "master-image", "master-service-account", "kubeconfig", "leader-elect-namespace", "leader-elect-name", "field-manager"]) {
+    for (const flag of ["namespace", "master-image", "master-service-account", "gang-scheduler-name", "kubeconfig", "leader-elect-namespace", "leader-elect-name", "field-manager"]) {
       if (values[flag] === "") {
         throw new UsageError(`--${flag} is empty`);
       }

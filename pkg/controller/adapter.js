@@ -46,7 +46,13 @@ export const KINDS = {
   ResourceFlavor: { apiVersion: "kueue.x-k8s.io/v1beta2", plural: "resourceflavors" },
   WorkloadPriorityClass: { apiVersion: "kueue.x-k8s.io/v1beta2", plural: "workloadpriorityclasses" },
   PriorityClass: { apiVersion: "scheduling.k8s.io/v1", plural: "priorityclasses" },
+  // The gang schedulers' PodGroups (kind PodGroup in both groups; `--gang-scheduler-name`).
+  VolcanoPodGroup: { apiVersion: "scheduling.volcano.sh/v1beta1", kind: "PodGroup", plural: "podgroups" },
+  SchedulerPluginsPodGroup: { apiVersion: "scheduling.x-k8s.io/v1alpha1", kind: "PodGroup", plural: "podgroups" },
 };
+
+/** The entry of KINDS of a PodGroup of that apiVersion (the core names which in its actions), or undefined. */
+export const podGroupKind = (apiVersion) => Object.keys(KINDS).find((k) => KINDS[k].kind === "PodGroup" && KINDS[k].apiVersion === apiVersion);
 
 /** An answer of the API server other than success: `status` (HTTP) and `reason` (the Status reason). */
 export class ApiError extends Error {
@@ -270,23 +276,24 @@ export class KubeAdapter {
    * Every object of a kind (in `namespace`, else in all), page by page: `{items, metadata}`, each
    * item with its apiVersion and kind (a list's items come without them).
    */
-  async list(kind, { namespace, labelSelector } = {}) {
-    const { apiVersion } = KINDS[kind];
+  async list(kind, { namespace, labelSelector, limit = LIST_PAGE, pages = Infinity } = {}) {
+    const { apiVersion, kind: objectKind = kind } = KINDS[kind];
     const items = [];
     let first;
     let token;
     do {
       const page = await this.request("GET", collectionPath(kind, namespace), {
-        query: { labelSelector, limit: LIST_PAGE, continue: token },
+        query: { labelSelector, limit, continue: token },
         verb: "list",
         resource: KINDS[kind].plural,
       });
       first ??= page;
+      pages -= 1;
       for (const item of page.items ?? []) {
-        items.push(stripManagedFields({ apiVersion, kind, ...item }));
+        items.push(stripManagedFields({ apiVersion, kind: objectKind, ...item }));
       }
       token = page.metadata?.continue || undefined;
-    } while (token);
+    } while (token && pages > 0);
     return { metadata: { resourceVersion: first.metadata?.resourceVersion }, items };
   }
 
@@ -312,6 +319,24 @@ export class KubeAdapter {
     );
     informer.on(k8s.CONNECT, () => this.onRequest({ verb: "watch", resource: KINDS[kind].plural, code: "connect" }));
     return informer;
+  }
+
+  /**
+   * Whether the API server serves the kind (discovery of its group version: a CustomResource-
+   * Definition installed and established). A group it does not serve is no error: false.
+   */
+  async serves(kind) {
+    const { apiVersion, plural } = KINDS[kind];
+    const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    try {
+      const resources = await this.request("GET", path, { verb: "discover", resource: plural });
+      return (resources?.resources ?? []).some((r) => r.name === plural);
+    } catch (e) {
+      if (isNotFound(e)) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   /** The object, read from the API server (`signal` cuts the request short). */

@@ -8,10 +8,11 @@
 // up after a timeout: the pass plans anyway. Pods and services are expected present or gone (the
 // core makes a service again when it sees it missing, so a pass must not plan from a cache that has
 // not shown a service just made); job and plan statuses at a newer resourceVersion. With Kueue, a
-// Workload is expected present once made, and at a newer resourceVersion once written.
+// Workload is expected present once made, and at a newer resourceVersion once written; with a gang
+// scheduler, a PodGroup likewise, and gone once deleted.
 
 /** The cache of each kind, by the name the caches are given under. */
-const CACHES = { Pod: "pods", Service: "services", ElasticJob: "jobs", ScalePlan: "plans", Workload: "workloads" };
+const CACHES = { Pod: "pods", Service: "services", ElasticJob: "jobs", ScalePlan: "plans", Workload: "workloads", PodGroup: "podGroups" };
 
 export class Expectations {
   /**

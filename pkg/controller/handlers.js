@@ -8,10 +8,11 @@
 //
 // `pass` is the pass under way (reconciler.js): the job's objects as observed (`job`, `plans`,
 // `pods`, `services`), what the pass wrote (`done`: made and deleted objects; `fresh`: objects read
-// again), the `adapter`, the `expectations`, the caches (with Kueue, the Workloads' too), and
+// again), the `adapter`, the `expectations`, the caches (with Kueue, the Workloads' too; with a
+// gang scheduler, the PodGroups'), and
 // `tell` (an event of the pass, told once it has ended).
 import { text } from "../node.js";
-import { isAlreadyExists, isConflict, isNotFound } from "./adapter.js";
+import { isAlreadyExists, isConflict, isNotFound, podGroupKind } from "./adapter.js";
 import { jsonOf } from "./texts.js";
 
 /** A status write found the object changed since it was read: the pass reads it again and plans again. */
@@ -231,15 +232,7 @@ Object.assign(HANDLERS, {
         status.admission = null;
       }
       const metadata = a.resourceVersion === undefined ? undefined : { resourceVersion: a.resourceVersion };
-      try {
-        await pass.adapter.patchStatus("Workload", namespaceOf(a, pass), a.name, { metadata, status });
-      } catch (e) {
-        if (isNotFound(e)) {
-          return "gone";
-        }
-        throw e;
-      }
-      return "done";
+      return doneOrGone(pass.adapter.patchStatus("Workload", namespaceOf(a, pass), a.name, { metadata, status }));
     },
   },
 
@@ -253,6 +246,83 @@ Object.assign(HANDLERS, {
     },
   },
 });
+
+// Gang scheduling (`--gang-scheduler-name`, or a job whose replicas say `BatchScheduler: volcano`):
+// the job's PodGroup, of the group the core names (Volcano's or scheduler-plugins'), made before
+// any of its pods, its spec brought to the core's as the plan changes, removed once the job has
+// finished. As for services, the controller writes over or deletes a PodGroup only when the job
+// controls it (its owner reference with the job's uid): one of that name made by another is left
+// as it is.
+Object.assign(HANDLERS, {
+  createOrUpdatePodGroup: {
+    refused: "FailedCreate",
+    describe: (a) => ({ name: a.podGroup.metadata.name, apiVersion: a.podGroup.apiVersion, reason: a.reason, cause: a.cause }),
+    expect(pass, a) {
+      if (!watched(pass, a.podGroup.apiVersion)) {
+        return undefined;
+      }
+      const observed = cachedPodGroup(pass, a.podGroup.apiVersion, ...at(a.podGroup));
+      return observed
+        ? pass.expectations.newer(pass.key, "PodGroup", ...at(observed), [observed.metadata.resourceVersion])
+        : pass.expectations.presence(pass.key, "PodGroup", ...at(a.podGroup), true);
+    },
+    async perform(pass, a, expected) {
+      const kind = podGroupKindOf(a.podGroup.apiVersion);
+      const { outcome, object } = await createOrExists(pass.adapter, kind, a.podGroup);
+      if (outcome === "done") {
+        expected.uid = object?.metadata?.uid;
+        return outcome;
+      }
+      const there = cachedPodGroup(pass, a.podGroup.apiVersion, ...at(a.podGroup)) ?? (await getOrGone(pass.adapter, kind, ...at(a.podGroup)));
+      if (!there) {
+        // Deleted since the create found it: the next pass makes it again.
+        return "gone";
+      }
+      if (!text.jobControls(jsonOf(pass.job), JSON.stringify(there))) {
+        throw new Error(`PodGroup ${a.podGroup.metadata.name} exists and this job does not control it: it is left as it is`);
+      }
+      // Its spec alone (a JSON merge patch): the status is the gang scheduler's.
+      return doneOrGone(pass.adapter.patch(kind, ...at(a.podGroup), { spec: a.podGroup.spec }));
+    },
+  },
+
+  deletePodGroup: {
+    refused: "FailedDelete",
+    describe: (a) => ({ name: a.name, apiVersion: a.apiVersion, reason: a.reason, cause: a.cause }),
+    expect(pass, a) {
+      const observed = watched(pass, a.apiVersion) ? cachedPodGroup(pass, a.apiVersion, namespaceOf(a, pass), a.name) : undefined;
+      return observed ? pass.expectations.presence(pass.key, "PodGroup", namespaceOf(a, pass), a.name, false, observed.metadata.uid) : undefined;
+    },
+    async perform(pass, a) {
+      const kind = podGroupKindOf(a.apiVersion);
+      const namespace = namespaceOf(a, pass);
+      const there = cachedPodGroup(pass, a.apiVersion, namespace, a.name) ?? (await getOrGone(pass.adapter, kind, namespace, a.name));
+      // Only the job's own, by its uid (a precondition of the delete): another's is left alone.
+      if (!there || !pass.job || !text.jobControls(jsonOf(pass.job), JSON.stringify(there))) {
+        return "gone";
+      }
+      return deleteOrGone(pass.adapter, kind, namespace, a.name, { uid: there.metadata.uid });
+    },
+  },
+});
+
+/** The entry of the adapter's KINDS of a PodGroup of that apiVersion; a group the controller does not know is a failure of the action. */
+function podGroupKindOf(apiVersion) {
+  const kind = podGroupKind(apiVersion);
+  if (!kind) {
+    throw new Error(`a PodGroup of ${apiVersion}, which this controller does not know`);
+  }
+  return kind;
+}
+
+/** Whether the controller watches the PodGroups of that apiVersion (the caches have them). */
+const watched = (pass, apiVersion) => pass.caches.podGroups?.apiVersion === apiVersion;
+
+/** The job's PodGroup of that name and group as the cache has it. */
+function cachedPodGroup(pass, apiVersion, namespace, name) {
+  const cached = pass.caches.podGroups?.get(namespace, name);
+  return cached?.apiVersion === apiVersion ? cached : undefined;
+}
 
 /** The handler of an action the controller does not know: a bug of this controller, or a core newer than it. */
 export const UNKNOWN = {
@@ -302,6 +372,19 @@ async function createOrExists(adapter, kind, obj) {
   } catch (e) {
     if (isAlreadyExists(e)) {
       return { outcome: "exists" };
+    }
+    throw e;
+  }
+}
+
+/** A write under way: `done`, or `gone` when the object is not there. */
+async function doneOrGone(write) {
+  try {
+    await write;
+    return "done";
+  } catch (e) {
+    if (isNotFound(e)) {
+      return "gone";
     }
     throw e;
   }

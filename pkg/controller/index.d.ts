@@ -64,6 +64,13 @@ export interface ControllerOptions {
    * `kueue.x-k8s.io/queue-name` (docs/kueue.md); default false (nothing of Kueue is watched).
    */
   kueue?: boolean;
+  /**
+   * Gang scheduling of every job (training-operator's `--gang-scheduler-name`): `volcano` (Volcano's
+   * PodGroups), or the name of scheduler-plugins' scheduler (its Coscheduling PodGroups); the
+   * PodGroups of that group are watched, and must be served. Default: none; a job whose replicas say
+   * `BatchScheduler: volcano` still gets Volcano's when the API server serves its PodGroups.
+   */
+  gangSchedulerName?: string;
   /** The field manager of every write (in managedFields); default `elasticjob-controller`. */
   fieldManager?: string;
   /** This instance's name in the Lease; default `<hostname>_<uuid>`. */

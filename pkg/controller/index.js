@@ -2,8 +2,8 @@
 // cluster. It carries out the core's plans against the API server. A job key's path, each module
 // once:
 //
-//   informer.js (list + watch: ElasticJobs, ScalePlans, the jobs' pods and services; each plan, pod
-//   and service also into the core's store) --change--> queue.js (a work queue keyed by job, with
+//   informer.js (list + watch: ElasticJobs, ScalePlans, the jobs' pods and services, with a gang
+//   scheduler their PodGroups; each plan, pod, service and PodGroup also into the core's store) --change--> queue.js (a work queue keyed by job, with
 //   per-job backoff) --> runner.js (workers: one pass per job at a time) --> reconciler.js (one
 //   pass: the core's controllerPass decides the plan) --> executor.js (phases in order, each in its
 //   mode) --> handlers.js (each action kind) --> adapter.js (every call to the API server)
@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { constants } from "../node.js";
-import { KubeAdapter, loadKubeConfig, podNamespace } from "./adapter.js";
+import { ApiError, KINDS, KubeAdapter, loadKubeConfig, podNamespace } from "./adapter.js";
 import { DEFAULTS } from "./defaults.js";
 import { Informer } from "./informer.js";
 import { LeaderElector } from "./leader.js";
@@ -26,6 +26,9 @@ import { Runner } from "./runner.js";
 import { serve } from "./serve.js";
 
 export { DEFAULTS } from "./defaults.js";
+
+/** The `--gang-scheduler-name` that means Volcano (training-operator's); any other names scheduler-plugins' scheduler. */
+const VOLCANO = "volcano";
 export { LOG_LEVELS, Logger } from "./log.js";
 export { WorkQueue } from "./queue.js";
 
@@ -72,6 +75,7 @@ export class Controller {
     // neither wait behind a large plan's in the rate limit nor share its connections.
     this.leaseAdapter = o.leaderElect ? new KubeAdapter(kc, { onRequest, ...rateLimit }) : undefined;
     await this.leaseAdapter?.connect();
+    this.podGroups = await this.podGroupKind();
     log.info("starting", {
       server: this.adapter.serverUrl,
       namespace: o.namespace ?? "(all)",
@@ -83,6 +87,8 @@ export class Controller {
       kubeApiBurst: o.kubeApiBurst,
       maxPodCreates: o.maxPodCreates,
       kueue: o.kueue,
+      gangSchedulerName: o.gangSchedulerName,
+      podGroups: this.podGroups ? KINDS[this.podGroups].apiVersion : undefined,
       leaderElect: o.leaderElect,
       identity: this.identity,
       fieldManager: o.fieldManager,
@@ -99,6 +105,7 @@ export class Controller {
       isStopping: () => this.stopping,
       maxPodCreates: o.maxPodCreates,
       kueue: o.kueue,
+      gangSchedulerName: o.gangSchedulerName,
     });
     this.runner = new Runner({
       queue: this.queue,
@@ -137,12 +144,45 @@ export class Controller {
     return this;
   }
 
+  /**
+   * The PodGroups the controller watches (their entry of the adapter's KINDS), or undefined: with
+   * `--gang-scheduler-name volcano` Volcano's, with another name scheduler-plugins' (either must be
+   * served: the controller cannot start without it); without the flag Volcano's when the API server
+   * serves them and this controller may list them (a job whose replicas say `BatchScheduler:
+   * volcano` gets Volcano's gang with no flag), asked once here; else none, which is no error.
+   */
+  async podGroupKind() {
+    const { o, log, adapter } = this;
+    const scope = o.namespace ? { namespace: o.namespace } : {};
+    if (o.gangSchedulerName !== undefined) {
+      const kind = o.gangSchedulerName === VOLCANO ? "VolcanoPodGroup" : "SchedulerPluginsPodGroup";
+      if (!(await adapter.serves(kind))) {
+        const { apiVersion } = KINDS[kind];
+        throw new Error(`--gang-scheduler-name ${o.gangSchedulerName}: the API server serves no PodGroups of ${apiVersion} (install the gang scheduler's PodGroup CustomResourceDefinition; docs/controller.md)`);
+      }
+      return kind;
+    }
+    if (!(await adapter.serves("VolcanoPodGroup"))) {
+      return undefined;
+    }
+    try {
+      await adapter.list("VolcanoPodGroup", { ...scope, limit: 1, pages: 1 });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 403) {
+        log.warn("the API server serves Volcano's PodGroups, but this controller may not list them: they are not watched, and a job whose replicas say BatchScheduler: volcano cannot get its PodGroup (docs/install.md: the chart's volcanoPodGroups)", { error: e });
+        return undefined;
+      }
+      throw e;
+    }
+    return "VolcanoPodGroup";
+  }
+
   /** The caches of the kinds a pass reads, each change brought to the reconciler and its job enqueued. */
   informers() {
     const { o, log, metrics } = this;
     const scope = o.namespace ? { namespace: o.namespace } : {};
-    const informer = (kind, labelSelector) =>
-      new Informer(this.adapter.listWatch(kind, { ...scope, labelSelector }), {
+    const informer = (kind, labelSelector, resource = kind) =>
+      new Informer(this.adapter.listWatch(resource, { ...scope, labelSelector }), {
         kind,
         jobKeyOf,
         onObject: (type, obj) => this.reconciler.keep(kind, type, obj),
@@ -164,6 +204,12 @@ export class Controller {
       // The services the controller makes, by the same label: one deleted brings its job's pass.
       services: informer("Service", labels.jobName),
     };
+    if (this.podGroups) {
+      // The jobs' PodGroups (of the one group watched), by the same label: the core reads a job's
+      // from the store, and a change of one (its phase, as the gang scheduler sets it) brings its pass.
+      caches.podGroups = informer("PodGroup", labels.jobName, this.podGroups);
+      caches.podGroups.apiVersion = KINDS[this.podGroups].apiVersion;
+    }
     if (!o.kueue) {
       return caches;
     }

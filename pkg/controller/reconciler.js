@@ -1,7 +1,7 @@
 // One reconcile pass of one job, the path of a job key from the work queue to the API calls:
 // 1. wait until the caches show the job's last pass's writes (expectations.js);
-// 2. observe: the job from its cache, its plans, pods and services in the core's store (fed by the
-//    caches' events, each read once), with what this pass already wrote laid over;
+// 2. observe: the job from its cache, its plans, pods, services and PodGroup in the core's store
+//    (fed by the caches' events, each read once), with what this pass already wrote laid over;
 // 3. decide: the core's one pass (`controllerPass`) gives the plan, in phases, each with its mode,
 //    each action with its cause and, where it is worth telling, its event;
 // 4. carry it out (executor.js), each action by the handler of its kind (handlers.js);
@@ -17,7 +17,7 @@ import { jsonOf } from "./texts.js";
 
 const MAX_CONFLICT_RETRIES = 3;
 /** The kinds whose objects the core's store keeps (a pass is given its job's JSON text). */
-const STORED = new Set(["ScalePlan", "Pod", "Service", "Workload", "ResourceFlavor"]);
+const STORED = new Set(["ScalePlan", "Pod", "Service", "Workload", "ResourceFlavor", "PodGroup"]);
 /** How long a priority class's value read from the API server is used before it is read again. */
 const PRIORITY_TTL_MS = 30_000;
 /** The longest delay a timer takes (Node fires a longer one at once): a later moment is asked again then. */
@@ -40,12 +40,13 @@ export class Reconciler {
    * @param {number} [options.expectationTimeoutMs] how long a pass waits for the caches to show the last one's writes
    * @param {number} [options.maxPodCreates] pods one pass creates at most (the core leaves the rest for the next passes)
    * @param {boolean} [options.kueue] the passes of a controller that runs with Kueue (the core's queued pass, over the Workloads and ResourceFlavors in the store)
+   * @param {string} [options.gangSchedulerName] the gang scheduler of every job (`volcano`, else scheduler-plugins' of that name): the core gives each job its PodGroup
    */
-  constructor({ adapter, caches, masterImage, masterServiceAccount, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false }) {
+  constructor({ adapter, caches, masterImage, masterServiceAccount, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false, gangSchedulerName }) {
     Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, kueue });
     /** `kind/name` of a priority class -> {value, until}: its value as last read. */
     this.priorities = new Map();
-    const options = { masterImage, maxPodCreates, masterServiceAccount };
+    const options = { masterImage, maxPodCreates, masterServiceAccount, gangSchedulerName };
     this.options = Object.values(options).some((v) => v !== undefined) ? JSON.stringify(options) : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
@@ -55,7 +56,7 @@ export class Reconciler {
     this.store = new text.ObjectStore();
   }
 
-  /** An event of a cache, whatever job its object is of: the core's store keeps the plans, pods and services. */
+  /** An event of a cache, whatever job its object is of: the core's store keeps the plans, pods, services and PodGroups (and Kueue's). */
   keep(kind, type, obj) {
     if (!STORED.has(kind)) {
       return;

@@ -4,7 +4,9 @@
 // reconcile pass whose status write conflicts (read again, plan again, nothing done twice), a
 // deleted service made again once, and the command line. Everything against a real API server is in tests/e2e/controller.test.js.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
@@ -13,6 +15,8 @@ import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
 import { ApiError, KubeAdapter } from "../controller/adapter.js";
+import { HANDLERS } from "../controller/handlers.js";
+import { Controller } from "../controller/index.js";
 import { Informer } from "../controller/informer.js";
 import { Logger } from "../controller/log.js";
 import { Metrics } from "../controller/metrics.js";
@@ -20,6 +24,18 @@ import { Reconciler } from "../controller/reconciler.js";
 import { goldenCases, job as fixtureJob } from "./fixtures.js";
 
 const quiet = new Logger({ write: () => true }, { level: "error" });
+
+/** A kubeconfig of the test's own API server (a listening http.Server of 127.0.0.1). */
+function kubeConfigOf(server) {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "c", server: `http://127.0.0.1:${server.address().port}`, skipTLSVerify: true }],
+    users: [{ name: "u" }],
+    contexts: [{ name: "x", cluster: "c", user: "u" }],
+    currentContext: "x",
+  });
+  return kc;
+}
 
 test("the work queue hands a key out once however often it is added, and not while it is processed", async () => {
   const queue = new WorkQueue();
@@ -294,6 +310,65 @@ test("a service of the job's name that another object controls is not overwritte
   assert.ok(calls.includes("event Warning FailedCreate"), calls.join(", "));
 });
 
+test("a PodGroup of the job's name is written over or deleted only when the job controls it; one of another group in the cache is not it", async () => {
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
+  const owner = { apiVersion: job.apiVersion, kind: "ElasticJob", name: "mnist", uid: "u-1", controller: true, blockOwnerDeletion: true };
+  const group = (apiVersion, ownerReferences, uid) => ({ apiVersion, kind: "PodGroup", metadata: { name: "mnist", namespace: "training", uid, ownerReferences }, spec: { minMember: 3 } });
+  const VOLCANO = "scheduling.volcano.sh/v1beta1";
+  const PLUGINS = "scheduling.x-k8s.io/v1alpha1";
+  const run = async (action, there, cached = []) => {
+    const calls = [];
+    const adapter = {
+      create: async (kind, obj) => {
+        calls.push(`create ${kind} ${obj.apiVersion}`);
+        throw new ApiError("create", 409, { reason: "AlreadyExists", message: "exists" });
+      },
+      get: async (kind, namespace, name) => {
+        calls.push(`get ${kind} ${name}`);
+        if (!there) {
+          throw new ApiError("get", 404, { reason: "NotFound", message: "not found" });
+        }
+        return there;
+      },
+      patch: async (kind, namespace, name, body) => calls.push(`patch ${kind} ${name} ${JSON.stringify(body)}`),
+      delete: async (kind, namespace, name, options) => calls.push(`delete ${kind} ${name} uid ${options.uid}`),
+    };
+    const cache = Object.assign(fixedCache(cached), { apiVersion: PLUGINS });
+    const pass = { key: "training/mnist", adapter, job, caches: { podGroups: cache }, expectations: { presence: () => ({}), newer: () => ({}) } };
+    const handler = HANDLERS[action.action];
+    const expected = handler.expect(pass, action) ?? {};
+    try {
+      return { outcome: await handler.perform(pass, action, expected), calls };
+    } catch (e) {
+      return { error: e.message, calls };
+    }
+  };
+  const wanted = { ...group(VOLCANO, [owner]), spec: { minMember: 4, queue: "research" } };
+  // Of the job: its spec merge-patched.
+  assert.deepEqual(await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, group(VOLCANO, [owner], "g-1")), {
+    outcome: "done",
+    calls: ["create VolcanoPodGroup scheduling.volcano.sh/v1beta1", "get VolcanoPodGroup mnist", 'patch VolcanoPodGroup mnist {"spec":{"minMember":4,"queue":"research"}}'],
+  });
+  // Another's (an earlier job of that name, a user's): left as it is, the action refused.
+  const foreign = group(VOLCANO, [{ ...owner, uid: "u-0" }], "g-0");
+  const refused = await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, foreign);
+  assert.match(refused.error, /PodGroup mnist exists and this job does not control it/);
+  assert.ok(!refused.calls.some((c) => c.startsWith("patch")), refused.calls.join(", "));
+  // The cache holds scheduler-plugins' PodGroup of that name: not the Volcano one the action names, which is read.
+  const mixed = await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, group(VOLCANO, [owner], "g-1"), [group(PLUGINS, [{ ...owner, uid: "u-0" }], "g-9")]);
+  assert.equal(mixed.outcome, "done", JSON.stringify(mixed));
+  // Deleted: the job's own with its uid a precondition; another's, or none, left alone.
+  const deletion = { action: "deletePodGroup", namespace: "training", name: "mnist", apiVersion: VOLCANO };
+  assert.deepEqual((await run(deletion, group(VOLCANO, [owner], "g-1"))).calls, ["get VolcanoPodGroup mnist", "delete VolcanoPodGroup mnist uid g-1"]);
+  assert.deepEqual(await run(deletion, foreign), { outcome: "gone", calls: ["get VolcanoPodGroup mnist"] });
+  assert.deepEqual(await run(deletion, undefined), { outcome: "gone", calls: ["get VolcanoPodGroup mnist"] });
+  // From the cache when it holds the job's own (of the group it watches): no read.
+  const cachedOwn = group(PLUGINS, [owner], "g-2");
+  assert.deepEqual((await run({ ...deletion, apiVersion: PLUGINS }, undefined, [cachedOwn])).calls, ["delete SchedulerPluginsPodGroup mnist uid g-2"]);
+  // A group the controller does not know: the action fails.
+  assert.match((await run({ ...deletion, apiVersion: "scheduling.example.com/v1" }, undefined)).error, /a PodGroup of scheduling\.example\.com\/v1, which this controller does not know/);
+});
+
 test("a service deleted from a running job is made again once: the next pass waits for the cache to show it", async () => {
   const key = "training/mnist";
   const counts = { "dlrover-master": { active: 1 }, ps: { active: 1 }, worker: { active: 2 } };
@@ -384,6 +459,7 @@ test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach ex
     [["--resync", "soon"], /--resync takes a number of seconds/],
     [["--leader-elect", "--leader-elect-lease-duration", "5", "--leader-elect-renew-deadline", "10"], /must exceed the renew deadline/],
     [["--log-level", "loud"], /--log-level takes one of debug, info, warn, error/],
+    [["--gang-scheduler-name", ""], /--gang-scheduler-name is empty/],
     [["extra"], /no argument expected, got extra/],
   ]) {
     const [out, streams] = io();
@@ -396,6 +472,46 @@ test("`elasticjob controller`: wrong usage exits 2, a cluster it cannot reach ex
   assert.equal(DEFAULTS.leaseDurationSeconds, 15);
 });
 
+test("`elasticjob controller --gang-scheduler-name`: a cluster that serves no PodGroups of that scheduler's group stops the start (exit 1, the group named); without the flag, none is no error", async (t) => {
+  // An API server that serves nothing beyond the core groups: every discovery of a group is 404,
+  // every list empty, every watch held open.
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://localhost");
+    seen.push(url.pathname);
+    if (/^\/apis\/[^/]+\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", reason: "NotFound", message: "not found" }));
+    } else if (url.searchParams.get("watch")) {
+      res.writeHead(200, { "content-type": "application/json" }).flushHeaders();
+    } else {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ kind: "List", metadata: { resourceVersion: "1" }, items: [] }));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const kc = kubeConfigOf(server);
+  const dir = mkdtempSync(`${tmpdir()}/elasticjob-gang-`);
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/kubeconfig`, kc.exportConfig());
+  for (const [name, group] of [["volcano", "scheduling.volcano.sh/v1beta1"], ["scheduler-plugins-scheduler", "scheduling.x-k8s.io/v1alpha1"]]) {
+    const out = { stdout: "", stderr: "" };
+    const streams = { stdout: { write: (text) => (out.stdout += text) }, stderr: { write: (text) => (out.stderr += text) } };
+    assert.equal(await main(["controller", "--kubeconfig", `${dir}/kubeconfig`, "--gang-scheduler-name", name, "--metrics-port", "0", "--health-port", "0"], streams), 1, name);
+    assert.match(out.stderr, new RegExp(`cannot start: --gang-scheduler-name ${name}: the API server serves no PodGroups of ${group.replaceAll(".", "\\.")}`));
+    assert.ok(seen.includes(`/apis/${group}`), `${group} asked`);
+  }
+  // Without the flag: Volcano's group asked once, not served, nothing of PodGroups watched.
+  seen.length = 0;
+  const controller = await new Controller({ kubeconfig: `${dir}/kubeconfig`, healthPort: 0, metricsPort: 0, host: "127.0.0.1", logger: quiet }).start();
+  await controller.ready;
+  await controller.stop();
+  assert.deepEqual(seen.filter((p) => p.includes("scheduling")), ["/apis/scheduling.volcano.sh/v1beta1"]);
+  assert.equal(controller.caches.podGroups, undefined);
+});
+
 test("a write the lease fence refuses is never sent, and fails as the cluster's trouble; reads still go; the field manager given is the one sent", async () => {
   const seen = [];
   const server = http.createServer((req, res) => {
@@ -404,13 +520,7 @@ test("a write the lease fence refuses is never sent, and fails as the cluster's 
     res.end(JSON.stringify({ metadata: { name: "a" } }));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "c", server: `http://127.0.0.1:${server.address().port}`, skipTLSVerify: true }],
-    users: [{ name: "u" }],
-    contexts: [{ name: "x", cluster: "c", user: "u" }],
-    currentContext: "x",
-  });
+  const kc = kubeConfigOf(server);
   let holds = true;
   const calls = [];
   const adapter = new KubeAdapter(kc, { onRequest: (call) => calls.push(call.code), fieldManager: "replica-b", mayWrite: () => holds });

@@ -41,6 +41,11 @@ function attributesOf(method, url) {
     path = path.slice(2);
   }
   const [resource, name, subresource] = path;
+  if (resource === undefined) {
+    // Discovery (`/apis/GROUP/VERSION`): a non-resource URL, which every authenticated user may
+    // read (the system:discovery ClusterRole); tests/e2e/rbac.test.js asks the real API server.
+    return { nonResource: url.pathname, verb: method.toLowerCase() };
+  }
   const watch = ["true", "1"].includes(url.searchParams.get("watch"));
   const verb = {
     GET: name ? "get" : watch ? "watch" : "list",
@@ -57,7 +62,7 @@ function attributesOf(method, url) {
  * AlreadyExists, an apply creates), lists nothing, holds watches open, and records every request's
  * RBAC attributes.
  */
-async function recordingServer() {
+async function recordingServer({ served = [] } = {}) {
   const store = new Map();
   const seen = [];
   /** The writes that set owner references: their namespace and references. */
@@ -83,6 +88,11 @@ async function recordingServer() {
         store.set(key, kept);
         return kept;
       };
+      if (attributes.nonResource) {
+        const apiVersion = url.pathname.replace(/^\/apis?\//, "");
+        const kind = Object.values(KINDS).find((k) => k.apiVersion === apiVersion && served.includes(apiVersion));
+        return kind ? send(200, { kind: "APIResourceList", groupVersion: apiVersion, resources: [{ name: kind.plural, namespaced: true, kind: kind.kind }] }) : missing();
+      }
       if (attributes.verb === "watch") {
         res.writeHead(200, { "content-type": "application/json" }).flushHeaders();
         return;
@@ -179,21 +189,23 @@ function grants({ namespace, rule }, r) {
 
 const key = (r) => `${r.verb} ${r.group}/${r.resource}${r.name && r.resource === "leases" ? ` ${r.name}` : ""}`;
 
-test("the rendered RBAC grants exactly what the controller's code sends (deploy/rbac.yaml, deploy/rbac-kueue.yaml)", async (t) => {
-  const api = await recordingServer();
+test("the rendered RBAC grants exactly what the controller's code sends (deploy/rbac.yaml, deploy/rbac-kueue.yaml, deploy/rbac-gang.yaml)", async (t) => {
+  const api = await recordingServer({ served: [KINDS.VolcanoPodGroup.apiVersion, KINDS.SchedulerPluginsPodGroup.apiVersion] });
   const dir = mkdtempSync(join(tmpdir(), "elasticjob-rbac-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, api.kc.exportConfig());
 
-  // 1. The controller itself, with Kueue and leader election (deploy/controller.yaml's Lease): its
-  // caches list and watch, it takes the Lease (read, not found, created), renews it, and releases it.
+  // 1. The controller itself, with Kueue, scheduler-plugins' gang and leader election
+  // (deploy/controller.yaml's Lease): its caches list and watch, it takes the Lease (read, not
+  // found, created), renews it, and releases it.
   const controller = await new Controller({
     kubeconfig,
     healthPort: 0,
     metricsPort: 0,
     host: "127.0.0.1",
     kueue: true,
+    gangSchedulerName: "scheduler-plugins-scheduler",
     leaderElect: true,
     leaseName: LEASE_NAME,
     leaseNamespace: LEASE_NAMESPACE,
@@ -210,6 +222,14 @@ test("the rendered RBAC grants exactly what the controller's code sends (deploy/
   await controller.stop();
   const releases = api.seen.filter((r) => r.resource === "leases" && r.verb === "update").length;
   assert.ok(releases >= 2, "renewed and released");
+  // Without --gang-scheduler-name, on a cluster that serves Volcano's PodGroups: asked once whether
+  // it may list them, then watched (a job whose replicas say BatchScheduler: volcano).
+  const volcano = await new Controller({ kubeconfig, healthPort: 0, metricsPort: 0, host: "127.0.0.1", logger: quiet }).start();
+  await volcano.ready;
+  await volcano.stop();
+  for (const group of ["scheduling.x-k8s.io", "scheduling.volcano.sh"]) {
+    assert.ok(api.seen.some((r) => r.group === group && r.resource === "podgroups" && r.verb === "watch"), `${group}'s PodGroups watched`);
+  }
 
   // 2. Every action kind the core plans, each through its handler and the real adapter, with the
   // branches that call more: a service or Workload of that name there already (read, then applied
@@ -226,6 +246,7 @@ test("the rendered RBAC grants exactly what the controller's code sends (deploy/
   const service = items.find((o) => o.kind === "Service");
   const owner = pod.metadata.ownerReferences;
   const workload = { apiVersion: KINDS.Workload.apiVersion, kind: "Workload", metadata: { name: "job-mnist", namespace: NS, ownerReferences: owner }, spec: { queueName: "q", podSets: [] } };
+  const podGroup = (kind) => ({ apiVersion: KINDS[kind].apiVersion, kind: "PodGroup", metadata: { name: "mnist", namespace: NS, ownerReferences: owner }, spec: { minMember: 3 } });
   const told = [];
   const emptyCache = { get: () => undefined };
   const pass = {
@@ -251,6 +272,10 @@ test("the rendered RBAC grants exactly what the controller's code sends (deploy/
     deleteService: [{ name: service.metadata.name }],
     setJobStatus: [{ status: { phase: "Running" } }],
     setScalePlanStatus: [{ name: plan.metadata.name, status: { phase: "Succeeded" } }],
+    // Each gang scheduler's: made, then made again (read, the job controls it: its spec patched);
+    // deleted once the job has finished (read, then deleted with its uid as a precondition).
+    createOrUpdatePodGroup: ["SchedulerPluginsPodGroup", "VolcanoPodGroup"].flatMap((kind) => [{ podGroup: podGroup(kind) }, { podGroup: podGroup(kind) }]),
+    deletePodGroup: ["SchedulerPluginsPodGroup", "VolcanoPodGroup"].map((kind) => ({ namespace: NS, name: "mnist", apiVersion: KINDS[kind].apiVersion })),
     // Made, then its spec replaced.
     createOrUpdateWorkload: [{ workload }, { workload }],
     setJobSuspend: [{ suspend: false }],
@@ -278,8 +303,9 @@ test("the rendered RBAC grants exactly what the controller's code sends (deploy/
   }
   await api.close();
 
-  const requests = admissionOf(api.seen, api.owning);
-  const rules = [...rulesOf("deploy/rbac.yaml"), ...rulesOf("deploy/rbac-kueue.yaml")];
+  const requests = admissionOf(api.seen.filter((r) => !r.nonResource), api.owning);
+  assert.ok(api.seen.some((r) => r.nonResource === "/apis/scheduling.volcano.sh/v1beta1"), "Volcano's PodGroups discovered");
+  const rules = [...rulesOf("deploy/rbac.yaml"), ...rulesOf("deploy/rbac-kueue.yaml"), ...rulesOf("deploy/rbac-gang.yaml")];
   const refused = [...new Set(requests.filter((r) => !rules.some((rule) => grants(rule, r))).map(key))].sort();
   assert.deepEqual(refused, [], "requests the controller sends that no rule grants");
   const unused = [];

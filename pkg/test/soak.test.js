@@ -2,13 +2,18 @@
 // every kind in each round, a kind that finds nothing gives its turn to the next and is tried again
 // after the next injection, never twice in a row without one, and the tried and injected counts.
 // Its evidence (soak/evidence.js): a violation's file holds the faults of its window, the lease's
-// holders, its job's timeline and the controllers' lines for that job, and no other job's.
+// holders, its job's timeline and the controllers' lines for that job, and no other job's. When a
+// fault took effect (soak/effect.js), from which convergence is counted, and the garbage
+// collector's bound counted from the control plane serving again (soak/observer.js).
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tookEffect } from "../../benches/node/soak/effect.js";
 import { writeEvidence } from "../../benches/node/soak/evidence.js";
+import { nextId } from "../../benches/node/soak/master.js";
+import { Observer } from "../../benches/node/soak/observer.js";
 import { random } from "../../benches/node/soak/random.js";
 import { Schedule } from "../../benches/node/soak/schedule.js";
 
@@ -100,6 +105,7 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   };
   const faults = [
     { kind: "stall", from: at - 12_000, to: at - 6_000, note: "soak-a-1" },
+    { kind: "kill-leader", from: at - 2_000, to: at - 2_000, effect: at - 1_000, note: "soak-b-1" },
     { kind: "relist", from: at - 3_600_000, to: at - 3_590_000, note: "long before" },
   ];
   const controllers = [
@@ -119,6 +125,9 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   const text = readFileSync(path, "utf8");
   assert.match(text, /^violation not-converged-30s at 2026-01-01T10:00:00.000Z\nafter stall: j1: worker 0\/1 Running\nseed 1\n/);
   assert.match(text, /09:59:48.000 \.\. 09:59:54.000 stall: soak-a-1/);
+  assert.match(text, /09:59:58.000 \.\. 09:59:58.000 \(took effect 09:59:59.000\) kill-leader: soak-b-1/);
+  assert.match(text, /09:59:59.000 ---- fault kill-leader took effect ----/);
+  assert.doesNotMatch(text, /fault stall took effect/, "a fault that took effect at its end has no line of its own");
   assert.doesNotMatch(text, /long before/);
   assert.match(text, /old \(acquired t0/, "the holder when the window began");
   assert.match(text, /new \(acquired t1, rv 40\)/);
@@ -128,4 +137,105 @@ test("a violation's evidence: its window's faults, the lease, its job's timeline
   assert.doesNotMatch(text, /j12/, "another job's timeline and lines stay out");
   assert.match(text, /became the leader/);
   assert.deepEqual(readdirSync(dir), ["01-not-converged-30s.txt"], "an earlier run's files are gone");
+});
+
+/** An observer that watches nothing: its lease changes, watches and pods are set by the test. */
+function quietObserver() {
+  const violations = [];
+  const observer = new Observer({ log: () => {} });
+  observer.violation = (kind, detail) => violations.push({ kind, detail });
+  return { observer, violations };
+}
+const lease = (identity, rv) => ({ metadata: { resourceVersion: rv }, spec: { holderIdentity: identity, acquireTime: new Date().toISOString() } });
+
+test("a leader fault takes effect when another holder takes the lease, not at its end", async () => {
+  const { observer } = quietObserver();
+  observer.onLease(lease("a", "1"));
+  const from = Date.now();
+  const fault = { kind: "kill-leader", from, to: from + 1 };
+  setTimeout(() => observer.onLease(lease("b", "2")), 300);
+  const effect = await tookEffect(fault, observer, { waitS: 5, electionS: 5 });
+  assert.ok(effect.at >= from + 300, `counted from the new holder, ${effect.at - from} ms after the fault began`);
+  assert.equal(effect.checkFrom, effect.at);
+  assert.match(effect.note, /^b took the lease$/);
+  // A holder already there when the fault began is not its effect: none comes, and the clock
+  // counts from the election's bound.
+  const begun = Date.now();
+  const again = await tookEffect({ kind: "stall", from: begun, to: begun + 50 }, observer, { waitS: 0.2, electionS: 0.1 });
+  assert.match(again.note, /no new holder of the lease within 0.2 s/);
+  assert.equal(again.at, begun + 100);
+});
+
+test("an election slower than the lease's bound counts against the controllers: the clock starts at the bound", async () => {
+  const { observer } = quietObserver();
+  observer.onLease(lease("a", "1"));
+  const from = Date.now();
+  setTimeout(() => observer.onLease(lease("c", "3")), 400);
+  const effect = await tookEffect({ kind: "kill-leader", from, to: from + 1 }, observer, { waitS: 5, electionS: 0.1 });
+  assert.equal(effect.at, from + 100, "from the bound, not from the late holder");
+  assert.ok(effect.checkFrom >= from + 400);
+  assert.match(effect.note, /^c took the lease, 0\.[0-9] s past the election's bound/);
+});
+
+test("a restart counts from the API server serving again, checked once every watch of the observer has connected since", async () => {
+  const { observer } = quietObserver();
+  const from = Date.now();
+  observer.connections.push({ path: "pods", at: from - 5000 }, { path: "plans", at: from - 5000 });
+  const to = from + 10;
+  setTimeout(() => (observer.connections[0].at = Date.now()), 100);
+  setTimeout(() => (observer.connections[1].at = Date.now()), 300);
+  const effect = await tookEffect({ kind: "restart-apiserver", from, to }, observer, { waitS: 5 });
+  assert.equal(effect.at, to);
+  assert.ok(effect.checkFrom >= from + 300, "the check waits for the last watch");
+  assert.match(effect.note, /watches connected again/);
+});
+
+test("a deleted node's effect is checked once the observer no longer shows its pods; a pod failure at its end", async () => {
+  const { observer } = quietObserver();
+  observer.pods.set("p", { metadata: { name: "p", uid: "u1" } });
+  const from = Date.now();
+  setTimeout(() => observer.pods.delete("p"), 200);
+  const effect = await tookEffect({ kind: "delete-node", from, to: from, pods: ["u1"] }, observer, { waitS: 5 });
+  assert.equal(effect.at, from);
+  assert.ok(effect.checkFrom >= from + 200);
+  assert.deepEqual(await tookEffect({ kind: "pod-fail", from, to: from + 5 }, observer, { waitS: 5 }), { at: from + 5, checkFrom: from + 5, note: "" });
+});
+
+test("what a deleted job owned must be gone 60 s after the control plane serves again, not 60 s after a delete it could not act on", () => {
+  const { observer, violations } = quietObserver();
+  const left = { metadata: { name: "j1-edljob-worker-0", ownerReferences: [{ uid: "job-uid" }] } };
+  observer.pods.set(left.metadata.name, left);
+  observer.deleted.set("j1", { uid: "job-uid", at: Date.now() - 70_000 });
+  observer.controlPlaneBack = Date.now() - 30_000;
+  observer.checkDeleted();
+  assert.deepEqual(violations, [], "a restart 30 s ago: 30 s left");
+  observer.controlPlaneBack = Date.now() - 61_000;
+  observer.checkDeleted();
+  assert.deepEqual(violations, [{ kind: "orphan-after-60s", detail: "job j1: j1-edljob-worker-0" }]);
+});
+
+test("the played master gives each relaunch of a turn an id of its own, before the watches show the last one", () => {
+  const pod = (job, type, id) => ({ metadata: { labels: { "elasticjob.dlrover/name": job, "elasticjob.dlrover/replica-type": type, "elasticjob.dlrover/replica-index": String(id) } } });
+  const pods = [pod("j18", "worker", 0), pod("j18", "worker", 1), pod("j18", "worker", 2), pod("j18", "ps", 0), pod("j9", "worker", 7)];
+  const state = { name: "j18" };
+  // Two workers OOMKilled in one turn: the pods seen are the same for both.
+  assert.deepEqual([nextId(state, "worker", pods), nextId(state, "worker", pods)], [3, 4]);
+  assert.equal(nextId(state, "ps", pods), 1);
+  assert.equal(nextId({ name: "j1" }, "worker", []), 0);
+});
+
+test("the real master's job is counted from when DLRover's master watches again after a restart; a played job from the fault's effect", async () => {
+  const { observer } = quietObserver();
+  const now = Date.now();
+  observer.faultEnded(now);
+  observer.realMasterBack = now + 300;
+  // real3 short of a worker until 350 ms on: 50 ms past its master's relist, within its bound.
+  observer.unconverged = () => (Date.now() < now + 350 ? ["real3: worker 1/2 Running"] : []);
+  const seconds = await observer.converged(0.2);
+  assert.ok(seconds !== undefined && seconds < 0.2, `converged ${seconds} s after its own clock`);
+  // A played job as slow is past its bound: the real master's relist is no excuse for it.
+  observer.faultEnded(Date.now());
+  const played = Date.now();
+  observer.unconverged = () => (Date.now() < played + 350 ? ["j3: worker 1/2 Running"] : []);
+  assert.equal(await observer.converged(0.2), undefined);
 });

@@ -28,9 +28,15 @@ pub(super) fn pod_group_pass(
     observed: Option<&PodGroup>,
     finished: bool,
 ) -> (Vec<Action>, Option<(&'static str, String)>) {
-    let Some(want) = gang::pod_group(job, plan, options) else { return (Vec::new(), None) };
+    let Some(mut want) = gang::pod_group(job, plan, options) else { return (Vec::new(), None) };
     // Only the PodGroup of the job's own gang scheduler, named after the job, is the job's.
     let observed = observed.filter(|o| o.api_version == want.api_version && o.metadata.name == want.metadata.name);
+    // A Volcano PodGroup keeps the queue it was made in, as training-operator keeps it (Kubeflow's
+    // CRD holds `schedulingPolicy.queue` immutable): a gang is not moved between queues under way.
+    let made_in = observed.and_then(|o| o.spec.queue.clone()).filter(|q| !q.is_empty());
+    if let (Some(queue), Some(_)) = (made_in, want.spec.queue.as_ref()) {
+        want.spec.queue = Some(queue);
+    }
     let name = job.name().to_owned();
     let suspended = job.spec.suspend == Some(true);
     if finished || suspended {
@@ -85,5 +91,47 @@ impl Planner<'_> {
                 last_transition_time: Some(now.clone()),
             },
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job;
+
+    fn volcano_job(queue: &str) -> ElasticJob {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "j", "namespace": "ns", "uid": "u"},
+            "spec": {"distributionStrategy": "ParameterServerStrategy",
+                "runPolicy": {"schedulingPolicy": {"queue": queue}},
+                "replicaSpecs": {"ps": {"replicas": 1, "BatchScheduler": "volcano",
+                    "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}}}}
+        }))
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_volcano_gang_keeps_the_queue_it_was_made_in() {
+        let options = Options::default();
+        let made = volcano_job("research");
+        let plan = job::initial_scale_plan(&made);
+        let Some(mut observed) = gang::pod_group(&made, &plan, &options) else { panic!("no group") };
+        observed.status = Some(crate::podgroup::PodGroupStatus { phase: Some("Running".into()) });
+        // The job now names another queue: nothing to update, and nothing waits.
+        let moved = volcano_job("production");
+        let (actions, wait) = pod_group_pass(&moved, &plan, &options, Some(&observed), false);
+        assert!(actions.is_empty(), "{actions:?}");
+        assert_eq!(wait, None);
+        // A change the gang needs is still made, in the queue it was made in.
+        observed.spec.min_member = 5;
+        let (actions, _) = pod_group_pass(&moved, &plan, &options, Some(&observed), false);
+        let queues: Vec<Option<&str>> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::CreateOrUpdatePodGroup { pod_group, .. } => Some(pod_group.spec.queue.as_deref()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(queues, [Some("research")]);
     }
 }

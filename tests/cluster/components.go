@@ -36,6 +36,15 @@ var stages []byte
 // 65,534 pods (nothing sends traffic to them).
 const podCIDR = "10.244.0.0/16"
 
+// kwokIdentity is the holder kwok writes into every node's Lease (kube-node-lease), the same at
+// every start, as a kubelet's is its node's name: kwok restarted with the control plane
+// (`restart-apiserver`) holds its nodes' Leases again at once. kwok's own kwok.Identity() is new at
+// each start (hostname and a UUID), and a new holder must wait out its former self's Leases (40 s
+// after their last renewal) before it plays a node's pods: pods deleted after a restart stayed
+// Terminating, and new ones Pending, for up to 40 s (tests/e2e/restart/kwok.test.js). One process
+// plays every node of a cluster, and a restart starts the new one once the old one has exited.
+const kwokIdentity = "elasticjob-test-cluster-kwok"
+
 // controllers are the controller manager's controllers the cluster runs (1.37 names): the garbage
 // collector (owned objects go with their owner), the namespace controller (a deleted namespace
 // empties), the service-account controllers (every namespace gets `default` and its token), the CA
@@ -185,10 +194,6 @@ func (c cluster) runKwok(ctx context.Context) error {
 	byResource := slices.GroupBy(loaded, func(s *internalversion.Stage) internalversion.StageResourceRef {
 		return s.Spec.ResourceRef
 	})
-	id, err := kwok.Identity()
-	if err != nil {
-		return err
-	}
 	clients, err := kwokclient.NewClientset("", c.kubeconfig())
 	if err != nil {
 		return err
@@ -236,7 +241,7 @@ func (c cluster) runKwok(ctx context.Context) error {
 		NodeLeaseDurationSeconds:      40,
 		PodsOnNodeSyncParallelism:     4,
 		EnablePodsOnNodeSyncListPager: true,
-		ID:                            id,
+		ID:                            kwokIdentity,
 	})
 	if err != nil {
 		return err

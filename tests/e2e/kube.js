@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import https from "node:https";
+import { isAbsolute } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as k8s from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
@@ -90,10 +91,13 @@ const RESOURCES = {
   "kueue.x-k8s.io/v1beta2/ResourceFlavor": "resourceflavors",
   "kueue.x-k8s.io/v1beta2/ClusterQueue": "clusterqueues",
   "kueue.x-k8s.io/v1beta2/LocalQueue": "localqueues",
+  "scheduling.volcano.sh/v1beta1/PodGroup": "podgroups",
+  "scheduling.x-k8s.io/v1alpha1/PodGroup": "podgroups",
+  "apiextensions.k8s.io/v1/CustomResourceDefinition": "customresourcedefinitions",
 };
 const CLUSTER_SCOPED = { "v1/Namespace": "namespaces", "v1/Node": "nodes", ...RESOURCES };
 /** The kinds of no namespace besides Namespace and the `Cluster...` ones. */
-const CLUSTER_KINDS = new Set(["Node", "PriorityClass", "ResourceFlavor"]);
+const CLUSTER_KINDS = new Set(["Node", "PriorityClass", "ResourceFlavor", "CustomResourceDefinition"]);
 
 /** The collection URL of an object's kind in `namespace` (or cluster-wide for Namespace and RBAC cluster kinds). */
 export function collection(apiVersion, kind, namespace) {
@@ -277,9 +281,12 @@ export async function grantLease(kc, name) {
   };
 }
 
-/** The objects of a manifest file of the repository (`deploy/rbac.yaml`), parsed; a document of comments alone (a generated file's header) is none. */
+/**
+ * The objects of a manifest file of the repository (`deploy/rbac.yaml`; or an absolute path, one
+ * under .tools/), parsed; a document of comments alone (a generated file's header) is none.
+ */
 export function manifests(path) {
-  return parseAllDocuments(readFileSync(new URL(`../../${path}`, import.meta.url), "utf8"))
+  return parseAllDocuments(readFileSync(isAbsolute(path) ? path : new URL(`../../${path}`, import.meta.url), "utf8"))
     .map((d) => d.toJS())
     .filter((o) => o != null);
 }

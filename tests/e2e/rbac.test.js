@@ -65,6 +65,9 @@ const RESOURCES = [
   "rbac.authorization.k8s.io/clusterroles",
   "rbac.authorization.k8s.io/clusterrolebindings",
   "apiextensions.k8s.io/customresourcedefinitions",
+  // The gang schedulers' PodGroups: deploy/rbac-gang.yaml's alone (tests/e2e/gang/), none by default.
+  "scheduling.x-k8s.io/podgroups",
+  "scheduling.volcano.sh/podgroups",
 ];
 const CLUSTER_SCOPED = new Set(["/namespaces", "/nodes", "rbac.authorization.k8s.io/clusterroles", "rbac.authorization.k8s.io/clusterrolebindings", "apiextensions.k8s.io/customresourcedefinitions"]);
 

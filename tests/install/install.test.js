@@ -192,9 +192,45 @@ describe("the Helm chart", () => {
     ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
   });
 
+  it("with gangSchedulerName: --gang-scheduler-name, and the PodGroup rules of deploy/rbac-gang.yaml for that scheduler's group alone (volcanoPodGroups: Volcano's without the flag; a Role when limited to one namespace); none by default; accepted (dry run)", async (t) => {
+    const [role, binding] = manifests("deploy/rbac-gang.yaml");
+    const [rule] = role.rules;
+    assert.deepEqual(role.rules.length, 1);
+    const only = (group) => [{ ...rule, apiGroups: [group] }];
+    const render = (...values) => objects(ok("helm", ["template", "elasticjob", CHART, "--namespace", "elasticjob-system", ...values.flatMap((v) => ["--set", v])]));
+    const argsOf = (rendered) => find(rendered, "Deployment").spec.template.spec.containers[0].args;
+    for (const [values, groups, flag] of [
+      [["gangSchedulerName=scheduler-plugins-scheduler"], ["scheduling.x-k8s.io"], "--gang-scheduler-name=scheduler-plugins-scheduler"],
+      [["gangSchedulerName=volcano"], ["scheduling.volcano.sh"], "--gang-scheduler-name=volcano"],
+      [["volcanoPodGroups=true"], ["scheduling.volcano.sh"], undefined],
+      [["gangSchedulerName=volcano", "volcanoPodGroups=true"], ["scheduling.volcano.sh"], "--gang-scheduler-name=volcano"],
+      [["gangSchedulerName=scheduler-plugins-scheduler", "volcanoPodGroups=true"], ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "--gang-scheduler-name=scheduler-plugins-scheduler"],
+    ]) {
+      const rendered = render(...values);
+      assert.deepEqual(find(rendered, "ClusterRole", "elasticjob-controller-gang").rules, [{ ...rule, apiGroups: groups }], values.join(" "));
+      assert.deepEqual(find(rendered, "ClusterRoleBinding", "elasticjob-controller-gang").subjects, binding.subjects);
+      assert.deepEqual(find(rendered, "ClusterRoleBinding", "elasticjob-controller-gang").roleRef, binding.roleRef);
+      assert.deepEqual(argsOf(rendered).filter((a) => a.startsWith("--gang-scheduler-name")), flag ? [flag] : [], values.join(" "));
+    }
+    assert.deepEqual(rule.apiGroups, ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "deploy/rbac-gang.yaml: both groups");
+    const plain = render();
+    assert.equal(find(plain, "ClusterRole", "elasticjob-controller-gang"), undefined, "no PodGroup rule by default");
+    assert.ok(!plain.some((o) => JSON.stringify(o.rules ?? []).includes("podgroups")), "no PodGroup rule by default");
+    assert.ok(!argsOf(plain).some((a) => a.startsWith("--gang-scheduler-name")), "no gang scheduler by default");
+    // Limited to one namespace: a Role and RoleBinding there.
+    const ns = await freshNamespace(admin, t, "helm-gang");
+    const text = ok("helm", ["template", "elasticjob", CHART, "--namespace", ns, "--set", "gangSchedulerName=volcano", "--set", `watchNamespace=${ns}`]);
+    const one = objects(text);
+    assert.deepEqual(find(one, "Role", "elasticjob-controller-gang").rules, only("scheduling.volcano.sh"));
+    assert.equal(find(one, "Role", "elasticjob-controller-gang").metadata.namespace, ns);
+    assert.equal(find(one, "RoleBinding", "elasticjob-controller-gang").metadata.namespace, ns);
+    assert.equal(find(one, "ClusterRole", "elasticjob-controller-gang"), undefined);
+    ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
+  });
+
   it("a wrong value is refused with its path, before anything is sent", () => {
     const bad = join(work, "bad-values.yaml");
-    writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\n");
+    writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\ngangSchedulerName: Volcano\n");
     for (const command of [["template", "elasticjob", CHART, "-f", bad], ["install", "elasticjob", CHART, "--namespace", "elasticjob-bad", "-f", bad]]) {
       const answer = run("helm", command);
       assert.notEqual(answer.status, 0);
@@ -203,6 +239,7 @@ describe("the Helm chart", () => {
         "at '/metrics/port': maximum: got 80,000, want 65,535",
         "at '/kubewarden/settings': additional properties 'maxReplicas' not allowed",
         "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'",
+        "at '/gangSchedulerName': 'Volcano' does not match pattern",
       ]) {
         assert.ok(answer.stderr.includes(line), `helm ${command[0]}: ${line}\n${answer.stderr}`);
       }

@@ -32,7 +32,8 @@ export function writeEvidence(dir, { header, violations, observer, faults, contr
     out.push(`window ${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()}${v.jobs.length ? `; jobs ${v.jobs.join(", ")}` : ""}`);
     out.push("", "== faults active in the window (start .. end, kind, what)");
     const active = faults.filter((f) => f.from <= window.to && (f.to ?? Infinity) >= window.from);
-    out.push(...(active.length ? active.map((f) => `${t(f.from)} .. ${f.to ? t(f.to) : "(not ended)"} ${f.kind}${f.note ? `: ${f.note}` : ""}`) : ["(none)"]));
+    const effect = (f) => (f.effect !== undefined && f.effect !== f.to ? ` (took effect ${t(f.effect)})` : "");
+    out.push(...(active.length ? active.map((f) => `${t(f.from)} .. ${f.to ? t(f.to) : "(not ended)"}${effect(f)} ${f.kind}${f.note ? `: ${f.note}` : ""}`) : ["(none)"]));
     out.push("", "== the lease's holders (as the observer saw them change)");
     const holders = observer.leaseChanges.filter((c) => c.at <= window.to);
     const shown = holders.filter((c) => c.at >= window.from);
@@ -44,6 +45,7 @@ export function writeEvidence(dir, { header, violations, observer, faults, contr
       shown.push({ at: v.at, text: `${t(v.at)} ---- the violation: ${v.kind} ----` });
       for (const f of faults.filter((f) => f.from <= window.to && (f.to ?? Infinity) >= window.from)) {
         shown.push({ at: f.from, text: `${t(f.from)} ---- fault ${f.kind} begins ----` }, { at: f.to ?? f.from, text: `${t(f.to ?? f.from)} ---- fault ${f.kind} ends ----` });
+        if (f.effect !== undefined && f.effect !== f.to) shown.push({ at: f.effect, text: `${t(f.effect)} ---- fault ${f.kind} took effect ----` });
       }
       shown.sort((a, b) => a.at - b.at);
       out.push(...(line.length ? shown.map((e) => e.text) : ["(nothing seen)"]));

@@ -31,6 +31,12 @@ export class Observer {
     this.timelines = new Map();
     /** The lease's changes of holder: [{at, identity}]. */
     this.leaseChanges = [];
+    /** Each watch and when it last connected: [{path, at}]. */
+    this.connections = [];
+    /** When the control plane last served again after a restart (its garbage collector with it). */
+    this.controlPlaneBack = 0;
+    /** When DLRover's real master watches its pods again after the last restart (clockOf). */
+    this.realMasterBack = 0;
   }
 
   /** A violation, with the jobs it concerns (their timelines go into its evidence). */
@@ -81,7 +87,18 @@ export class Observer {
         if (a.status !== 200) throw new Error(`list ${path}: ${a.status}`);
         return a.body;
       };
-      const informer = new k8s.ListWatch(path, new k8s.Watch(this.kc), list, false);
+      // When its watch last connected (the API server answered it): a restart cuts every watch,
+      // and what the caches show is the cluster's again only once each has connected since.
+      const w = new k8s.Watch(this.kc);
+      const connection = { path, at: 0 };
+      this.connections.push(connection);
+      const connect = w.watch.bind(w);
+      w.watch = async (...args) => {
+        const request = await connect(...args);
+        connection.at = Date.now();
+        return request;
+      };
+      const informer = new k8s.ListWatch(path, w, list, false);
       const put = (event) => (o) => {
         if (kind) this.record(event, o, kind);
         map?.set(o.metadata.name, o);
@@ -198,7 +215,9 @@ export class Observer {
       if (this.jobs.get(name)?.metadata.uid && this.jobs.get(name).metadata.uid !== uid && !this.jobs.get(name).metadata.deletionTimestamp) {
         // A new job of the same name: only the old uid's objects count.
       }
-      if (Date.now() - at < 60_000) continue;
+      // The garbage collector runs in the control plane: while a restart has it down, and until
+      // it serves again, nothing of a deleted job can go (counted from then, not from the delete).
+      if (Date.now() - Math.max(at, this.controlPlaneBack) < 60_000) continue;
       const owned = (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid);
       const left = [...this.pods.values(), ...this.services.values(), ...this.plans.values()].filter(owned);
       if (left.length) {
@@ -215,8 +234,29 @@ export class Observer {
     }
   }
 
+  /** Convergence is counted from `at`: when the last fault took effect (soak/effect.js). */
   faultEnded(at) {
     this.lastFault = at;
+  }
+
+  /** The first change of the lease's holder the watches showed after `since` (ms), if any. */
+  holderSince(since) {
+    return this.leaseChanges.find((c) => c.at > since);
+  }
+
+  /** Whether every watch has connected at or after `since` (ms). */
+  watchingSince(since) {
+    return this.connections.length > 0 && this.connections.every((c) => c.at >= since);
+  }
+
+  /** Polls `check` every 50 ms for at most `seconds`: its first truthy value, else undefined. */
+  async until(check, seconds) {
+    const deadline = Date.now() + seconds * 1000;
+    for (;;) {
+      const value = check();
+      if (value || Date.now() > deadline) return value || undefined;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** What each job's newest plans ask: type -> replicas (the newest plan that names the type). */
@@ -271,13 +311,36 @@ export class Observer {
       .map((p) => `${p.metadata.name} ${p.status?.phase}${p.metadata.deletionTimestamp ? " (deleting)" : ""} rank ${L(p, "rank-index")} relaunch ${L(p, "relaunch-count")} ${p.status?.containerStatuses?.[0]?.state?.terminated?.reason ?? ""} ${p.spec.nodeName ?? "(unbound)"}`);
   }
 
-  /** Seconds from the last fault's end until every job is converged; undefined past `limit`. */
+  /**
+   * When a job's convergence is counted from: when the last fault took effect; for the job of
+   * DLRover's real master (named real*), not before that master watches its pods again after a
+   * restart of the control plane. DLRover 0.6.1's master (dist_job_manager.py, _monitor_nodes)
+   * sleeps 30 s and then 5 s after its pod watch fails, and only then lists its pods again: a
+   * pod of its job deleted meanwhile is relaunched by it 35 s after the restart at the earliest
+   * (seen: 35 s after the old control plane was killed, and the controller created the relaunched
+   * pod 60 ms after the master asked). What the controller does for that job is checked from then.
+   */
+  clockOf(job) {
+    return job.startsWith("real") ? Math.max(this.lastFault, this.realMasterBack) : this.lastFault;
+  }
+
+  /**
+   * Seconds until every job is converged, each counted from its own clock (clockOf); undefined
+   * once a job is still not converged `limit` seconds after its clock started.
+   */
   async converged(limit) {
-    while ((Date.now() - this.lastFault) / 1000 <= limit) {
-      if (this.unconverged().length === 0) return (Date.now() - this.lastFault) / 1000;
+    /** job -> when it was last seen not converged. */
+    const seen = new Map();
+    for (;;) {
+      const now = Date.now();
+      const jobs = [...new Set(this.unconverged().map((w) => w.split(":")[0]))];
+      if (jobs.length === 0) {
+        return Math.max(0, ...[...seen].map(([job, at]) => (at - this.clockOf(job)) / 1000));
+      }
+      if (jobs.some((job) => now - this.clockOf(job) > limit * 1000)) return undefined;
+      for (const job of jobs) seen.set(job, now);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return undefined;
   }
 
   /** Waits `seconds` so the last deletions' 60 s come, checking meanwhile. */
@@ -305,6 +368,11 @@ function describe(o, kind) {
   if (kind === "Pod") {
     parts.push(`rank ${L(o, "rank-index") ?? "-"} relaunch ${L(o, "relaunch-count") ?? "-"}`);
     parts.push(`node ${o.spec?.nodeName ?? "-"}`);
+    const requests = o.spec?.containers?.[0]?.resources?.requests;
+    if (requests) parts.push(`requests ${Object.entries(requests).map(([k, v]) => `${k}=${v}`).join(",")}`);
+    // The scheduler's word on a pod it could not place (PodScheduled False: why, node by node).
+    const scheduled = (o.status?.conditions ?? []).find((c) => c.type === "PodScheduled" && c.status === "False");
+    if (scheduled) parts.push(`not scheduled: ${scheduled.reason ?? ""} ${scheduled.message ?? ""}`.trim());
     const term = o.status?.containerStatuses?.[0]?.state?.terminated;
     if (term) parts.push(`exit ${term.exitCode} ${term.reason ?? ""}`.trim());
   }

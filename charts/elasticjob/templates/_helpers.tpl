@@ -95,6 +95,30 @@ time, which RBAC cannot limit by name. */}}
   verbs: [get]
 {{- end -}}
 
+{{/* The API groups of the PodGroups the controller watches and writes: gangSchedulerName's (volcano: Volcano's,
+another name: scheduler-plugins'), and Volcano's with volcanoPodGroups; a comma-separated list, empty for none. */}}
+{{- define "elasticjob.gangGroups" -}}
+{{- $groups := list -}}
+{{- if eq .Values.gangSchedulerName "volcano" -}}
+{{- $groups = append $groups "scheduling.volcano.sh" -}}
+{{- else if .Values.gangSchedulerName -}}
+{{- $groups = append $groups "scheduling.x-k8s.io" -}}
+{{- end -}}
+{{- if and .Values.volcanoPodGroups (not (has "scheduling.volcano.sh" $groups)) -}}
+{{- $groups = append $groups "scheduling.volcano.sh" -}}
+{{- end -}}
+{{- join "," $groups -}}
+{{- end -}}
+
+{{/* With a gang scheduler: the jobs' PodGroups, exactly the calls of pkg/controller/handlers.js and its cache. */}}
+{{- define "elasticjob.gangRules" -}}
+# The jobs' PodGroups: watched (the gang scheduler sets their phase), created before a job's pods, their spec
+# merge-patched as the plan changes (read first when the cache lacks one that exists), deleted once the job has finished.
+- apiGroups: [{{ include "elasticjob.gangGroups" . | replace "," ", " }}]
+  resources: [podgroups]
+  verbs: [get, list, watch, create, patch, delete]
+{{- end -}}
+
 {{/* The ServiceAccount of the job masters' pods (--master-service-account): masterServiceAccount, else
 elasticjob-dlrover-master when the chart makes it in jobNamespaces, else none (the namespace's default). */}}
 {{- define "elasticjob.masterServiceAccount" -}}
