@@ -6,7 +6,9 @@
 #                       cluster of two nodes of 8 CPUs (`cluster run --volcano`): of two gangs of
 #                       which one fits, the first's PodGroup is enqueued and its pods run, the
 #                       second's stays Pending until the first is deleted; a master pod naming no
-#                       group gets a PodGroup of its own (figures printed)
+#                       group gets a PodGroup of its own; then `elasticjob controller` with two jobs
+#                       saying BatchScheduler: volcano (tests/e2e/volcano/): one runs, the other has
+#                       no task pod until the first is deleted (figures printed)
 
 VOLCANO_SCHEDULER_VERSION := $(shell sed -n 's/^VERSION=//p' $(CLUSTER_SRC)/volcano/build.sh)
 VOLCANO_SCHEDULER_DIR := $(TOOLS)/volcano-scheduler/$(VOLCANO_SCHEDULER_VERSION)
@@ -17,7 +19,8 @@ VOLCANO_CLUSTER_DIR ?= $(TOOLS)/cluster-volcano
 $(VOLCANO_SCHEDULER_DIR)/vc-scheduler: $(CLUSTER_SRC)/volcano/build.sh
 	@sh $< $(VOLCANO_SCHEDULER_DIR) >/dev/null
 
-# Two nodes of 8 CPUs: one job's three 4-CPU workers (minResources 12 CPUs) fit, not two jobs'.
-test-volcano: $(CLUSTER_BIN) $(VOLCANO_SCHEDULER_DIR)/vc-scheduler ## Volcano's real scheduler and controllers on a test cluster of their own: one of two gangs enqueued and run, the other Pending until the first is deleted
-	$(CLUSTER_BIN) run --dir $(VOLCANO_CLUSTER_DIR) --volcano $(VOLCANO_SCHEDULER_DIR) --nodes 2 --node-cpu 8 -- \
-	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -v ./volcano/'
+# Two nodes of 8 CPUs: one job's three 4-CPU task pods (minResources 12 CPUs) fit, not two jobs'.
+# The Go test (Volcano alone) first, then the controller's scenario on the same cluster.
+test-volcano: $(CLUSTER_BIN) $(VOLCANO_SCHEDULER_DIR)/vc-scheduler npm ## Volcano's real scheduler and controllers on a test cluster of their own: one of two gangs enqueued and run, the other Pending until the first is deleted; the controller's jobs so (figures printed)
+	$(CLUSTER_BIN) run --dir $(VOLCANO_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --volcano $(VOLCANO_SCHEDULER_DIR) --nodes 2 --node-cpu 8 -- \
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -v ./volcano/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/volcano/*.test.js'
