@@ -141,10 +141,11 @@ bench-controller: $(CLUSTER_BIN) npm ## the controller on the real API server: 2
 bench-kubeflow-tfconfig: npm ## Kubeflow's genTFConfigJSONStr for every task of 1 PS + 10/100/1,000 workers beside the core's tfConfig and render
 	sh benches/kubeflow/tfconfig.sh
 
-test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the test cluster: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC; the controller on KWOK's nodes, beside DLRover's real master
+test-cluster: crds-check $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed $(GANG_DIR)/scheduler $(VOLCANO_DIR)/podgroups.yaml ## the test cluster: CRDs up to date, golden objects and examples accepted (dryRun=All), core and server agree on names, labels, quantities; RBAC; the controller on KWOK's nodes, beside DLRover's real master
 	@test -z "$$(gofmt -l $(CLUSTER_SRC))" || { echo "gofmt: run \`gofmt -w $(CLUSTER_SRC)\`:"; gofmt -l $(CLUSTER_SRC); exit 1; }
 	$(CARGO) clippy --quiet --features schema --example crds -- -D warnings
-	DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
+	DLROVER_PYTHON=$(DLROVER_PYTHON) PODGROUP_CRDS="$(GANG_DIR)/podgroups.yaml $(VOLCANO_DIR)/podgroups.yaml" \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(CLUSTER_NODES) -- \
 	  $(NPM_NODE_TEST) tests/e2e/*.test.js
 	RESTART_CLUSTER="$(CLUSTER_BIN) --dir $(CLUSTER_RESTART_DIR)" $(CLUSTER_BIN) run --dir $(CLUSTER_RESTART_DIR) --nodes 1 -- \
 	  $(NPM_NODE_TEST) tests/e2e/restart/*.test.js

@@ -10,6 +10,8 @@
 #                       saying BatchScheduler: volcano (tests/e2e/volcano/): one runs, the other has
 #                       no task pod until the first is deleted (figures printed)
 
+TEST_TARGETS += test-volcano
+
 VOLCANO_SCHEDULER_VERSION := $(shell sed -n 's/^VERSION=//p' $(CLUSTER_SRC)/volcano/build.sh)
 VOLCANO_SCHEDULER_DIR := $(TOOLS)/volcano-scheduler/$(VOLCANO_SCHEDULER_VERSION)
 VOLCANO_CLUSTER_DIR ?= $(TOOLS)/cluster-volcano

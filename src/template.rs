@@ -479,6 +479,11 @@ fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String)
         if let Some(resources) = &mut container.resources {
             canonical_quantities(resources);
         }
+        // No empty `env` where the job adds none: the API server would drop it, and the pod read
+        // back would differ from the one made.
+        if job.spec.envs.is_empty() {
+            continue;
+        }
         let env = container.env.get_or_insert_with(Vec::new);
         for (key, var) in &job.spec.envs {
             let var_name = if var.name.is_empty() { key } else { &var.name };

@@ -3,16 +3,18 @@
 // - every golden case: the pods and services it renders or plans, the ElasticJob and ScalePlan it
 //   reads, the job and scale-plan statuses it writes (through the status subresource), the pods it
 //   deletes; every example manifest and what it renders. Each must be accepted and come back with
-//   nothing dropped or changed (no pruning by the CRD schemas, no quantity rewritten);
+//   nothing dropped or changed (no pruning by the CRD schemas, no quantity rewritten); a
+//   gang-scheduled job's PodGroups against the gang schedulers' own CRDs (Volcano's and
+//   scheduler-plugins', $PODGROUP_CRDS, installed first);
 // - a table of jobs the core refuses for a name, a label or a quantity Kubernetes would refuse:
 //   the API server must refuse what the job would create, naming the same thing.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import * as api from "elasticjob";
 import { goldenCases, job as fixtureJob } from "../../pkg/test/fixtures.js";
-import { adminConfig, collection, describe, dryRunCreate, expectStatus, freshNamespace, isQuantityPath, lostOrChanged, objectPath, request } from "./kube.js";
+import { adminConfig, applyManifests, collection, describe, dryRunCreate, eventually, expectStatus, freshNamespace, isQuantityPath, lostOrChanged, objectPath, request } from "./kube.js";
 
 const kc = adminConfig();
 const ROOT = new URL("../../", import.meta.url);
@@ -22,13 +24,29 @@ function actionsOf(output) {
   return (output?.phases ?? []).flatMap((p) => p.actions);
 }
 
-/** The pods and services of a golden output: a rendered List, or a plan's actions. */
+/** The pods, services and PodGroups of a golden output: a rendered List, or a plan's actions. */
 function kubeObjects(output) {
   if (output?.kind === "List") {
     return output.items;
   }
-  return actionsOf(output).flatMap((a) => [a.pod, a.service].filter(Boolean));
+  return actionsOf(output).flatMap((a) => [a.pod, a.service, a.podGroup].filter(Boolean));
 }
+
+// The gang schedulers' PodGroup CRDs (scheduler-plugins' from its module, Volcano's generated from
+// its API module: tests/cluster/gang/), so the PodGroups the core writes meet the real schemas.
+before(async () => {
+  const crds = (process.env.PODGROUP_CRDS ?? "").split(/\s+/).filter(Boolean);
+  assert.ok(crds.length === 2, "run with `make test-cluster` (PODGROUP_CRDS names the gang schedulers' PodGroup CRDs)");
+  for (const path of crds) {
+    await applyManifests(kc, path);
+  }
+  for (const group of ["scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"]) {
+    await eventually(`${group} PodGroups served`, async () => {
+      const answer = await request(kc, "GET", `/apis/${group}`);
+      return answer.status === 200 && answer.body.resources?.some((r) => r.name === "podgroups");
+    }, 60);
+  }
+});
 
 /** The object with another namespace. */
 function inNamespace(obj, namespace) {
