@@ -81,6 +81,7 @@ fn every_kind_of_case_has_a_fixture() {
         "accept-allowed-gang-schedulers",
         "reject-allowed-gang-schedulers",
         "reject-no-gang-scheduler",
+        "reject-gang-scheduling-policy",
     ] {
         assert!(names.iter().any(|n| n == name), "no fixture {name}");
     }
@@ -125,4 +126,18 @@ fn the_mutation_of_a_queued_job_is_the_golden_case() {
     let plain = String::from_utf8(case.payload.clone()).unwrap().replace("kueue.x-k8s.io/queue-name", "team");
     let answer = self::answer(&elasticjob_policy::validate(plain.as_bytes()).unwrap());
     assert_eq!((answer["accepted"].clone(), answer["mutated_object"].clone()), (Value::Bool(true), Value::Null));
+}
+
+/// The policy refuses a job whose scheduling policy is wrong with the core's own words: its message
+/// is the error of the golden case the native, Node and browser runners give for the same job
+/// (tests/golden/gang-scheduling-policy-problems).
+#[test]
+fn the_refusal_of_a_bad_scheduling_policy_is_the_golden_case() {
+    let case = common::validate_case("reject-gang-scheduling-policy");
+    let answer = answer(&elasticjob_policy::validate(&case.payload).unwrap());
+    assert_eq!(answer["accepted"], Value::Bool(false));
+    let golden =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/gang-scheduling-policy-problems/output.json");
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
+    assert_eq!(answer["message"], expected["error"]["message"]);
 }
