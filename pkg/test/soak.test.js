@@ -194,10 +194,16 @@ test("a deleted node's effect is checked once the observer no longer shows its p
   const { observer } = quietObserver();
   observer.pods.set("p", { metadata: { name: "p", uid: "u1" } });
   const from = Date.now();
-  setTimeout(() => observer.pods.delete("p"), 200);
+  // The time the pod went, as the wall clock reads it (a timer of 200 ms may fire when Date.now()
+  // has moved 199 ms: timers run on the monotonic clock).
+  let deletedAt;
+  setTimeout(() => {
+    deletedAt = Date.now();
+    observer.pods.delete("p");
+  }, 200);
   const effect = await tookEffect({ kind: "delete-node", from, to: from, pods: ["u1"] }, observer, { waitS: 5 });
   assert.equal(effect.at, from);
-  assert.ok(effect.checkFrom >= from + 200);
+  assert.ok(deletedAt !== undefined && effect.checkFrom >= deletedAt, `checked from ${effect.checkFrom - from} ms, the pod gone at ${deletedAt - from} ms`);
   assert.deepEqual(await tookEffect({ kind: "pod-fail", from, to: from + 5 }, observer, { waitS: 5 }), { at: from + 5, checkFrom: from + 5, note: "" });
 });
 
@@ -238,4 +244,36 @@ test("the real master's job is counted from when DLRover's master watches again 
   const played = Date.now();
   observer.unconverged = () => (Date.now() < played + 350 ? ["j3: worker 1/2 Running"] : []);
   assert.equal(await observer.converged(0.2), undefined);
+});
+
+test("a rank that ended for good stays ended when its failed pod goes with its node: no relaunch is owed for it (seed 5505)", () => {
+  const { observer } = quietObserver();
+  const uid = "job-uid";
+  const labels = (rank, id) => ({ "elasticjob.dlrover/name": "j3", "elasticjob.dlrover/replica-type": "worker", "elasticjob.dlrover/rank-index": String(rank), "elasticjob.dlrover/replica-index": String(id) });
+  const pod = (rank, id, phase, reason) => ({
+    metadata: { name: `j3-edljob-worker-${id}`, uid: `p${id}`, labels: labels(rank, id) },
+    spec: {},
+    status: { phase, containerStatuses: reason ? [{ state: { terminated: { reason } } }] : [] },
+  });
+  const master = { metadata: { name: "elasticjob-j3-dlrover-master", uid: "m", labels: { "elasticjob.dlrover/name": "j3", "elasticjob.dlrover/replica-type": "dlrover-master" } }, spec: {}, status: { phase: "Running" } };
+  observer.jobs.set("j3", { metadata: { name: "j3", uid, creationTimestamp: new Date(Date.now() - 60_000).toISOString() }, status: { phase: "Running" } });
+  observer.plans.set("j3-scaleplan-2", { metadata: { name: "j3-scaleplan-2", ownerReferences: [{ uid }] }, spec: { replicaResourceSpecs: { worker: { replicas: 2 } } }, status: { phase: "Succeeded" } });
+  const keep = (p) => {
+    observer.pods.set(p.metadata.name, p);
+    observer.onPod(p, false);
+  };
+  keep(master);
+  // Rank 0 OOMKilled and relaunched as worker-3; rank 1 failed with exit 1: the master leaves it.
+  keep(pod(0, 0, "Failed", "OOMKilled"));
+  keep(pod(1, 1, "Failed", "Error"));
+  keep(pod(0, 3, "Running"));
+  assert.deepEqual(observer.unconverged(), []);
+  // Their node is deleted: the failed pods go; rank 1 is still ended, nothing is owed for it.
+  for (const name of ["j3-edljob-worker-0", "j3-edljob-worker-1"]) observer.pods.delete(name);
+  assert.deepEqual(observer.unconverged(), []);
+  // A newer pod at rank 1 (a scale-up that reuses the rank) is owed again once it is gone.
+  keep(pod(1, 4, "Running"));
+  assert.deepEqual(observer.unconverged(), []);
+  observer.pods.delete("j3-edljob-worker-4");
+  assert.deepEqual(observer.unconverged(), ["j3: worker 1/2 Running"]);
 });

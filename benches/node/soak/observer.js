@@ -6,6 +6,8 @@ import { collection, request } from "../../../tests/e2e/kube.js";
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const L = (o, k) => o.metadata.labels?.[`elasticjob.dlrover/${k}`];
 const live = (p) => ["Pending", "Running"].includes(p.status?.phase) && !p.metadata.deletionTimestamp;
+/** A pod that ended with a failure the master leaves ended: Failed, but not OOMKilled (relaunched). */
+const endedForGood = (p) => p.status?.phase === "Failed" && p.status?.containerStatuses?.[0]?.state?.terminated?.reason !== "OOMKilled";
 const PHASE_ORDER = { "": 0, Created: 1, Pending: 2, Running: 3, Scaling: 3, Restarting: 3, Succeeded: 4, Failed: 4 };
 const PLAN_ORDER = { "": 0, Created: 1, Pending: 2, Scaling: 3, Succeeded: 4, Failed: 4 };
 const RSS_BOUND_MB = 500;
@@ -15,6 +17,12 @@ export class Observer {
   constructor({ kc, namespace, leaseNamespace, leaseName, log }) {
     Object.assign(this, { kc, namespace, leaseNamespace, leaseName, log });
     this.pods = new Map();
+    /**
+     * The ranks whose pod ended with a failure the master leaves ended (exit 1, not an OOMKill):
+     * `job/type/rank` -> that pod's id. Kept past the pod: a failed pod removed with its node (or
+     * by the garbage collector) leaves its rank ended, and no relaunch is owed for it.
+     */
+    this.endedRanks = new Map();
     this.services = new Map();
     this.jobs = new Map();
     this.plans = new Map();
@@ -162,6 +170,13 @@ export class Observer {
     if (gone) return;
     const job = L(pod, "name");
     const type = L(pod, "replica-type");
+    if (job && type && type !== "dlrover-master") {
+      // A newer pod at the rank (a scale-up that reuses it) makes the rank owed again.
+      const key = `${job}/${type}/${L(pod, "rank-index")}`;
+      const id = Number(L(pod, "replica-index"));
+      if (endedForGood(pod)) this.endedRanks.set(key, id);
+      else if (id > (this.endedRanks.get(key) ?? Infinity)) this.endedRanks.delete(key);
+    }
     if (!job || !type || !live(pod)) return;
     const rank = type === "dlrover-master" ? "0" : L(pod, "rank-index");
     const twins = [...this.pods.values()].filter((p) => p !== pod && live(p) && L(p, "name") === job && L(p, "replica-type") === type && (type === "dlrover-master" ? "0" : L(p, "rank-index")) === rank);
@@ -287,11 +302,13 @@ export class Observer {
       for (const [type, n] of Object.entries(want)) {
         // A rank whose newest pod ended with exit 1 (a failure the master's and the restart
         // policy's rules may leave ended) is not asked for; an OOMKill is relaunched, so it is.
+        // So is one whose such pod is gone since (deleted with its node) with none newer.
         const ended = new Set();
         for (let r = 0; r < n; r++) {
           const newest = all.filter((p) => L(p, "replica-type") === type && Number(L(p, "rank-index")) === r).sort((a, b) => Number(L(b, "replica-index")) - Number(L(a, "replica-index")))[0];
-          const term = newest?.status?.containerStatuses?.[0]?.state?.terminated;
-          if (newest?.status?.phase === "Failed" && term?.reason !== "OOMKilled") ended.add(r);
+          const endedId = this.endedRanks.get(`${name}/${type}/${r}`);
+          const gone = endedId !== undefined && newest === undefined;
+          if ((newest && endedForGood(newest)) || gone) ended.add(r);
         }
         const ranks = pods.filter((p) => L(p, "replica-type") === type && p.status.phase === "Running").map((p) => Number(L(p, "rank-index")));
         const ok = ranks.length === n - ended.size && ranks.every((r) => r < n && !ended.has(r)) && new Set(ranks).size === ranks.length;
