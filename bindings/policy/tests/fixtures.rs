@@ -16,6 +16,12 @@ fn answer(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap()
 }
 
+/// The output the native, Node and browser runners give for a golden case (tests/golden/CASE).
+fn golden_output(case: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden").join(case).join("output.json");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 #[test]
 fn validate_answers_match_the_fixtures() {
     for case in common::validate_cases() {
@@ -119,9 +125,7 @@ fn the_mutation_of_a_queued_job_is_the_golden_case() {
     let mutated = answer["mutated_object"].clone();
     assert_eq!(mutated["spec"]["suspend"], Value::Bool(true), "{mutated}");
     let job = elasticjob::parse::job(mutated).unwrap();
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/suspend-when-queued/output.json");
-    let expected = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
-    assert_eq!(format!("{}\n", serde_json::to_string_pretty(&job).unwrap()), expected);
+    assert_eq!(format!("{}\n", serde_json::to_string_pretty(&job).unwrap()), golden_output("suspend-when-queued"));
     // A job already suspended, and one without the label, are accepted as they are.
     let plain = String::from_utf8(case.payload.clone()).unwrap().replace("kueue.x-k8s.io/queue-name", "team");
     let answer = self::answer(&elasticjob_policy::validate(plain.as_bytes()).unwrap());
@@ -136,8 +140,6 @@ fn the_refusal_of_a_bad_scheduling_policy_is_the_golden_case() {
     let case = common::validate_case("reject-gang-scheduling-policy");
     let answer = answer(&elasticjob_policy::validate(&case.payload).unwrap());
     assert_eq!(answer["accepted"], Value::Bool(false));
-    let golden =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/gang-scheduling-policy-problems/output.json");
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
+    let expected: Value = serde_json::from_str(&golden_output("gang-scheduling-policy-problems")).unwrap();
     assert_eq!(answer["message"], expected["error"]["message"]);
 }
