@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilcompatibility "k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
@@ -222,6 +225,9 @@ func (c cluster) runKwok(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := dropOwnLeases(ctx, typedClient); err != nil {
+		return err
+	}
 	ctr, err := kwok.NewController(kwok.Config{
 		Clock:                         clock.RealClock{},
 		DynamicClient:                 dynamicClient,
@@ -250,5 +256,29 @@ func (c cluster) runKwok(ctx context.Context) error {
 		return err
 	}
 	<-ctx.Done()
+	return nil
+}
+
+// dropOwnLeases deletes the node Leases a former start of kwok holds, before the new one starts.
+// kwok v0.8.0 reads a node's Lease from an informer it does not wait for: when its first try at a
+// node comes before the informer's list, it sees no Lease, its create is refused (AlreadyExists),
+// and it tries again one renew interval (10 s) later, playing none of the node's pods meanwhile
+// (tests/e2e/restart/kwok.test.js saw a deleted pod stay 10 s after a restart). With the Lease
+// gone, the first try creates it whatever the informer holds, and kwok plays the node at once.
+func dropOwnLeases(ctx context.Context, client kubernetes.Interface) error {
+	leases := client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	list, err := leases.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("node leases: %w", err)
+	}
+	for _, lease := range list.Items {
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != kwokIdentity {
+			continue
+		}
+		err := leases.Delete(ctx, lease.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &lease.ResourceVersion}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("node lease %s: %w", lease.Name, err)
+		}
+	}
 	return nil
 }
