@@ -94,7 +94,7 @@ pub mod workload;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
-pub use job::initial_scale_plan;
+pub use job::{MasterCpu, MasterGroup, initial_scale_plan, master_first_plan, master_reading, master_scale_plan};
 /// The same names as one value, and the job an object belongs to, for hosts that keep no copy.
 pub use naming::{Constants, JOB_KEY_FIELDS, LabelKeys, TaskType, constants, job_key, job_key_of_fields};
 /// The labels the operator puts on the objects it makes and reads on those it is given: a host
