@@ -334,7 +334,8 @@ pub enum CleanPodPolicy {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSpec {
-    /// How many replicas; absent means 1, 0 is allowed.
+    /// How many replicas. Absent, DLRover's master reads 0 (`int(spec.get("replicas", 0))`) and
+    /// plans the type as `job::master_first_plan` says (a PS or worker count from its optimizer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// The pod template of every replica.
@@ -362,9 +363,10 @@ pub struct ReplicaSpec {
 }
 
 impl ReplicaSpec {
-    /// The replica count: `replicas`, or 1 when absent.
+    /// The replica count as DLRover's master reads it: `replicas`, or 0 when absent
+    /// (`K8sJobArgs.initilize`, `dlrover/python/scheduler/kubernetes.py`).
     pub fn replicas(&self) -> i32 {
-        self.replicas.unwrap_or(1)
+        self.replicas.unwrap_or(0)
     }
 
     /// The relaunch budget of a fresh replica: `restartCount`, or 0 when absent.

@@ -82,25 +82,12 @@ pub fn namespace(job: &ElasticJob) -> Option<&str> {
     job.metadata.namespace.as_deref().filter(|n| !n.is_empty())
 }
 
-/// The first scale plan of a job (for previews, and for a job whose master has not planned yet):
-/// each task type's `replicas`, a resource from its template's first container (requests, else
-/// limits), and `psHosts` from the PS addresses `0..replicas`. It is named `<job>-initial`.
+/// The first scale plan of a job (for previews, and for a job whose master has not planned yet),
+/// as DLRover 0.6.1's master writes it in its ScalePlan mode ([`master_first_plan`]): each task
+/// type's replicas and resource, and `psHosts` from the PS addresses `0..replicas`. It is named
+/// `<job>-initial`; the master's own is `<job>-scaleplan-<n>` and lists each PS as
+/// `<service>.<namespace>.svc:2222`.
 pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
-    let mut specs = BTreeMap::new();
-    for replica_type in ReplicaType::TASKS {
-        if let Some(spec) = job.declared_replica_spec(replica_type) {
-            let resource = template_resource(job, replica_type);
-            specs.insert(replica_type, ReplicaResourceSpec { replicas: spec.replicas(), resource });
-        }
-    }
-    first_plan(job, specs)
-}
-
-/// The first scale plan of a job as DLRover 0.6.1's master writes it in its ScalePlan mode
-/// ([`master_first_plan`]): each task type's replicas and resource, and `psHosts` from the PS
-/// addresses `0..replicas`. It is named `<job>-initial`; the master's own is
-/// `<job>-scaleplan-<n>` and lists each PS as `<service>.<namespace>.svc:2222`.
-pub fn master_scale_plan(job: &ElasticJob) -> ScalePlan {
     let specs = master_first_plan(job)
         .into_iter()
         .map(|(t, g)| (t, ReplicaResourceSpec { replicas: g.count, resource: g.resource() }))
@@ -211,7 +198,7 @@ pub fn master_reading(spec: &ReplicaSpec) -> MasterGroup {
         .flatten()
         .rfind(|(name, _)| name.contains("nvidia.com"))
         .map(|(name, q)| (name.clone(), q.0.trim().parse::<i64>().unwrap_or(0)));
-    MasterGroup { count: spec.replicas.unwrap_or(0), cpu: MasterCpu::Tenths(cpu), memory_mi, gpu }
+    MasterGroup { count: spec.replicas(), cpu: MasterCpu::Tenths(cpu), memory_mi, gpu }
 }
 
 /// Python's `round(x, 1)`: the nearest tenth of the exact binary value, ties to even (Rust's
@@ -382,8 +369,10 @@ mod tests {
         assert_eq!(plan.spec.ps_hosts, ["j-edljob-ps-0:2222", "j-edljob-ps-1:2222"]);
         let ps = plan.spec.replica_resource_specs.get(&ReplicaType::Ps);
         assert_eq!(ps.map(|s| s.replicas), Some(2));
-        assert_eq!(ps.and_then(|s| s.resource.get("memory")).map(|q| q.0.as_str()), Some("1Gi"));
-        assert_eq!(plan.spec.replica_resource_specs.get(&ReplicaType::Worker).map(|s| s.replicas), Some(1));
+        assert_eq!(ps.and_then(|s| s.resource.get("memory")).map(|q| q.0.as_str()), Some("1024Mi"));
+        // Absent, the master reads 0 workers; its optimizer plans one, which becomes the chief.
+        assert_eq!(plan.spec.replica_resource_specs.get(&ReplicaType::Worker).map(|s| s.replicas), Some(0));
+        assert_eq!(plan.spec.replica_resource_specs.get(&ReplicaType::Chief).map(|s| s.replicas), Some(1));
         assert!(matches!(plan_or_initial(&j, None), Cow::Owned(_)));
         assert!(matches!(plan_or_initial(&j, Some(&plan)), Cow::Borrowed(_)));
     }

@@ -1,4 +1,4 @@
-//! One reading of a job, DLRover's master's: the core's first plan (`master_scale_plan`) of each
+//! One reading of a job, DLRover's master's: the core's first plan (`initial_scale_plan`) of each
 //! job of `tests/fixtures/master-reading/` (absent replicas per type, no chief, an evaluator, GPU
 //! in limits only, two containers, no requests, ...) is the first ScalePlan DLRover 0.6.1's master
 //! writes for it, as `tests/fixtures/master-reading.plans.json` holds it: each type's replicas and
@@ -41,7 +41,7 @@ fn the_cores_first_plan_is_the_real_masters_for_every_job_of_the_corpus() {
             continue;
         }
         let job = parsed.unwrap_or_else(|e| panic!("{case}: {e}"));
-        let plan = elasticjob::master_scale_plan(&job);
+        let plan = elasticjob::initial_scale_plan(&job);
         let specs: serde_json::Map<String, Value> = plan
             .spec
             .replica_resource_specs

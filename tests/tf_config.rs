@@ -62,16 +62,25 @@ fn every_role_of_every_job() {
 }
 
 #[test]
-fn the_chief_is_listed_only_when_the_job_has_one() {
+fn the_chief_is_listed_when_the_job_or_dlrovers_master_has_one() {
     let with = common::job("a", Some(1), Some(2), Some(1), None);
-    let without = common::job("b", Some(1), Some(2), None, None);
     let c: TfConfig =
         serde_json::from_str(&elasticjob::tf_config(&with, ReplicaType::Worker, 1, None).unwrap()).unwrap();
     assert_eq!(c.cluster.chief, ["a-edljob-chief-0:3333"]);
+    // Without a chief, the master runs a worker as the chief (worker 1 of 2 is then worker 0).
+    let without = common::job("b", Some(1), Some(2), None, None);
     let c: TfConfig =
-        serde_json::from_str(&elasticjob::tf_config(&without, ReplicaType::Worker, 1, None).unwrap()).unwrap();
-    assert!(c.cluster.chief.is_empty());
-    assert!(elasticjob::tf_config(&without, ReplicaType::Worker, 1, None).unwrap().contains(r#""chief":[]"#));
+        serde_json::from_str(&elasticjob::tf_config(&without, ReplicaType::Worker, 0, None).unwrap()).unwrap();
+    assert_eq!(
+        (c.cluster.chief, c.cluster.worker),
+        (vec!["b-edljob-chief-0:3333".to_owned()], vec!["b-edljob-worker-0:3333".to_owned()])
+    );
+    // No worker to make it of (0 workers, which the master keeps when it does not scale them): none.
+    let mut none = common::job("c", Some(1), Some(0), None, None);
+    if let Some(w) = none.spec.replica_specs.get_mut(&ReplicaType::Worker) {
+        w.auto_scale = Some(false);
+    }
+    assert!(elasticjob::tf_config(&none, ReplicaType::Ps, 0, None).unwrap().contains(r#""chief":[]"#));
 }
 
 #[test]

@@ -304,8 +304,8 @@ fn gang(p: &mut Vec<Problem>, job: &ElasticJob) {
     let Some(policy) = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref()) else { return };
     let path = "spec.runPolicy.schedulingPolicy";
     if let Some(n) = policy.min_available {
-        let tasks = ReplicaType::TASKS.iter().filter_map(|t| job.declared_replica_spec(*t));
-        let total = tasks.fold(0i32, |n, s| n.saturating_add(s.replicas().max(0)));
+        // The task pods of DLRover's master's first plan.
+        let total = job::master_first_plan(job).values().fold(0i32, |n, g| n.saturating_add(g.count.max(0)));
         if n < 1 || n > total {
             p.push(Problem::new(
                 join(path, "minAvailable"),
