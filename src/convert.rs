@@ -235,6 +235,22 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
             p.push(Problem::new(path, Code::Duplicate, message));
         }
     }
+    // DLRover's master runs parameter-server jobs only, and stops without a PS or a worker spec
+    // (`KeyError`, `DistributedJobManager.__init__`): no pod would ever be made.
+    let missing: Vec<&str> = ["PS", "Worker"].into_iter().filter(|t| !seen.contains_key(t)).collect();
+    if !seen.is_empty() && !missing.is_empty() {
+        let types: Vec<String> = seen.keys().map(|t| format!("`{t}`")).collect();
+        p.push(Problem::new(
+            "spec.tfReplicaSpecs",
+            Code::Required,
+            format!(
+                "no {}: a TFJob of {} does not run on DLRover's master, which runs parameter-server jobs (ParameterServerStrategy) and needs `PS` and `Worker` replicas; without them it stops at start with `KeyError: '{}'` and makes no pod. A MultiWorkerMirroredStrategy or single-replica TFJob has no ElasticJob equivalent: keep it on Kubeflow's training-operator, or give it `PS` and `Worker` replicas if it trains with ParameterServerStrategy",
+                missing.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(" and "),
+                types.join(", "),
+                if missing.contains(&"PS") { "ps" } else { "worker" },
+            ),
+        ));
+    }
     if let Some(policy) = tf.spec.success_policy.as_deref().filter(|s| !s.is_empty() && *s != "AllWorkers") {
         p.push(Problem::new(
             "spec.successPolicy",
@@ -448,7 +464,9 @@ mod tests {
 
     #[test]
     fn defaults_that_differ_are_written_out() {
-        let c = from_tf_job(tf_job(json!({"Worker": {"template": container()}}))).unwrap();
+        let c = from_tf_job(tf_job(json!({"PS": {"restartPolicy": "Never", "template": container()},
+            "Worker": {"template": container()}})))
+        .unwrap();
         let spec = &c.elastic_job.spec;
         let worker = &spec.replica_specs[&ReplicaType::Worker];
         assert_eq!(worker.restart_policy, Some(RestartPolicy::Never));
@@ -456,12 +474,17 @@ mod tests {
         assert_eq!(spec.run_policy.as_ref().and_then(|r| r.clean_pod_policy), Some(CleanPodPolicy::None));
         assert_eq!(spec.distribution_strategy, Some(DistributionStrategy::ParameterServerStrategy));
         let paths: Vec<&str> = c.notes.iter().map(|n| n.path.as_str()).collect();
-        assert_eq!(paths, ["spec.runPolicy.cleanPodPolicy", "spec.tfReplicaSpecs.Worker.restartPolicy"]);
+        assert_eq!(
+            paths,
+            ["spec.runPolicy.cleanPodPolicy", "spec.tfReplicaSpecs", "spec.tfReplicaSpecs.Worker.restartPolicy"]
+        );
     }
 
     #[test]
     fn a_relaunching_policy_gets_the_backoff_limit_or_no_limit() {
-        let mut job = tf_job(json!({"Worker": {"restartPolicy": "OnFailure", "template": container()}}));
+        let mut job = tf_job(
+            json!({"PS": {"template": container()}, "Worker": {"restartPolicy": "OnFailure", "template": container()}}),
+        );
         let c = from_tf_job(job.clone()).unwrap();
         assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(i32::MAX));
         job["spec"]["runPolicy"] = json!({"backoffLimit": 2});
@@ -472,16 +495,18 @@ mod tests {
 
     #[test]
     fn replica_types_match_in_any_case_and_master_is_the_chief() {
-        let c =
-            from_tf_job(tf_job(json!({"master": {"template": container()}, "ps": {"template": container()}}))).unwrap();
+        let c = from_tf_job(tf_job(json!({"master": {"template": container()}, "ps": {"template": container()},
+                "WORKER": {"template": container()}})))
+        .unwrap();
         let types: Vec<ReplicaType> = c.elastic_job.spec.replica_specs.keys().copied().collect();
-        assert_eq!(types, [ReplicaType::Ps, ReplicaType::Chief]);
+        assert_eq!(types, [ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker]);
         assert!(c.notes.iter().any(|n| n.path == "spec.tfReplicaSpecs.master" && n.message.contains("`chief`")));
     }
 
     #[test]
     fn chief_and_master_together_are_refused_at_their_path() {
-        let job = tf_job(json!({"Chief": {"template": container()}, "Master": {"template": container()}}));
+        let job = tf_job(json!({"Chief": {"template": container()}, "Master": {"template": container()},
+            "PS": {"template": container()}, "Worker": {"template": container()}}));
         assert_eq!(problems(job), [("spec.tfReplicaSpecs.Master".to_owned(), Code::Duplicate)]);
     }
 
@@ -500,7 +525,7 @@ mod tests {
         );
         assert_eq!(
             problems(tf_job(
-                json!({"Worker": {"restartPolicy": "Sometimes", "replicas": "2", "template": container()}})
+                json!({"PS": {"template": container()}, "Worker": {"restartPolicy": "Sometimes", "replicas": "2", "template": container()}})
             )),
             [
                 ("spec.tfReplicaSpecs.Worker.replicas".to_owned(), Code::InvalidType),
@@ -512,7 +537,9 @@ mod tests {
 
     #[test]
     fn what_the_elastic_job_cannot_hold_is_at_the_tf_job_path() {
-        let mut job = tf_job(json!({"Master": {"replicas": 2, "template": container()}, "Worker": {"template": {}}}));
+        let mut job =
+            tf_job(json!({"Master": {"replicas": 2, "template": container()}, "PS": {"template": container()},
+            "Worker": {"template": {}}}));
         job["metadata"]["name"] = json!("a".repeat(40));
         job["spec"]["runPolicy"] = json!({"activeDeadlineSeconds": 0});
         let found = problems(job);
@@ -526,6 +553,25 @@ mod tests {
                 "spec.tfReplicaSpecs.Worker.template.spec.containers"
             ]
         );
+    }
+
+    #[test]
+    fn workers_only_and_single_replica_tf_jobs_are_refused_with_why() {
+        for (specs, missing) in [
+            (json!({"Worker": {"replicas": 4, "template": container()}}), "no `PS`"),
+            (json!({"Chief": {"template": container()}}), "no `PS` and `Worker`"),
+            (json!({"PS": {"template": container()}, "Master": {"template": container()}}), "no `Worker`"),
+        ] {
+            let e = from_tf_job(tf_job(specs)).err();
+            let found: Vec<(String, Code, String)> =
+                e.iter().flat_map(|e| e.problems()).map(|p| (p.path.clone(), p.code, p.message.clone())).collect();
+            let [(path, code, message)] = found.as_slice() else { panic!("one problem: {found:?}") };
+            assert_eq!((path.as_str(), *code), ("spec.tfReplicaSpecs", Code::Required));
+            assert!(
+                message.starts_with(missing) && message.contains("KeyError") && message.contains("keep it on Kubeflow"),
+                "{message}"
+            );
+        }
     }
 
     #[test]

@@ -38,7 +38,7 @@ fn every_role_of_every_job() {
         common::job("all", Some(3), Some(5), Some(1), Some(1)),
         common::job("nochief", Some(2), Some(4), None, None),
         common::job("onlyps", Some(1), Some(0), None, None),
-        common::job("onlychief", None, None, Some(1), None),
+        common::job("noworker", Some(1), Some(0), Some(1), None),
     ];
     for job in &jobs {
         let list = render(job, None, &Options::default()).unwrap();
@@ -112,8 +112,9 @@ fn tasks_that_cannot_be_listed_are_errors() {
         assert_eq!(err.problems()[0].path, path, "{t} {index}");
     }
     let allreduce = parse::job({
-        let mut v = serde_json::to_value(common::job("ar", None, Some(2), None, None)).unwrap();
+        let mut v = serde_json::to_value(common::job("ar", Some(1), Some(2), None, None)).unwrap();
         v["spec"]["distributionStrategy"] = "AllreduceStrategy".into();
+        v["spec"]["replicaSpecs"].as_object_mut().unwrap().remove("ps");
         v
     })
     .unwrap();

@@ -27,7 +27,10 @@ fn test_training() -> elasticjob::ElasticJob {
                         "imagePullPolicy": "Always",
                         "command": ["/bin/bash", "-c", "python -m model_zoo.iris.dnn_estimator"]
                     }]}}
-                }
+                },
+                // Upstream's job has a chief only; DLRover's master needs a PS and a worker spec.
+                "ps": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}},
+                "worker": {"replicas": 0, "autoScale": false, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}}
             }
         }
     }))
