@@ -118,8 +118,9 @@ pub enum DistributionStrategy {
     AllreduceStrategy,
 }
 
-/// How a failed replica is relaunched, as the job declares it: DLRover's master reads it (with
-/// `restartCount`, its relaunch budget) and decides each relaunch; the core does not relaunch.
+/// A replica's restart policy, as the job declares it (Kubeflow's values). DLRover 0.6.1's master
+/// reads none: it relaunches a failed pod by its exit code within `restartCount`
+/// (docs/migrate-from-tfjob.md, "Relaunches"); the core does not relaunch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum RestartPolicy {
@@ -341,10 +342,12 @@ pub struct ReplicaSpec {
     /// The pod template of every replica.
     #[serde(default)]
     pub template: PodTemplateSpec,
-    /// How failed replicas are relaunched; absent behaves as `OnFailure`.
+    /// The replica's restart policy, as Kubeflow names them; DLRover's master does not read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<RestartPolicy>,
-    /// How often a failed replica may be relaunched.
+    /// How often DLRover's master may relaunch a failed pod of a rank, for an exit code it does not
+    /// always or never relaunch: the worker's for chief, workers and evaluator; 3 when absent, at
+    /// most 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_count: Option<i32>,
     /// Whether the master may scale this replica type.
