@@ -260,7 +260,7 @@ fn total(p: &mut Vec<Problem>, path: &str, counts: &[(ReplicaType, i64)], max: u
     }
 }
 
-/// The images of a template's containers against the allowed prefixes. The master's first
+/// The images of a template's containers and image volumes against the allowed prefixes. The master's first
 /// container without an image runs the controller's master image (`master`, the setting
 /// `masterImage` or the default), which is checked in its place.
 fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: Option<&str>, prefixes: &[String]) {
@@ -275,6 +275,13 @@ fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: Option<&s
         };
         if !allowed_image(image, prefixes) {
             p.push(image_problem(format!("{pod_path}.{path}.image"), image, &what, prefixes));
+        }
+    }
+    // An image volume's files come from an image the kubelet pulls like a container's.
+    for (i, volume) in pod.volumes.iter().flatten().enumerate() {
+        let reference = volume.image.as_ref().and_then(|v| v.reference.as_deref()).filter(|r| !r.is_empty());
+        if let Some(image) = reference.filter(|image| !allowed_image(image, prefixes)) {
+            p.push(image_problem(format!("{pod_path}.volumes[{i}].image.reference"), image, "", prefixes));
         }
     }
 }

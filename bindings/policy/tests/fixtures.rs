@@ -93,6 +93,8 @@ fn every_kind_of_case_has_a_fixture() {
         "reject-user-master-runs-as-the-masters-account",
         "accept-user-master-runs-as-the-masters-account-when-allowed",
         "accept-own-master-runs-as-the-masters-account",
+        "accept-image-volume-restricted",
+        "reject-image-volume-registry",
     ] {
         assert!(names.iter().any(|n| n == name), "no fixture {name}");
     }
