@@ -20,8 +20,8 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSpec, PodTemplateSpec, ResourceRequirements, Service,
-    ServicePort, ServiceSpec,
+    Capabilities, Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSecurityContext, PodSpec,
+    PodTemplateSpec, ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -231,7 +231,8 @@ fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: St
 
 /// The job master pod: the job's `dlrover-master` template when it has one, else a default
 /// (container `main`, the operator's master image, 1 CPU, 2Gi memory and 2Gi ephemeral storage,
-/// `restartPolicy: Never`). A container with no command of its own runs the master as an argument
+/// `restartPolicy: Never`, and what Pod Security `restricted` asks: `runAsNonRoot`, the
+/// `RuntimeDefault` seccomp profile, no privilege escalation, every capability dropped). A container with no command of its own runs the master as an argument
 /// vector, never through a shell, in DLRover's ScalePlan mode (`--platform k8s`: the master writes
 /// ScalePlans and this operator makes the pods; in `pyk8s` mode the master would create the pods
 /// itself, a second writer of the same pods):
@@ -577,9 +578,22 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
                     limits: Some(resource),
                     ..ResourceRequirements::default()
                 }),
+                security_context: Some(SecurityContext {
+                    allow_privilege_escalation: Some(false),
+                    capabilities: Some(Capabilities { drop: Some(vec!["ALL".to_owned()]), add: None }),
+                    ..SecurityContext::default()
+                }),
                 ..Container::default()
             }],
             restart_policy: Some("Never".to_owned()),
+            // Pod Security `restricted`: the image runs as a numeric non-root user
+            // (deploy/master.Dockerfile's `USER 65532:65532`), which the kubelet checks; the
+            // runtime's default seccomp profile.
+            security_context: Some(PodSecurityContext {
+                run_as_non_root: Some(true),
+                seccomp_profile: Some(SeccompProfile { type_: "RuntimeDefault".to_owned(), localhost_profile: None }),
+                ..PodSecurityContext::default()
+            }),
             ..PodSpec::default()
         }),
     }

@@ -95,6 +95,7 @@ fn every_kind_of_case_has_a_fixture() {
         "accept-own-master-runs-as-the-masters-account",
         "accept-image-volume-restricted",
         "reject-image-volume-registry",
+        "accept-default-master-restricted",
     ] {
         assert!(names.iter().any(|n| n == name), "no fixture {name}");
     }
