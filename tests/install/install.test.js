@@ -241,7 +241,7 @@ describe("the Helm chart", () => {
 
   it("a wrong value is refused with its path, before anything is sent", () => {
     const bad = join(work, "bad-values.yaml");
-    writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\ngangSchedulerName: Volcano\nmasterServiceAccount: default\n");
+    writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\n  digest: latest\ngangSchedulerName: Volcano\nmasterServiceAccount: default\n");
     for (const command of [["template", "elasticjob", CHART, "-f", bad], ["install", "elasticjob", CHART, "--namespace", "elasticjob-bad", "-f", bad]]) {
       const answer = run("helm", command);
       assert.notEqual(answer.status, 0);
@@ -252,6 +252,7 @@ describe("the Helm chart", () => {
         "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'",
         "at '/gangSchedulerName': 'Volcano' does not match pattern",
         "at '/masterServiceAccount'",
+        "at '/image/digest'",
       ]) {
         assert.ok(answer.stderr.includes(line), `helm ${command[0]}: ${line}\n${answer.stderr}`);
       }
@@ -263,6 +264,10 @@ describe("the Helm chart", () => {
     assert.match(out, /STATUS: deployed/);
     const deployment = await get("/apis/apps/v1/namespaces/elasticjob-system/deployments/elasticjob-controller");
     assert.equal(deployment.spec.template.spec.containers[0].image, "registry.example.com/elasticjob/elasticjob-controller:0.1.0");
+    // Pinned by digest (issue 46): repository@digest, the tag left out.
+    const digest = `sha256:${"ab".repeat(32)}`;
+    const pinned = find(objects(ok("helm", ["template", "elasticjob", CHART, "--set", "image.repository=registry.example.com/e/c", "--set", `image.digest=${digest}`])), "Deployment");
+    assert.equal(pinned.spec.template.spec.containers[0].image, `registry.example.com/e/c@${digest}`);
     assert.equal(deployment.metadata.labels["app.kubernetes.io/managed-by"], "Helm");
     assert.ok(await exists("/apis/rbac.authorization.k8s.io/v1/clusterroles/elasticjob-controller"));
     assert.ok(await exists("/api/v1/namespaces/elasticjob-system/serviceaccounts/elasticjob-controller"));
