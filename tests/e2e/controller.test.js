@@ -418,7 +418,7 @@ it("watches cut by reset connections are opened again and the controller goes on
   assert.equal((await controller.stop()).code, 0);
 });
 
-it("--master-service-account: the job master's pod runs as that ServiceAccount, and a job whose master template names its own keeps it", async () => {
+it("--master-service-account: the job master's pod runs as that ServiceAccount, a job whose master template names its own keeps it, one of its own image runs as default", async () => {
   const ns = await namespace("ctl-master-sa");
   for (const name of ["dlrover-master", "own"]) {
     const body = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } };
@@ -436,6 +436,12 @@ it("--master-service-account: the job master's pod runs as that ServiceAccount, 
     ),
   );
   assert.deepEqual(accounts, ["dlrover-master", "own"]);
+  // A master template of the job's own (its own image) is not given the account (issue 46): it runs as the namespace's default.
+  const user = newJob(ns, "user");
+  user.spec.replicaSpecs["dlrover-master"] = { template: { spec: { containers: [{ name: "main", image: `${MASTER_IMAGE}-of-the-user` }] } } };
+  await createJob(user);
+  const userMaster = await eventually("user: master pod", async () => (await podsOf(ns, "user")).find((p) => p.metadata.name === masterName("user")));
+  assert.equal(userMaster.spec.serviceAccountName, "default", "the API server fills in the namespace's default");
   assert.equal((await controller.stop()).code, 0);
 });
 
