@@ -240,6 +240,19 @@ mod tests {
     }
 
     #[test]
+    fn the_default_master_written_into_the_job_is_still_the_controllers_own() {
+        // Kueue's admitted job carries the default master template (with what the admission adds
+        // at the pod's level): its master keeps the account.
+        let options = Options { master_image: "registry.example.com/m:1".into(), ..options(false) };
+        let mut j = job(None, worker());
+        let default = crate::template::master_template(&j, &options);
+        let spec = serde_json::to_value(default.spec).unwrap();
+        j = job(Some(spec), worker());
+        assert_eq!(is_own_master(&j, &options), None);
+        assert_eq!(master(&j, &options), (Some("masters".into()), false));
+    }
+
+    #[test]
     fn a_master_of_the_jobs_own_naming_the_account_is_refused_unless_allowed() {
         let spec = json!({"serviceAccountName": "masters", "containers": [{"name": "main", "image": "evil:1"}]});
         let path = "spec.replicaSpecs.dlrover-master.template.spec.serviceAccountName".to_owned();
