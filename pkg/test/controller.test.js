@@ -412,14 +412,15 @@ test("a PodGroup of the job's name is written over or deleted only when the job 
 
 test("a service deleted from a running job is made again once: the next pass waits for the cache to show it", async () => {
   const key = "training/mnist";
-  const counts = { "dlrover-master": { active: 1 }, ps: { active: 1 }, worker: { active: 2 } };
+  const counts = { "dlrover-master": { active: 1 }, ps: { active: 1 }, chief: { active: 1 }, worker: { active: 1 } };
+  // DLRover's master runs the first of the fixture's two workers as its chief: chief-0 and worker-0.
   const job = { ...fixtureJob(), status: { phase: "Running", status: { replicaStatuses: counts } } };
   // The job's objects as the controller made them; its pods run.
   const { items } = render(job);
   const pods = items.filter((o) => o.kind === "Pod").map((p) => ({ ...p, metadata: { ...p.metadata, uid: `uid-${p.metadata.name}` }, status: { phase: "Running" } }));
   const services = items.filter((o) => o.kind === "Service");
   assert.equal(services.length, 4);
-  const gone = services.find((s) => s.metadata.name === "mnist-edljob-worker-1");
+  const gone = services.find((s) => s.metadata.name === "mnist-edljob-worker-0");
   const cached = services.filter((s) => s !== gone);
   // A service of the job's labels that no object controls is someone else's: left alone.
   cached.push({ ...gone, metadata: { ...gone.metadata, name: "mnist-edljob-worker-7", ownerReferences: undefined, labels: { ...gone.metadata.labels, "elasticjob.dlrover/rank-index": "7" } } });
@@ -435,7 +436,7 @@ test("a service deleted from a running job is made again once: the next pass wai
   };
   const reconciler = reconcilerOf(adapter, job, { pods, services: cached });
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
-  assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"]);
+  assert.deepEqual(calls, ["create Service mnist-edljob-worker-0"]);
   // The cache has not shown the new service yet: the next pass waits rather than make it again.
   const next = await reconciler.reconcile(key);
   assert.equal(next.result, "deferred");
@@ -446,7 +447,7 @@ test("a service deleted from a running job is made again once: the next pass wai
   reconciler.keep("Service", "add", made);
   reconciler.observed(key, "Service", "add", made);
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
-  assert.deepEqual(calls, ["create Service mnist-edljob-worker-1"], "one call in all");
+  assert.deepEqual(calls, ["create Service mnist-edljob-worker-0"], "one call in all");
 });
 
 test("events come from the core: a PS migration beside an old failed pod is no relaunch; a relaunch is one", async () => {

@@ -37,6 +37,8 @@ test("a TFJob that does not convert throws every problem at its TFJob path", () 
   assert.deepEqual(
     e.errors.map((p) => [p.path, p.code]),
     [
+      // No PS and no Worker: DLRover's master runs parameter-server jobs only.
+      ["spec.tfReplicaSpecs", "required"],
       ["spec.tfReplicaSpecs.Launcher", "invalid_value"],
       ["spec.tfReplicaSpecs.Master", "duplicate"],
     ],

@@ -171,7 +171,9 @@ describe("every shell line of README.md and docs/*.md", () => {
 
   it("runs the pages' lines, and leaves out only lines that say why", { skip: PAGES !== ALL_PAGES && "DOCS_PAGES names some pages" }, () => {
     assert.ok(ran.length >= 40, `${ran.length} lines run`);
-    assert.ok(skipped.length <= 12, `lines not run:\n${skipped.join("\n")}`);
+    // 14: the two `kubectl wait` lines of migrate-from-tfjob.md need a job that DLRover's master
+    // ends, which no docs page runs yet.
+    assert.ok(skipped.length <= 14, `lines not run:\n${skipped.join("\n")}`);
     // No line asks npx for a package: npx would fall back to the registry for one not installed.
     for (const command of ran) {
       assert.doesNotMatch(command, /\bnpx\b|\bnpm exec\b/, command);
