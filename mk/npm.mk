@@ -39,8 +39,11 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # fromTFJob (issue 39) took it from 533,917 B to 551,604 B (18 KB: the TFJob's reader, its rules
 # and notes, and the conversion's writer). Gang scheduling (issue 40) took it from 551,775 B to
 # 567,215 B (15 KB: the PodGroup's reader and writer, the store's PodGroups, the gang's checks and
-# its minResources arithmetic, controllerPass's podGroup); the budget is that plus 1%.
-NPM_WASM_BUDGET := 573000
+# its minResources arithmetic, controllerPass's podGroup); the budget is that plus 1%. DLRover's
+# master's reading of a job (issue 45: its first plan, the optimizer's sizes, convert's defaults and
+# refusals) and the masters' account (issue 46: who may run as it, refusedJob) took it to 603,134 B
+# (36 KB); the budget is that plus 1%. Issue 48 asks for 450,000 and means to cut it.
+NPM_WASM_BUDGET := 609200
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
