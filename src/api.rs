@@ -340,8 +340,8 @@ pub enum CleanPodPolicy {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSpec {
-    /// How many replicas. Absent, DLRover's master reads 0 (`int(spec.get("replicas", 0))`) and
-    /// plans the type as `job::master_first_plan` says (a PS or worker count from its optimizer).
+    /// How many replicas. Absent, DLRover's master reads 0 and plans the type's count from its
+    /// own optimizer: 1 parameter server, 1 worker, no chief and no evaluator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// The pod template of every replica.
