@@ -347,6 +347,9 @@ describe("deploy/install.yaml, then a job watched with `kubectl elasticjob statu
     const job = await createJob(ns);
     const master = "elasticjob-mnist-dlrover-master";
     await eventually("the master pod", () => pod(ns, master));
+    // As under a kubelet, the master is Pending until the controller has seen it so (the status
+    // below shows the Pending condition it leaves; set Running sooner, that condition may not come).
+    await eventually("the job Pending", async () => (await getJob(ns)).status?.status?.conditions?.some((c) => c.type === "Pending" && c.status === "True"));
     await setPodStatus(ns, master, "Running");
     await eventually("the job Running", async () => (await getJob(ns)).status?.phase === "Running");
     const columns = ok("kubectl", ["get", "elasticjobs", "-n", ns]);
