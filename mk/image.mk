@@ -142,8 +142,9 @@ bench-image: ## the controller image built again: its size (unpacked, compressed
 	@if [ -n "$${BENCH_JSON:-}" ]; then cp $(IMAGE_FIGURES) "$$BENCH_JSON"; fi
 
 # The tests run in a cluster of their own with no fake node: the master pod need only be created.
-test-image: image master-image $(CLUSTER_BIN) ## the images run with podman as the cluster runs them (in-cluster credentials): the controller's (read-only root, uid 65532, no capabilities) makes a job's master pod and service and releases its lease on SIGTERM; DLRover's master's, with the command the core renders, makes its service and ScalePlans
+test-image: image master-image $(CLUSTER_BIN) ## the images run with podman as the cluster runs them (in-cluster credentials): the controller's (read-only root, uid 65532, no capabilities) makes a job's master pod and service and releases its lease on SIGTERM; DLRover's master's, with the command the core renders, makes its service and ScalePlans under the masters' Role, every rule of which it uses (the API server's audit log)
 	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_NODE_VERSION=$(IMAGE_NODE_VERSION) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) \
 	  MASTER_IMAGE=$(MASTER_IMAGE) MASTER_IMAGE_ARCHIVE=$(abspath $(MASTER_IMAGE_ARCHIVE)) MASTER_IMAGE_DLROVER_VERSION=$(MASTER_IMAGE_DLROVER_VERSION) \
-	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
+	  AUDIT_LOG=$(abspath $(CLUSTER_DIR)-image)/data/audit.log \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 --audit -- \
 	  $(NPM_NODE_TEST) tests/image/*.test.js
