@@ -118,8 +118,9 @@ pub enum DistributionStrategy {
     AllreduceStrategy,
 }
 
-/// How a failed replica is relaunched, as the job declares it: DLRover's master reads it (with
-/// `restartCount`, its relaunch budget) and decides each relaunch; the core does not relaunch.
+/// A replica's restart policy, as the job declares it (Kubeflow's values). DLRover 0.6.1's master
+/// reads none: it relaunches a failed pod by its exit code within `restartCount`
+/// (docs/migrate-from-tfjob.md, "Relaunches"); the core does not relaunch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum RestartPolicy {
@@ -334,16 +335,19 @@ pub enum CleanPodPolicy {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSpec {
-    /// How many replicas; absent means 1, 0 is allowed.
+    /// How many replicas. Absent, DLRover's master reads 0 (`int(spec.get("replicas", 0))`) and
+    /// plans the type as `job::master_first_plan` says (a PS or worker count from its optimizer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// The pod template of every replica.
     #[serde(default)]
     pub template: PodTemplateSpec,
-    /// How failed replicas are relaunched; absent behaves as `OnFailure`.
+    /// The replica's restart policy, as Kubeflow names them; DLRover's master does not read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<RestartPolicy>,
-    /// How often a failed replica may be relaunched.
+    /// How often DLRover's master may relaunch a failed pod of a rank, for an exit code it does not
+    /// always or never relaunch: the worker's for chief, workers and evaluator; 3 when absent, at
+    /// most 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_count: Option<i32>,
     /// Whether the master may scale this replica type.
@@ -362,9 +366,10 @@ pub struct ReplicaSpec {
 }
 
 impl ReplicaSpec {
-    /// The replica count: `replicas`, or 1 when absent.
+    /// The replica count as DLRover's master reads it: `replicas`, or 0 when absent
+    /// (`K8sJobArgs.initilize`, `dlrover/python/scheduler/kubernetes.py`).
     pub fn replicas(&self) -> i32 {
-        self.replicas.unwrap_or(1)
+        self.replicas.unwrap_or(0)
     }
 
     /// The relaunch budget of a fresh replica: `restartCount`, or 0 when absent.

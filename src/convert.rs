@@ -6,9 +6,12 @@
 //! `pkg/apis/kubeflow.org/v1/tensorflow_types.go` and `common_types.go`, the defaults of
 //! `tensorflow_defaults.go` (`SetDefaults_TFJob`), the admission rules of
 //! `pkg/webhooks/tensorflow/tfjob_webhook.go` and the controller of `pkg/controller.v1/tensorflow/`
-//! with `pkg/core/pod.go`. Where Kubeflow's default differs from what an ElasticJob does without
-//! the field, the ElasticJob keeps DLRover's behaviour and the conversion writes Kubeflow's value
-//! out (`cleanPodPolicy: None`, `restartPolicy: Never`), so the job behaves as it did.
+//! with `pkg/core/pod.go`. Every default Kubeflow applies is written out (`replicas: 1`,
+//! `restartPolicy: Never`, `cleanPodPolicy: None`), so that DLRover's master, which reads an
+//! absent count as 0, reads the job Kubeflow ran; the `tensorflow` container goes first, where
+//! the master reads requests; what the master does instead of a replica's restart policy, and
+//! what it plans where the container asks for other resources, is a note; a TFJob the master
+//! cannot run (no PS or no Worker) is refused.
 //!
 //! The result is checked by every rule [`parse::job`] checks a job with, so it is a valid
 //! ElasticJob or the conversion is an error; a problem of the ElasticJob is reported at the
@@ -26,7 +29,8 @@ use crate::api::{
     RunPolicy, SchedulingPolicy,
 };
 use crate::error::{Code, Error, Problem, Result, into_result};
-use crate::{naming, parse, validate};
+use crate::quantity::{self, Amount};
+use crate::{job, naming, parse, validate};
 
 /// The `apiVersion` of a TFJob this module converts.
 pub const TF_JOB_API_VERSION: &str = "kubeflow.org/v1";
@@ -189,6 +193,7 @@ pub fn from_tf_job(value: Value) -> Result<Conversion> {
     // serialising it to a JSON value to read it back would compile every Kubernetes type's
     // serialiser once more into the npm package's WebAssembly (46 KB gzipped).
     into_result(validate::validate_job(&elastic_job)).map_err(|e| in_tf_job(e, &keys))?;
+    planned_resources(&elastic_job, &keys, &mut notes);
     notes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Conversion { elastic_job, notes })
 }
@@ -225,6 +230,7 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
             ));
             continue;
         };
+        webhook_containers(&mut p, &path, tf.spec.tf_replica_specs.as_ref().and_then(|s| s.get(key)));
         let chief = if name == "Master" { "Chief" } else { name };
         if let Some(first) = seen.insert(chief, key) {
             let message = if chief == "Chief" && !first.eq_ignore_ascii_case(key) {
@@ -234,6 +240,22 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
             };
             p.push(Problem::new(path, Code::Duplicate, message));
         }
+    }
+    // DLRover's master runs parameter-server jobs only, and stops without a PS or a worker spec
+    // (`KeyError`, `DistributedJobManager.__init__`): no pod would ever be made.
+    let missing: Vec<&str> = ["PS", "Worker"].into_iter().filter(|t| !seen.contains_key(t)).collect();
+    if !seen.is_empty() && !missing.is_empty() {
+        let types: Vec<String> = seen.keys().map(|t| format!("`{t}`")).collect();
+        p.push(Problem::new(
+            "spec.tfReplicaSpecs",
+            Code::Required,
+            format!(
+                "no {}: a TFJob of {} does not run on DLRover's master, which runs parameter-server jobs (ParameterServerStrategy) and needs `PS` and `Worker` replicas; without them it stops at start with `KeyError: '{}'` and makes no pod. A MultiWorkerMirroredStrategy or single-replica TFJob has no ElasticJob equivalent: keep it on Kubeflow's training-operator, or give it `PS` and `Worker` replicas if it trains with ParameterServerStrategy",
+                missing.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(" and "),
+                types.join(", "),
+                if missing.contains(&"PS") { "ps" } else { "worker" },
+            ),
+        ));
     }
     if let Some(policy) = tf.spec.success_policy.as_deref().filter(|s| !s.is_empty() && *s != "AllWorkers") {
         p.push(Problem::new(
@@ -245,6 +267,37 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
     p
 }
 
+/// What Kubeflow's webhook requires of a replica's containers (`validateTFReplicaSpecs`,
+/// `pkg/webhooks/tensorflow/tfjob_webhook.go`): at least one, each with an image, one named
+/// `tensorflow` (the container Kubeflow configures).
+fn webhook_containers(p: &mut Vec<Problem>, path: &str, replica: Option<&TfReplicaSpec>) {
+    let containers =
+        replica.and_then(|r| r.template.spec.as_ref()).map(|s| s.containers.as_slice()).unwrap_or_default();
+    let at = format!("{path}.template.spec.containers");
+    if containers.is_empty() {
+        return; // The ElasticJob's own rule says it, at this path.
+    }
+    for (i, c) in containers.iter().enumerate() {
+        if c.image.as_deref().is_none_or(str::is_empty) {
+            p.push(Problem::new(
+                format!("{at}[{i}].image"),
+                Code::Required,
+                "the container has no image; Kubeflow's webhook refuses it, and so does convert",
+            ));
+        }
+    }
+    if !containers.iter().any(|c| c.name == TENSORFLOW) {
+        p.push(Problem::new(
+            at,
+            Code::Required,
+            format!("no container named `{TENSORFLOW}`: Kubeflow's webhook requires one (it is the container Kubeflow gives TF_CONFIG); name the training container `{TENSORFLOW}`"),
+        ));
+    }
+}
+
+/// The container Kubeflow configures (`TFJobDefaultContainerName`).
+const TENSORFLOW: &str = "tensorflow";
+
 /// The TFJob replica type a key names, case-insensitively, and what it becomes.
 fn replica_type(key: &str) -> Option<(&'static str, ReplicaType)> {
     TYPES.into_iter().find(|(name, _)| name.eq_ignore_ascii_case(key))
@@ -254,14 +307,20 @@ fn note(path: &str, message: &str) -> Note {
     Note { path: path.to_owned(), message: message.to_owned() }
 }
 
-/// The relaunch budget of a replica whose policy relaunches: Kubeflow's limit is the job's
-/// `backoffLimit` alone (`pkg/core/job.go`, `PastBackoffLimit`), without one there is none.
-const NO_LIMIT: i32 = i32::MAX;
+/// The most relaunches DLRover 0.6.1's master allows a pod whatever `restartCount` says
+/// (`_MAX_POD_RELAUNCH_COUNT`, `dlrover/python/master/node/dist_job_manager.py`).
+const MASTER_MAX_RELAUNCHES: i32 = 5;
 
-/// One replica spec. Kubeflow's pods take the replica's restart policy (`pkg/core/pod.go`,
-/// `SetRestartPolicy`: `ExitCode` as `Never`, the template's own replaced); an ElasticJob's pods
-/// run with `Never` and DLRover's master relaunches a failed one as a new pod, `restartCount`
-/// times at most, following the same policy.
+/// What DLRover 0.6.1's master does when a task pod fails, whatever the replica's restartPolicy
+/// (it reads none): the exit code of the first container decides (`_get_pod_exit_reason`,
+/// `master/watcher/k8s_watcher.py`; `_should_relaunch`, `master/node/dist_job_manager.py`).
+const MASTER_RELAUNCHES: &str = "DLRover's master reads no replica's restartPolicy; it relaunches a failed pod as a new pod at the same rank by the first container's exit code: 137 or 143 (killed) always, an out-of-memory one (247, OOMKilled) with more memory, 1 and 134 never (unless the worker template's restartPolicy is `Always`), any other code while the rank's relaunches are below restartCount (the worker's for chief, workers and evaluator, the PS's for parameter servers; 3 when absent, at most 5)";
+
+/// One replica spec. Kubeflow's defaults written out (`SetDefaults_TFJob`: replicas 1, restart
+/// policy `Never`), the `tensorflow` container first (DLRover's master reads the first
+/// container's requests, and the core gives the first TF_CONFIG), and a `restartCount` that makes
+/// DLRover's master relaunch as near Kubeflow's policy as its rules allow (`MASTER_RELAUNCHES`):
+/// 0 for `Never`, else the job's `backoffLimit` up to 5.
 fn replica_spec(
     tf: &TfReplicaSpec,
     replica_type: ReplicaType,
@@ -276,43 +335,102 @@ fn replica_spec(
             &format!("`{pod_policy}` is dropped, as Kubeflow replaces it with the replica's restartPolicy: an ElasticJob's pods run with `Never` and DLRover's master relaunches a failed pod as a new one"),
         ));
     }
+    if let Some(spec) = template.spec.as_mut() {
+        if let Some(at) = spec.containers.iter().position(|c| c.name == TENSORFLOW).filter(|at| *at > 0) {
+            let tensorflow = spec.containers.remove(at);
+            spec.containers.insert(0, tensorflow);
+            notes.push(note(
+                &format!("{path}.template.spec.containers[{at}]"),
+                "the `tensorflow` container is put first: Kubeflow configures the container of that name, DLRover's master reads the first container's requests and the pod's TF_CONFIG, DLRover env and planned resources go on the first",
+            ));
+        }
+    }
     tfjob_ports(&template, naming::service_port(replica_type), path, notes);
+    let replicas = tf.replicas.unwrap_or_else(|| {
+        notes.push(note(
+            &format!("{path}.replicas"),
+            "written as 1, Kubeflow's default (`SetDefaults_TFJob`); DLRover's master reads an absent count as 0",
+        ));
+        1
+    });
     let policy = tf.restart_policy.unwrap_or_else(|| {
         notes.push(note(
             &format!("{path}.restartPolicy"),
-            "written as `Never`, Kubeflow's default for a TFJob (`TFJobDefaultRestartPolicy`); an ElasticJob without it relaunches as `OnFailure`",
+            "written as `Never`, Kubeflow's default for a TFJob (`TFJobDefaultRestartPolicy`)",
         ));
         RestartPolicy::Never
     });
-    let restart_count = match policy {
-        RestartPolicy::Never => None,
-        relaunching => {
-            let budget = backoff_limit.filter(|l| *l >= 0).unwrap_or(NO_LIMIT);
-            let limit = if budget == NO_LIMIT {
-                format!("restartCount {NO_LIMIT}: without runPolicy.backoffLimit Kubeflow sets no limit")
-            } else {
-                format!("restartCount {budget}, the job's runPolicy.backoffLimit")
-            };
-            let how = match relaunching {
-                RestartPolicy::ExitCode => "as Kubeflow recreates one that exited with a retryable code (128 or more)",
-                RestartPolicy::Always => {
-                    "where Kubeflow's kubelet restarts its containers in place, even after exit code 0"
-                }
-                _ => "where Kubeflow's kubelet restarts its failed containers in place",
-            };
-            notes.push(note(
-                &format!("{path}.restartPolicy"),
-                &format!("DLRover's master relaunches a failed pod as a new pod at the same rank, {how}; {limit}"),
-            ));
-            Some(budget)
-        }
+    let (restart_count, why) = match policy {
+        RestartPolicy::Never => (0, "restartCount 0, so that only a killed pod is relaunched".to_owned()),
+        _ => match backoff_limit.filter(|l| *l >= 0) {
+            Some(limit) if limit < MASTER_MAX_RELAUNCHES => {
+                (limit, format!("restartCount {limit}, the job's runPolicy.backoffLimit"))
+            }
+            _ => (MASTER_MAX_RELAUNCHES, format!("restartCount {MASTER_MAX_RELAUNCHES}, the most the master allows")),
+        },
     };
+    let whose = if matches!(replica_type, ReplicaType::Chief | ReplicaType::Evaluator) {
+        " (the master applies the worker's to this replica)"
+    } else {
+        ""
+    };
+    notes.push(note(
+        &format!("{path}.restartPolicy"),
+        &format!("`{policy:?}` is kept but not what decides: {MASTER_RELAUNCHES}; written with {why}{whose}"),
+    ));
     ReplicaSpec {
-        replicas: tf.replicas,
+        replicas: Some(replicas),
         template,
         restart_policy: Some(policy),
-        restart_count,
+        restart_count: Some(restart_count),
         ..ReplicaSpec::default()
+    }
+}
+
+/// A note where DLRover 0.6.1's master will not plan what the `tensorflow` container asks for:
+/// it reads only the first container's requests and its resource optimizer replaces some
+/// (`job::master_first_plan`), and each pod gets the plan's resource as request and limit. Said
+/// for a container that requests nothing (what the master plans instead), and for one whose
+/// requests or limits differ from the plan (the difference).
+fn planned_resources(job: &ElasticJob, keys: &BTreeMap<ReplicaType, String>, notes: &mut Vec<Note>) {
+    let plan = job::master_first_plan(job);
+    for (replica_type, key) in keys {
+        let (Some(group), Some(spec)) = (plan.get(replica_type), job.declared_replica_spec(*replica_type)) else {
+            continue;
+        };
+        let planned = group.resource();
+        let container = spec.template.spec.as_ref().and_then(|s| s.containers.first());
+        let resources = container.and_then(|c| c.resources.as_ref());
+        let requests = resources.and_then(|r| r.requests.as_ref()).filter(|r| !r.is_empty());
+        let limits = resources.and_then(|r| r.limits.as_ref());
+        let shown = |list: &api::ResourceList| -> String {
+            list.iter().map(|(k, q)| format!("{k} {}", quantity::canonical(&q.0))).collect::<Vec<_>>().join(", ")
+        };
+        let differs = |given: Option<&api::ResourceList>| {
+            given.into_iter().flatten().any(|(k, q)| {
+                let plan = planned.get(k).and_then(|p| Amount::parse(&p.0).ok());
+                plan.is_some_and(|p| Amount::parse(&q.0).ok() != Some(p))
+            })
+        };
+        let path = format!("spec.tfReplicaSpecs.{key}.template.spec.containers");
+        let what = format!(
+            "DLRover 0.6.1's master plans each {replica_type} pod {} (it reads the first container's requests, and its resource optimizer gives an auto-scaled PS or worker its own CPUs: see docs/testing.md), and the pod gets that as request and limit",
+            shown(&planned)
+        );
+        let message = match requests {
+            None => Some(format!(
+                "the `{TENSORFLOW}` container requests nothing: {what}; give it requests, and `autoScale: false` on PS and Worker to keep them"
+            )),
+            Some(r) if differs(Some(r)) || differs(limits) => {
+                let limit =
+                    limits.filter(|l| !l.is_empty()).map(|l| format!(" and limits {}", shown(l))).unwrap_or_default();
+                Some(format!("the `{TENSORFLOW}` container requests {}{limit}: {what}", shown(r)))
+            }
+            Some(_) => None,
+        };
+        if let Some(message) = message {
+            notes.push(note(&path, &message));
+        }
     }
 }
 
@@ -448,22 +566,47 @@ mod tests {
 
     #[test]
     fn defaults_that_differ_are_written_out() {
-        let c = from_tf_job(tf_job(json!({"Worker": {"template": container()}}))).unwrap();
+        let c = from_tf_job(tf_job(json!({"PS": {"restartPolicy": "Never", "template": container()},
+            "Worker": {"template": container()}})))
+        .unwrap();
         let spec = &c.elastic_job.spec;
         let worker = &spec.replica_specs[&ReplicaType::Worker];
-        assert_eq!(worker.restart_policy, Some(RestartPolicy::Never));
-        assert_eq!(worker.restart_count, None);
+        assert_eq!((worker.replicas, worker.restart_policy), (Some(1), Some(RestartPolicy::Never)));
+        // Never: only a killed pod is relaunched by DLRover's master.
+        assert_eq!(worker.restart_count, Some(0));
         assert_eq!(spec.run_policy.as_ref().and_then(|r| r.clean_pod_policy), Some(CleanPodPolicy::None));
         assert_eq!(spec.distribution_strategy, Some(DistributionStrategy::ParameterServerStrategy));
         let paths: Vec<&str> = c.notes.iter().map(|n| n.path.as_str()).collect();
-        assert_eq!(paths, ["spec.runPolicy.cleanPodPolicy", "spec.tfReplicaSpecs.Worker.restartPolicy"]);
+        assert_eq!(
+            paths,
+            [
+                "spec.runPolicy.cleanPodPolicy",
+                "spec.tfReplicaSpecs",
+                "spec.tfReplicaSpecs.PS.replicas",
+                "spec.tfReplicaSpecs.PS.restartPolicy",
+                "spec.tfReplicaSpecs.PS.template.spec.containers",
+                "spec.tfReplicaSpecs.Worker.replicas",
+                "spec.tfReplicaSpecs.Worker.restartPolicy",
+                "spec.tfReplicaSpecs.Worker.restartPolicy",
+                "spec.tfReplicaSpecs.Worker.template.spec.containers",
+            ]
+        );
+        // What the master plans for a container that requests nothing.
+        let worker_note = c.notes.iter().find(|n| n.path == "spec.tfReplicaSpecs.Worker.template.spec.containers");
+        assert!(
+            worker_note
+                .is_some_and(|n| n.message.contains("requests nothing") && n.message.contains("cpu 16, memory 0"))
+        );
     }
 
     #[test]
     fn a_relaunching_policy_gets_the_backoff_limit_or_no_limit() {
-        let mut job = tf_job(json!({"Worker": {"restartPolicy": "OnFailure", "template": container()}}));
+        let mut job = tf_job(
+            json!({"PS": {"template": container()}, "Worker": {"restartPolicy": "OnFailure", "template": container()}}),
+        );
         let c = from_tf_job(job.clone()).unwrap();
-        assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(i32::MAX));
+        // Without a backoffLimit, the most DLRover's master allows.
+        assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(5));
         job["spec"]["runPolicy"] = json!({"backoffLimit": 2});
         let c = from_tf_job(job).unwrap();
         assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(2));
@@ -472,16 +615,18 @@ mod tests {
 
     #[test]
     fn replica_types_match_in_any_case_and_master_is_the_chief() {
-        let c =
-            from_tf_job(tf_job(json!({"master": {"template": container()}, "ps": {"template": container()}}))).unwrap();
+        let c = from_tf_job(tf_job(json!({"master": {"template": container()}, "ps": {"template": container()},
+                "WORKER": {"template": container()}})))
+        .unwrap();
         let types: Vec<ReplicaType> = c.elastic_job.spec.replica_specs.keys().copied().collect();
-        assert_eq!(types, [ReplicaType::Ps, ReplicaType::Chief]);
+        assert_eq!(types, [ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker]);
         assert!(c.notes.iter().any(|n| n.path == "spec.tfReplicaSpecs.master" && n.message.contains("`chief`")));
     }
 
     #[test]
     fn chief_and_master_together_are_refused_at_their_path() {
-        let job = tf_job(json!({"Chief": {"template": container()}, "Master": {"template": container()}}));
+        let job = tf_job(json!({"Chief": {"template": container()}, "Master": {"template": container()},
+            "PS": {"template": container()}, "Worker": {"template": container()}}));
         assert_eq!(problems(job), [("spec.tfReplicaSpecs.Master".to_owned(), Code::Duplicate)]);
     }
 
@@ -500,7 +645,7 @@ mod tests {
         );
         assert_eq!(
             problems(tf_job(
-                json!({"Worker": {"restartPolicy": "Sometimes", "replicas": "2", "template": container()}})
+                json!({"PS": {"template": container()}, "Worker": {"restartPolicy": "Sometimes", "replicas": "2", "template": container()}})
             )),
             [
                 ("spec.tfReplicaSpecs.Worker.replicas".to_owned(), Code::InvalidType),
@@ -512,7 +657,9 @@ mod tests {
 
     #[test]
     fn what_the_elastic_job_cannot_hold_is_at_the_tf_job_path() {
-        let mut job = tf_job(json!({"Master": {"replicas": 2, "template": container()}, "Worker": {"template": {}}}));
+        let mut job =
+            tf_job(json!({"Master": {"replicas": 2, "template": container()}, "PS": {"template": container()},
+            "Worker": {"template": {}}}));
         job["metadata"]["name"] = json!("a".repeat(40));
         job["spec"]["runPolicy"] = json!({"activeDeadlineSeconds": 0});
         let found = problems(job);
@@ -524,6 +671,47 @@ mod tests {
                 "spec.runPolicy.activeDeadlineSeconds",
                 "spec.tfReplicaSpecs.Master.replicas",
                 "spec.tfReplicaSpecs.Worker.template.spec.containers"
+            ]
+        );
+    }
+
+    #[test]
+    fn workers_only_and_single_replica_tf_jobs_are_refused_with_why() {
+        for (specs, missing) in [
+            (json!({"Worker": {"replicas": 4, "template": container()}}), "no `PS`"),
+            (json!({"Chief": {"template": container()}}), "no `PS` and `Worker`"),
+            (json!({"PS": {"template": container()}, "Master": {"template": container()}}), "no `Worker`"),
+        ] {
+            let e = from_tf_job(tf_job(specs)).err();
+            let found: Vec<(String, Code, String)> =
+                e.iter().flat_map(|e| e.problems()).map(|p| (p.path.clone(), p.code, p.message.clone())).collect();
+            let [(path, code, message)] = found.as_slice() else { panic!("one problem: {found:?}") };
+            assert_eq!((path.as_str(), *code), ("spec.tfReplicaSpecs", Code::Required));
+            assert!(
+                message.starts_with(missing) && message.contains("KeyError") && message.contains("keep it on Kubeflow"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tensorflow_container_goes_first_and_one_is_required() {
+        let two = json!({"spec": {"containers": [{"name": "log-agent", "image": "fluent-bit:3"},
+            {"name": "tensorflow", "image": "tf:2", "resources": {"requests": {"cpu": "2", "memory": "4Gi"}}}]}});
+        let c = from_tf_job(tf_job(json!({"PS": {"replicas": 1, "template": container()},
+            "Worker": {"replicas": 2, "template": two}})))
+        .unwrap();
+        let worker = &c.elastic_job.spec.replica_specs[&ReplicaType::Worker];
+        let names: Vec<&str> =
+            worker.template.spec.iter().flat_map(|s| &s.containers).map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["tensorflow", "log-agent"]);
+        assert!(c.notes.iter().any(|n| n.path == "spec.tfReplicaSpecs.Worker.template.spec.containers[1]"));
+        let without = json!({"spec": {"containers": [{"name": "main", "image": "tf:2"}, {"name": "sidecar"}]}});
+        assert_eq!(
+            problems(tf_job(json!({"PS": {"template": container()}, "Worker": {"template": without}}))),
+            [
+                ("spec.tfReplicaSpecs.Worker.template.spec.containers".to_owned(), Code::Required),
+                ("spec.tfReplicaSpecs.Worker.template.spec.containers[1].image".to_owned(), Code::Required),
             ]
         );
     }

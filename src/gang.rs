@@ -14,8 +14,8 @@
 //! **What it needs.** `minResources` is what the first `minMember` members request together (PS
 //! first, then the chief, the evaluator and the workers), each pod as Kubernetes counts it: the
 //! sum of its containers' requests (a limit where no request is given), or its largest init
-//! container's where that is more; the first container's resource is the plan's when the plan
-//! gives one, as the pod is made.
+//! container's where that is more; the plan's resource set over the first container's requests
+//! when the plan gives one, as the pod is made.
 //!
 //! **Conflicts** are refused with their path ([`check`]): a replica saying `BatchScheduler:
 //! volcano` under a controller whose gang scheduler is another, a template naming a scheduler
@@ -218,10 +218,12 @@ fn pod_requests(template: &PodTemplateSpec, first: Option<&ResourceList>) -> BTr
     let Some(spec) = &template.spec else { return BTreeMap::new() };
     let mut sum: BTreeMap<String, Amount> = BTreeMap::new();
     for (i, container) in spec.containers.iter().enumerate() {
-        let resource = match first.filter(|_| i == 0) {
-            Some(given) => given.clone(),
-            None => requests(container),
-        };
+        // The plan's resource is set over the first container's own (template::task_template
+        // keeps what the plan does not name, such as a GPU).
+        let mut resource = requests(container);
+        if let Some(given) = first.filter(|_| i == 0) {
+            resource.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
         for (name, q) in &resource {
             let Ok(amount) = Amount::parse(&q.0) else { continue };
             let total = sum.entry(name.clone()).or_insert(Amount::ZERO);
@@ -288,8 +290,9 @@ mod tests {
         assert_eq!(group.spec.min_member, 5);
         let resources = group.spec.min_resources.unwrap_or_default();
         let got: Vec<(&str, &str)> = resources.iter().map(|(k, q)| (k.as_str(), q.0.as_str())).collect();
-        // The workers' limits count as their requests.
-        assert_eq!(got, [("cpu", "7"), ("memory", "2Gi"), ("nvidia.com/gpu", "3")]);
+        // DLRover's master plans 16 CPUs and 0 memory for the workers (their template requests
+        // nothing), one of them the chief; their GPU limit counts as its request.
+        assert_eq!(got, [("cpu", "52"), ("memory", "2Gi"), ("nvidia.com/gpu", "3")]);
     }
 
     #[test]
@@ -299,7 +302,8 @@ mod tests {
         let Some(group) = pod_group(&j, &plan, &plugins()) else { panic!("no group") };
         assert_eq!(group.spec.min_member, 3);
         let cpu = group.spec.min_resources.and_then(|r| r.get("cpu").cloned());
-        assert_eq!(cpu.map(|q| q.0), Some("5".to_owned()));
+        // The two PS (2 CPUs each) and the chief the master makes of a worker (16).
+        assert_eq!(cpu.map(|q| q.0), Some("20".to_owned()));
         let mut smaller = plan.clone();
         if let Some(w) = smaller.spec.replica_resource_specs.get_mut(&ReplicaType::Worker) {
             w.replicas = 0;
@@ -307,7 +311,8 @@ mod tests {
         if let Some(p) = smaller.spec.replica_resource_specs.get_mut(&ReplicaType::Ps) {
             p.replicas = 1;
         }
-        assert_eq!(pod_group(&j, &smaller, &plugins()).map(|g| g.spec.min_member), Some(1));
+        // One PS and the chief.
+        assert_eq!(pod_group(&j, &smaller, &plugins()).map(|g| g.spec.min_member), Some(2));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{
@@ -14,6 +15,7 @@ use crate::api::{
 };
 use crate::error::{Code, Error, Result};
 use crate::podgroup::{self, Gang};
+use crate::quantity::Amount;
 use crate::{naming, pod};
 
 /// The replica spec a type's pods are made from: its own, or the worker's for a chief (upstream
@@ -80,19 +82,23 @@ pub fn namespace(job: &ElasticJob) -> Option<&str> {
     job.metadata.namespace.as_deref().filter(|n| !n.is_empty())
 }
 
-/// The first scale plan of a job (for previews, and for a job whose master has not planned yet):
-/// each task type's `replicas`, a resource from its template's first container (requests, else
-/// limits), and `psHosts` from the PS addresses `0..replicas`. It is named `<job>-initial`.
+/// The first scale plan of a job (for previews, and for a job whose master has not planned yet),
+/// as DLRover 0.6.1's master writes it in its ScalePlan mode ([`master_first_plan`]): each task
+/// type's replicas and resource, and `psHosts` from the PS addresses `0..replicas`. It is named
+/// `<job>-initial`; the master's own is `<job>-scaleplan-<n>` and lists each PS as
+/// `<service>.<namespace>.svc:2222`.
 pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
+    let specs = master_first_plan(job)
+        .into_iter()
+        .map(|(t, g)| (t, ReplicaResourceSpec { replicas: g.count, resource: g.resource() }))
+        .collect();
+    first_plan(job, specs)
+}
+
+/// The plan `<job>-initial` of the job with these targets, listing the PS addresses of its `ps`.
+fn first_plan(job: &ElasticJob, specs: BTreeMap<ReplicaType, ReplicaResourceSpec>) -> ScalePlan {
     let name = job.name();
-    let mut specs = BTreeMap::new();
-    for replica_type in ReplicaType::TASKS {
-        if let Some(spec) = job.declared_replica_spec(replica_type) {
-            let resource = template_resource(job, replica_type);
-            specs.insert(replica_type, ReplicaResourceSpec { replicas: spec.replicas(), resource });
-        }
-    }
-    let ps = job.declared_replica_spec(ReplicaType::Ps).map_or(0, |s| i64::from(s.replicas()));
+    let ps = specs.get(&ReplicaType::Ps).map_or(0, |s| i64::from(s.replicas));
     ScalePlan {
         api_version: Some(api::API_VERSION.to_owned()),
         kind: Some(api::KIND_SCALE_PLAN.to_owned()),
@@ -110,6 +116,200 @@ pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
         },
         status: None,
     }
+}
+
+/// A CPU amount as DLRover's master holds it: a whole number where its resource optimizer chose
+/// it (written `16`), else the job's request rounded to a tenth (`convert_cpu_to_decimal`, written
+/// as Python writes a float: `2.0`, `0.5`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MasterCpu {
+    /// A whole number of cores the optimizer chose.
+    Whole(i64),
+    /// A request, rounded to a tenth of a core.
+    Tenths(f64),
+}
+
+impl MasterCpu {
+    fn value(self) -> f64 {
+        match self {
+            MasterCpu::Whole(n) => n as f64,
+            MasterCpu::Tenths(x) => x,
+        }
+    }
+}
+
+impl std::fmt::Display for MasterCpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MasterCpu::Whole(n) => write!(f, "{n}"),
+            MasterCpu::Tenths(x) => write!(f, "{x:.1}"),
+        }
+    }
+}
+
+/// One replica type as DLRover's master plans it: how many, and each one's CPU, memory (MiB) and
+/// GPU (`nvidia.com/*` resource name and count).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MasterGroup {
+    /// The replicas.
+    pub count: i32,
+    /// The CPU of each.
+    pub cpu: MasterCpu,
+    /// The memory of each, in MiB.
+    pub memory_mi: i64,
+    /// The GPU resource and count of each, when its request names one.
+    pub gpu: Option<(String, i64)>,
+}
+
+impl MasterGroup {
+    /// The resource as the master writes it in a ScalePlan (`ContainerResourceSpec.to_dict`):
+    /// `cpu`, `memory` in `Mi`, and the GPU when there is one.
+    pub fn resource(&self) -> ResourceList {
+        let mut r = ResourceList::new();
+        r.insert("cpu".to_owned(), Quantity(self.cpu.to_string()));
+        r.insert("memory".to_owned(), Quantity(format!("{}Mi", self.memory_mi)));
+        if let Some((name, n)) = &self.gpu {
+            r.insert(name.clone(), Quantity(n.to_string()));
+        }
+        r
+    }
+}
+
+/// How DLRover 0.6.1's master reads one replica spec (`K8sJobArgs.initilize`,
+/// `dlrover/python/scheduler/kubernetes.py`): `int(spec.get("replicas", 0))`, so an absent count
+/// is 0; the first container's `requests` only (limits are not read): `cpu` rounded to a tenth,
+/// `memory` in whole MiB, each 0 when not requested; the GPU from a request whose name contains
+/// `nvidia.com` (the master takes the last in the manifest's order, the core the last by name:
+/// they differ only for a container requesting two such resources).
+pub fn master_reading(spec: &ReplicaSpec) -> MasterGroup {
+    let requests = spec
+        .template
+        .spec
+        .as_ref()
+        .and_then(|s| s.containers.first())
+        .and_then(|c| c.resources.as_ref())
+        .and_then(|r| r.requests.as_ref());
+    let amount = |name: &str| requests.and_then(|r| r.get(name)).and_then(|q| Amount::parse(&q.0).ok());
+    let cpu = amount("cpu").map_or(0.0, |a| tenths(a.nanos() as f64 / 1e9));
+    let memory_mi =
+        amount("memory").map_or(0, |a| i64::try_from(a.nanos() / (1_000_000_000 << 20)).unwrap_or(i64::MAX));
+    let gpu = requests
+        .into_iter()
+        .flatten()
+        .rfind(|(name, _)| name.contains("nvidia.com"))
+        .map(|(name, q)| (name.clone(), q.0.trim().parse::<i64>().unwrap_or(0)));
+    MasterGroup { count: spec.replicas(), cpu: MasterCpu::Tenths(cpu), memory_mi, gpu }
+}
+
+/// Python's `round(x, 1)`: the nearest tenth of the exact binary value, ties to even (Rust's
+/// formatting rounds the same way).
+fn tenths(x: f64) -> f64 {
+    format!("{x:.1}").parse().unwrap_or(0.0)
+}
+
+/// The resource limits DLRover's master assumes when the job gives none (`DefaultResourceLimits`,
+/// `dlrover/python/common/constants.py`): 100 CPUs.
+const MASTER_DEFAULT_CPU_LIMIT: f64 = 100.0;
+/// The per-node CPU its local optimizer caps a first plan at (`_MAX_INITIAL_NODE_CPU`).
+const MASTER_MAX_INITIAL_CPU: i64 = 16;
+/// `NodeResourceLimit.MIN_VALID_CPU` and `MIN_VALID_MEMORY` (MiB): a PS or evaluator request
+/// below them is replaced.
+const MASTER_MIN_VALID_CPU: f64 = 2.0;
+const MASTER_MIN_VALID_MEMORY_MI: i64 = 1024;
+
+/// Each task type of DLRover 0.6.1's first ScalePlan for the job, as its master computes it in
+/// its ScalePlan mode (`DistributedJobManager.start`, `dlrover/python/master/node/dist_job_manager.py`):
+///
+/// 1. each replica spec read as [`master_reading`] reads it;
+/// 2. for a `ParameterServerStrategy` job, its resource optimizer's first plan
+///    (`PSJobResourceOptimizer._init_job_resource_by_optimizer`, `master/resource/job.py`): in
+///    `optimizeMode` `single-job` (the default) and `cluster` without a reachable Brain,
+///    `PSLocalOptimizer._generate_job_create_resource` plans one PS and one worker of
+///    `min(ceil(resourceLimits.cpu / 5), 16)` CPUs (16 with the default 100) and 0 memory (its
+///    8192 is divided by 2^20 in `convert_memory_to_mb`); in `manual`,
+///    `ResourcePlan.new_default_plan`: 2 workers and 1 PS of 1 CPU and 8000 MiB. Where the type's
+///    `autoScale` is not false, workers take (`_check_ignore_original_worker_resource`) the job's
+///    count when above 0, else the plan's, the plan's CPU (the job's only when the plan's is 0)
+///    and the job's memory when the plan's is 0; parameter servers take
+///    (`_check_ignore_original_ps_resource`) the job's count when above 0, else the plan's, the
+///    job's memory when at least 1024 MiB and the job's CPU when at least 2, else the plan's. An
+///    evaluator below 2 CPUs or 1024 MiB takes the worker's (`init_job_resource`); a job with no
+///    chief (or 0) and at least one worker gets a chief with the worker's CPU and memory, not its
+///    GPU, and one worker fewer (`JobResource.adjust_worker_for_estimator`);
+/// 3. an `AllreduceStrategy` job's counts and resources as read.
+///
+/// Every type the job declares is in the plan, with 0 replicas too.
+pub fn master_first_plan(job: &ElasticJob) -> BTreeMap<ReplicaType, MasterGroup> {
+    let mut groups: BTreeMap<ReplicaType, MasterGroup> = ReplicaType::TASKS
+        .into_iter()
+        .filter_map(|t| job.declared_replica_spec(t).map(|s| (t, master_reading(s))))
+        .collect();
+    if job.strategy() != api::DistributionStrategy::ParameterServerStrategy {
+        return groups;
+    }
+    let auto = |t| job.declared_replica_spec(t).is_some_and(|s| s.auto_scale != Some(false));
+    let (worker_plan, ps_plan) = if job.spec.optimize_mode == Some(api::OptimizeMode::Manual) {
+        ((2, MasterCpu::Whole(1), 8000), (1, MasterCpu::Whole(1), 8000))
+    } else {
+        let limit = job.spec.resource_limits.get("cpu").and_then(|q| Amount::parse(&q.0).ok());
+        let limit = limit.map_or(MASTER_DEFAULT_CPU_LIMIT, |a| tenths(a.nanos() as f64 / 1e9));
+        let cpu = ((limit / 5.0).ceil() as i64).min(MASTER_MAX_INITIAL_CPU);
+        ((1, MasterCpu::Whole(cpu), 0), (1, MasterCpu::Whole(cpu), 0))
+    };
+    let update = |g: &mut MasterGroup, (count, cpu, memory): (i32, MasterCpu, i64)| {
+        if count > 0 {
+            g.count = count;
+        }
+        if cpu.value() > 0.0 {
+            g.cpu = cpu;
+        }
+        if memory > 0 {
+            g.memory_mi = memory;
+        }
+    };
+    if auto(ReplicaType::Worker) {
+        if let Some(w) = groups.get_mut(&ReplicaType::Worker) {
+            let (count, cpu, memory) = worker_plan;
+            let count = if w.count > 0 { w.count } else { count };
+            let cpu = if cpu.value() == 0.0 { w.cpu } else { cpu };
+            let memory = if memory == 0 { w.memory_mi } else { memory };
+            update(w, (count, cpu, memory));
+        }
+    }
+    if auto(ReplicaType::Ps) {
+        if let Some(ps) = groups.get_mut(&ReplicaType::Ps) {
+            let (count, cpu, memory) = ps_plan;
+            let count = if ps.count > 0 { ps.count } else { count };
+            let memory = if ps.memory_mi >= MASTER_MIN_VALID_MEMORY_MI { ps.memory_mi } else { memory };
+            let cpu = if ps.cpu.value() >= MASTER_MIN_VALID_CPU { ps.cpu } else { cpu };
+            update(ps, (count, cpu, memory));
+        }
+    }
+    let worker = groups.get(&ReplicaType::Worker).cloned();
+    if let (Some(e), Some(w)) = (groups.get_mut(&ReplicaType::Evaluator), &worker) {
+        if e.cpu.value() < MASTER_MIN_VALID_CPU {
+            e.cpu = w.cpu;
+        }
+        if e.memory_mi < MASTER_MIN_VALID_MEMORY_MI {
+            e.memory_mi = w.memory_mi;
+        }
+    }
+    let has_chief = groups.get(&ReplicaType::Chief).is_some_and(|c| c.count > 0);
+    if let (false, Some(w)) = (has_chief, worker.filter(|w| w.count > 0)) {
+        let chief = groups.entry(ReplicaType::Chief).or_insert(MasterGroup {
+            count: 0,
+            cpu: MasterCpu::Whole(0),
+            memory_mi: 0,
+            gpu: None,
+        });
+        chief.count = 1;
+        chief.cpu = w.cpu;
+        chief.memory_mi = w.memory_mi;
+        if let Some(worker) = groups.get_mut(&ReplicaType::Worker) {
+            worker.count -= 1;
+        }
+    }
+    groups
 }
 
 /// Whether a scale plan is the job's: it names the job ([`naming::plan_job`]: its `spec.ownerJob`,
@@ -169,8 +369,10 @@ mod tests {
         assert_eq!(plan.spec.ps_hosts, ["j-edljob-ps-0:2222", "j-edljob-ps-1:2222"]);
         let ps = plan.spec.replica_resource_specs.get(&ReplicaType::Ps);
         assert_eq!(ps.map(|s| s.replicas), Some(2));
-        assert_eq!(ps.and_then(|s| s.resource.get("memory")).map(|q| q.0.as_str()), Some("1Gi"));
-        assert_eq!(plan.spec.replica_resource_specs.get(&ReplicaType::Worker).map(|s| s.replicas), Some(1));
+        assert_eq!(ps.and_then(|s| s.resource.get("memory")).map(|q| q.0.as_str()), Some("1024Mi"));
+        // Absent, the master reads 0 workers; its optimizer plans one, which becomes the chief.
+        assert_eq!(plan.spec.replica_resource_specs.get(&ReplicaType::Worker).map(|s| s.replicas), Some(0));
+        assert_eq!(plan.spec.replica_resource_specs.get(&ReplicaType::Chief).map(|s| s.replicas), Some(1));
         assert!(matches!(plan_or_initial(&j, None), Cow::Owned(_)));
         assert!(matches!(plan_or_initial(&j, Some(&plan)), Cow::Borrowed(_)));
     }

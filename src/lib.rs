@@ -28,11 +28,12 @@
 //!     }
 //! }))?;
 //! let list = render(&job, None, &Options::default())?;
-//! // The master pod and service, one PS and two workers with a service each.
+//! // The master pod and service, one PS, the chief and one worker with a service each: DLRover's
+//! // master runs one of the two workers as the chief.
 //! assert_eq!(list.items.len(), 8);
 //! assert_eq!(
-//!     elasticjob::tf_config(&job, elasticjob::ReplicaType::Worker, 1, None)?,
-//!     r#"{"cluster":{"worker":["mnist-edljob-worker-0:3333","mnist-edljob-worker-1:3333"],"ps":["mnist-edljob-ps-0:2222"],"chief":[]},"task":{"type":"worker","index":1}}"#
+//!     elasticjob::tf_config(&job, elasticjob::ReplicaType::Worker, 0, None)?,
+//!     r#"{"cluster":{"worker":["mnist-edljob-worker-0:3333"],"ps":["mnist-edljob-ps-0:2222"],"chief":["mnist-edljob-chief-0:3333"]},"task":{"type":"worker","index":0}}"#
 //! );
 //! # Ok::<(), elasticjob::Error>(())
 //! ```
@@ -94,7 +95,7 @@ pub mod workload;
 
 pub use api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
 pub use error::{Code, Error, ErrorReport, Problem, Result};
-pub use job::initial_scale_plan;
+pub use job::{MasterCpu, MasterGroup, initial_scale_plan, master_first_plan, master_reading};
 /// The same names as one value, and the job an object belongs to, for hosts that keep no copy.
 pub use naming::{Constants, JOB_KEY_FIELDS, LabelKeys, TaskType, constants, job_key, job_key_of_fields};
 /// The labels the operator puts on the objects it makes and reads on those it is given: a host

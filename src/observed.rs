@@ -2,7 +2,8 @@
 //! read into Kubernetes' types with every other field left at its default.
 //!
 //! Of an observed pod the core reads its metadata (name, namespace, uid, labels, owner
-//! references, deletion timestamp), its phase, reason (a failed master's is the job's) and IP, and of its containers the names,
+//! references, deletion timestamp), its phase, reason (a failed master's is the job's), IP and the
+//! type and status of its conditions (`DisruptionTarget`), and of its containers the names,
 //! resources and env (`TF_CONFIG`); of a service its metadata and its ports and selector. Reading
 //! them through k8s-openapi's full `Pod` and `Service` compiled a reader of every field Kubernetes
 //! has (volumes, probes, conditions, container statuses) into the WebAssembly; these narrow types
@@ -12,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, Pod, PodSpec, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec,
+    Container, EnvVar, Pod, PodCondition, PodSpec, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Deserializer};
@@ -48,6 +49,14 @@ struct ObservedPodStatus {
     reason: Option<String>,
     #[serde(rename = "podIP")]
     pod_ip: Option<String>,
+    conditions: Option<Vec<ObservedPodCondition>>,
+}
+
+#[derive(Deserialize)]
+struct ObservedPodCondition {
+    #[serde(rename = "type")]
+    type_: Option<String>,
+    status: Option<String>,
 }
 
 /// An observed service, as far as the core reads one.
@@ -89,6 +98,15 @@ impl From<ObservedPod> for Pod {
                 phase: s.phase,
                 reason: s.reason,
                 pod_ip: s.pod_ip,
+                conditions: s.conditions.map(|cs| {
+                    cs.into_iter()
+                        .map(|c| PodCondition {
+                            type_: c.type_.unwrap_or_default(),
+                            status: c.status.unwrap_or_default(),
+                            ..PodCondition::default()
+                        })
+                        .collect()
+                }),
                 ..PodStatus::default()
             }),
         }

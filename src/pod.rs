@@ -57,6 +57,13 @@ pub fn is_terminating(pod: &Pod) -> bool {
     pod.metadata.deletion_timestamp.is_some()
 }
 
+/// Whether a disruption ended the pod: its condition `DisruptionTarget` is true, as Kubernetes
+/// sets it on a pod it preempts, evicts, or deletes with its node.
+pub fn is_disrupted(pod: &Pod) -> bool {
+    let conditions = pod.status.as_ref().and_then(|s| s.conditions.as_ref());
+    conditions.into_iter().flatten().any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
+}
+
 /// Whether the pod is alive: Running, Pending or Succeeded, and not being deleted.
 pub fn is_alive(pod: &Pod) -> bool {
     !is_terminating(pod) && matches!(pod_phase(pod), Some("Running" | "Pending" | "Succeeded"))

@@ -61,6 +61,11 @@ impl Amount {
         parse(text).map_err(|why| format!("`{text}` is not a Kubernetes quantity: {why}"))
     }
 
+    /// The value in nano-units (10^-9).
+    pub fn nanos(self) -> i128 {
+        self.nanos
+    }
+
     /// Whether the value is below zero.
     pub fn is_negative(self) -> bool {
         self.nanos < 0

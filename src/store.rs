@@ -473,6 +473,7 @@ mod tests {
         parse::job(json!({"apiVersion": "elastic.iml.github.io/v1alpha1", "kind": "ElasticJob",
             "metadata": {"name": "j", "namespace": "ns", "uid": "u"},
             "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": {
+                "ps": {"replicas": 0, "autoScale": false, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}},
                 "worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}}}},
             "status": {"phase": "Running"}}))
         .unwrap()

@@ -302,7 +302,8 @@ mod tests {
         );
         assert_eq!(view.scale_plans.len(), 1, "only the job's plans");
         let Some(only) = view.scale_plans.first() else { panic!("a plan") };
-        assert_eq!(only.changes, ["chief: 0 -> 1", "worker: 2 -> 1", "worker resource: cpu 500m -> cpu 1.0"]);
+        // Before it, the first plan the master was expected to write (16 CPUs a worker, one made the chief).
+        assert_eq!(only.changes, ["worker resource: cpu 16, memory 0Mi -> cpu 1.0"]);
         assert_eq!(view.conditions.len(), 1);
     }
 
@@ -330,7 +331,7 @@ mod tests {
         assert_eq!(
             changes,
             [
-                vec![],
+                vec!["worker: 1 -> 2".to_owned()],
                 vec![
                     "create worker rank 1 as j-edljob-worker-2".to_owned(),
                     "psHosts: j-edljob-ps-0.ns.svc:2222".to_owned()

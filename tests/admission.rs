@@ -173,15 +173,16 @@ fn settings_at_their_limit_pass() {
 }
 
 #[test]
-fn a_replica_spec_without_replicas_counts_as_one() {
+fn replicas_count_as_dlrovers_master_plans_them() {
+    // A chief without replicas: the master reads 0 and runs one of the 4 workers as the chief.
     let chief = json!({"template": {"spec": {"containers": [{"name": "main", "image": "registry.example.com/ml/tf:2.13",
         "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]}}});
     let job = with(good_job(), "/spec/replicaSpecs/chief", chief);
-    let settings = Settings { max_total_replicas: Some(5), ..strict() };
+    let settings = Settings { max_total_replicas: Some(4), ..strict() };
     assert_eq!(
         review(request("CREATE", "ElasticJob", job), &settings).message().as_deref(),
         Some(
-            "spec.replicaSpecs: the job asks for 6 replicas in all (1 ps, 1 chief, 4 worker), more than the 5 this cluster allows (policy setting maxTotalReplicas)"
+            "spec.replicaSpecs: the job asks for 5 replicas in all (1 ps, 1 chief, 3 worker), more than the 4 this cluster allows (policy setting maxTotalReplicas)"
         )
     );
 }

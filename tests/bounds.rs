@@ -64,7 +64,7 @@ fn a_job_with_10000_workers() {
     assert_eq!(refused("workers_10000_render"), [("spec.replicaSpecs".to_owned(), Code::TooLarge)]);
     assert_eq!(
         answer("workers_10000_reconcile"),
-        Answer::Done("the first pass creates 1998 worker pods, the rest wait for later passes".into())
+        Answer::Done("the first pass creates 1997 worker pods, the rest wait for later passes".into())
     );
     assert_eq!(refused("workers_10001"), [("spec.replicaSpecs.worker.replicas".to_owned(), Code::OutOfRange)]);
 }

@@ -59,7 +59,9 @@ fn arb_job() -> impl Strategy<Value = Value> {
         any::<bool>(),
     )
         .prop_map(|(ps, chief, worker, evaluator, rc, policy, allreduce)| {
-            job_json([ps, chief, worker, evaluator], rc, policy, allreduce)
+            // DLRover's master needs a worker spec, and a PS one for a parameter-server job.
+            let ps = if allreduce { ps } else { ps.or(Some(0)) };
+            job_json([ps, chief, worker.or(Some(0)), evaluator], rc, policy, allreduce)
         })
 }
 

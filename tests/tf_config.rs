@@ -38,7 +38,7 @@ fn every_role_of_every_job() {
         common::job("all", Some(3), Some(5), Some(1), Some(1)),
         common::job("nochief", Some(2), Some(4), None, None),
         common::job("onlyps", Some(1), Some(0), None, None),
-        common::job("onlychief", None, None, Some(1), None),
+        common::job("noworker", Some(1), Some(0), Some(1), None),
     ];
     for job in &jobs {
         let list = render(job, None, &Options::default()).unwrap();
@@ -62,16 +62,25 @@ fn every_role_of_every_job() {
 }
 
 #[test]
-fn the_chief_is_listed_only_when_the_job_has_one() {
+fn the_chief_is_listed_when_the_job_or_dlrovers_master_has_one() {
     let with = common::job("a", Some(1), Some(2), Some(1), None);
-    let without = common::job("b", Some(1), Some(2), None, None);
     let c: TfConfig =
         serde_json::from_str(&elasticjob::tf_config(&with, ReplicaType::Worker, 1, None).unwrap()).unwrap();
     assert_eq!(c.cluster.chief, ["a-edljob-chief-0:3333"]);
+    // Without a chief, the master runs a worker as the chief (worker 1 of 2 is then worker 0).
+    let without = common::job("b", Some(1), Some(2), None, None);
     let c: TfConfig =
-        serde_json::from_str(&elasticjob::tf_config(&without, ReplicaType::Worker, 1, None).unwrap()).unwrap();
-    assert!(c.cluster.chief.is_empty());
-    assert!(elasticjob::tf_config(&without, ReplicaType::Worker, 1, None).unwrap().contains(r#""chief":[]"#));
+        serde_json::from_str(&elasticjob::tf_config(&without, ReplicaType::Worker, 0, None).unwrap()).unwrap();
+    assert_eq!(
+        (c.cluster.chief, c.cluster.worker),
+        (vec!["b-edljob-chief-0:3333".to_owned()], vec!["b-edljob-worker-0:3333".to_owned()])
+    );
+    // No worker to make it of (0 workers, which the master keeps when it does not scale them): none.
+    let mut none = common::job("c", Some(1), Some(0), None, None);
+    if let Some(w) = none.spec.replica_specs.get_mut(&ReplicaType::Worker) {
+        w.auto_scale = Some(false);
+    }
+    assert!(elasticjob::tf_config(&none, ReplicaType::Ps, 0, None).unwrap().contains(r#""chief":[]"#));
 }
 
 #[test]
@@ -103,8 +112,9 @@ fn tasks_that_cannot_be_listed_are_errors() {
         assert_eq!(err.problems()[0].path, path, "{t} {index}");
     }
     let allreduce = parse::job({
-        let mut v = serde_json::to_value(common::job("ar", None, Some(2), None, None)).unwrap();
+        let mut v = serde_json::to_value(common::job("ar", Some(1), Some(2), None, None)).unwrap();
         v["spec"]["distributionStrategy"] = "AllreduceStrategy".into();
+        v["spec"]["replicaSpecs"].as_object_mut().unwrap().remove("ps");
         v
     })
     .unwrap();

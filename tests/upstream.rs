@@ -19,6 +19,7 @@ fn test_training() -> elasticjob::ElasticJob {
             "distributionStrategy": "ParameterServerStrategy",
             "replicaSpecs": {
                 "chief": {
+                    "replicas": 1,
                     "restartCount": 3,
                     "template": {"spec": {"containers": [{
                         "name": "main",
@@ -26,7 +27,10 @@ fn test_training() -> elasticjob::ElasticJob {
                         "imagePullPolicy": "Always",
                         "command": ["/bin/bash", "-c", "python -m model_zoo.iris.dnn_estimator"]
                     }]}}
-                }
+                },
+                // Upstream's job has a chief only; DLRover's master needs a PS and a worker spec.
+                "ps": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}},
+                "worker": {"replicas": 0, "autoScale": false, "template": {"spec": {"containers": [{"name": "main", "image": "tf"}]}}}
             }
         }
     }))
@@ -35,7 +39,8 @@ fn test_training() -> elasticjob::ElasticJob {
 
 #[test]
 fn task_hosts_of_three_workers() {
-    // Upstream names the task hosts `<job>-edljob-<type>-<rank>:<port>`; a PS lists every worker.
+    // Upstream names the task hosts `<job>-edljob-<type>-<rank>:<port>`; a PS lists every worker
+    // (of the three, DLRover's master runs one as the chief).
     let job = parse::job(json!({
         "metadata": {"name": "test-training", "namespace": "easydl"},
         "spec": {"distributionStrategy": "ParameterServerStrategy", "replicaSpecs": {
@@ -47,11 +52,7 @@ fn task_hosts_of_three_workers() {
     let ps: Value = serde_json::from_str(&elasticjob::tf_config(&job, ReplicaType::Ps, 0, None).unwrap()).unwrap();
     assert_eq!(
         ps["cluster"]["worker"],
-        json!([
-            "test-training-edljob-worker-0:3333",
-            "test-training-edljob-worker-1:3333",
-            "test-training-edljob-worker-2:3333"
-        ])
+        json!(["test-training-edljob-worker-0:3333", "test-training-edljob-worker-1:3333"])
     );
 }
 

@@ -17,6 +17,7 @@
 // its `values` figures are printed). Prints figures; asserts nothing. BENCH_JSON=FILE: figures as JSON.
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { firstPlanSpec } from "../../tests/e2e/jobs.js";
 
 const api = await import(process.env.ELASTICJOB_PKG ? pathToFileURL(`${process.env.ELASTICJOB_PKG}/node.js`).href : "elasticjob");
 const NOW = "2026-03-01T12:00:00Z";
@@ -35,21 +36,13 @@ function job(name, workers) {
   };
 }
 
-/** The master's first plan (in DLRover 0.6.1's shape): one worker made the chief. */
-function firstPlan(j, workers) {
-  const resource = { cpu: "1.0", memory: "1024Mi" };
+/** The master's first plan (in DLRover 0.6.1's shape), as the played master reads the job (`firstPlanSpec`). */
+function firstPlan(j) {
   return {
     apiVersion: JOB_API,
     kind: "ScalePlan",
     metadata: { name: `${j.metadata.name}-scaleplan-0`, namespace: "ads", uid: `uid-${j.metadata.name}-plan`, resourceVersion: "2", labels: { "scale-type": "auto" }, ownerReferences: [{ apiVersion: JOB_API, blockOwnerDeletion: true, kind: "elasticjob", name: j.metadata.name, uid: j.metadata.uid }] },
-    spec: {
-      ownerJob: j.metadata.name,
-      replicaResourceSpecs: { ps: { replicas: 1, resource }, chief: { replicas: 1, resource }, worker: { replicas: workers - 1, resource } },
-      createPods: [],
-      removePods: [],
-      migratePods: [],
-      psHosts: [`${j.metadata.name}-edljob-ps-0.ads.svc:2222`],
-    },
+    spec: { ownerJob: j.metadata.name, createPods: [], removePods: [], migratePods: [], ...firstPlanSpec(j) },
   };
 }
 
@@ -115,7 +108,7 @@ function carryOut(state, passes = Infinity) {
 /** A job of `workers` workers whose master runs and has written its first plan (not taken up yet). */
 function planned(name, workers) {
   const state = carryOut({ job: job(name, workers), plans: [], pods: [], services: [] });
-  state.plans = [firstPlan(state.job, workers)];
+  state.plans = [firstPlan(state.job)];
   return state;
 }
 

@@ -110,7 +110,7 @@ test("require() gives the same module", () => {
   assert.equal(required.ElasticJobError, api.ElasticJobError);
 });
 
-test("render: the master, one PS and two workers, each with a service, as plain objects", () => {
+test("render: the master, one PS, the chief and a worker (DLRover's master runs one of the two workers as the chief), each with a service, as plain objects", () => {
   const list = api.render(job());
   assert.equal(list.apiVersion, "v1");
   assert.equal(list.kind, "List");
@@ -121,15 +121,16 @@ test("render: the master, one PS and two workers, each with a service, as plain 
       "Service/elasticjob-mnist-dlrover-master",
       "Pod/mnist-edljob-ps-0",
       "Service/mnist-edljob-ps-0",
+      "Pod/mnist-edljob-chief-0",
+      "Service/mnist-edljob-chief-0",
       "Pod/mnist-edljob-worker-0",
       "Service/mnist-edljob-worker-0",
-      "Pod/mnist-edljob-worker-1",
-      "Service/mnist-edljob-worker-1",
     ],
   );
   const ps = list.items[2];
   assert.equal(Object.getPrototypeOf(ps.metadata.labels), Object.prototype, "maps are plain objects");
-  assert.deepEqual(ps.spec.containers[0].resources, { limits: { cpu: "1", memory: "2Gi" }, requests: { cpu: "1", memory: "2Gi" } });
+  // As DLRover's master plans it: 16 CPUs (its optimizer's, for a request under 2), the memory requested.
+  assert.deepEqual(ps.spec.containers[0].resources, { limits: { cpu: "16", memory: "2Gi" }, requests: { cpu: "16", memory: "2Gi" } });
   // Fields in the order Kubernetes objects are written, not sorted.
   assert.deepEqual(Object.keys(ps), ["apiVersion", "kind", "metadata", "spec"]);
   const env = Object.fromEntries(ps.spec.containers[0].env.map((e) => [e.name, e.value]));
@@ -145,9 +146,9 @@ test("render with a scale plan and options", () => {
 });
 
 test("tfConfig: the TF_CONFIG a worker gets", () => {
-  assert.deepEqual(JSON.parse(api.tfConfig(job(), "worker", 1)), {
-    cluster: { worker: ["mnist-edljob-worker-0:3333", "mnist-edljob-worker-1:3333"], ps: ["mnist-edljob-ps-0:2222"], chief: [] },
-    task: { type: "worker", index: 1 },
+  assert.deepEqual(JSON.parse(api.tfConfig(job(), "worker", 0)), {
+    cluster: { worker: ["mnist-edljob-worker-0:3333"], ps: ["mnist-edljob-ps-0:2222"], chief: ["mnist-edljob-chief-0:3333"] },
+    task: { type: "worker", index: 0 },
   });
 });
 
@@ -156,7 +157,7 @@ test("initialScalePlan: replicas, resources and PS hosts of the job", () => {
   assert.equal(plan.kind, "ScalePlan");
   assert.equal(plan.metadata.name, "mnist-initial");
   assert.deepEqual(plan.spec.psHosts, ["mnist-edljob-ps-0:2222"]);
-  assert.deepEqual(plan.spec.replicaResourceSpecs.ps, { replicas: 1, resource: { cpu: "1", memory: "2Gi" } });
+  assert.deepEqual(plan.spec.replicaResourceSpecs.ps, { replicas: 1, resource: { cpu: "16", memory: "2048Mi" } });
 });
 
 test("validate and validateScalePlan answer instead of throwing", () => {
@@ -192,11 +193,11 @@ test("reconcile: a new job gets its master and a status, in phases: services, po
 test("the per-type operations: reconcilePods, handleFaultPods, stopRunningPods, syncJobState", () => {
   const pods = api.render(job()).items.filter((o) => o.kind === "Pod").map((p) => ({ ...p, status: { phase: "Running" } }));
   const plan = api.initialScalePlan(job());
-  plan.spec.replicaResourceSpecs.worker.replicas = 3;
+  plan.spec.replicaResourceSpecs.worker.replicas = 2;
   const up = api.reconcilePods(job(), "worker", plan, pods);
-  assert.deepEqual(actionsOf(up).map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), ["createOrUpdateService mnist-edljob-worker-2", "createPod mnist-edljob-worker-2"]);
+  assert.deepEqual(actionsOf(up).map((a) => `${a.action} ${a.pod?.metadata.name ?? a.service?.metadata.name}`), ["createOrUpdateService mnist-edljob-worker-1", "createPod mnist-edljob-worker-1"]);
 
-  const failed = pods.map((p) => (p.metadata.name === "mnist-edljob-worker-1" ? { ...p, status: { phase: "Failed" } } : p));
+  const failed = pods.map((p) => (p.metadata.name === "mnist-edljob-worker-0" ? { ...p, status: { phase: "Failed" } } : p));
   // DLRover's master decides relaunches (its plan's createPods entry): a failed task pod is left to it.
   assert.deepEqual(actionsOf(api.handleFaultPods(job(), "worker", failed)), []);
   const master = api.render(job()).items.find((o) => o.kind === "Pod" && o.metadata.name === "elasticjob-mnist-dlrover-master");
@@ -207,11 +208,11 @@ test("the per-type operations: reconcilePods, handleFaultPods, stopRunningPods, 
   ]);
 
   const stop = api.stopRunningPods(job(), "worker", { items: pods });
-  assert.deepEqual(actionsOf(stop).map((a) => a.name), ["mnist-edljob-worker-0", "mnist-edljob-worker-1"]);
+  assert.deepEqual(actionsOf(stop).map((a) => a.name), ["mnist-edljob-worker-0"]);
   assert.ok(actionsOf(stop).every((a) => a.action === "deletePod" && !("gracePeriodSeconds" in a)));
 
   const sync = api.syncJobState(job(), "worker", failed, "2026-01-02T03:04:05Z");
-  assert.deepEqual(actionsOf(sync)[0].status.status.replicaStatuses.worker, { active: 1, failed: 1 });
+  assert.deepEqual(actionsOf(sync)[0].status.status.replicaStatuses.worker, { failed: 1 });
 });
 
 test("controllerPass, constants and jobKey: the one pass, and the names and keys the hosts use", () => {
@@ -262,7 +263,7 @@ test("insertTfConfigToEnv: a container with TF_CONFIG from a sparse cluster", ()
 test("summary: one row per rendered object", () => {
   const rows = api.summary(api.render(job()));
   assert.equal(rows.length, 8);
-  assert.deepEqual(rows[2], { kind: "Pod", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, cpu: "1", memory: "2Gi", port: 2222, task: "ps:0" });
+  assert.deepEqual(rows[2], { kind: "Pod", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, cpu: "16", memory: "2Gi", port: 2222, task: "ps:0" });
   assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, port: 2222 });
 });
 
@@ -276,7 +277,7 @@ test("renderSummary: the rows of summary(render()), with ports, without the obje
     rows,
     api.summary(list).map((row, i) => ({ ...row, port: ports(list.items[i]) })),
   );
-  assert.deepEqual(rows.map((r) => r.port), [50001, 50001, 2222, 2222, 3333, 3333, 3333, 3333, 3333, 3333]);
+  assert.deepEqual(rows.map((r) => r.port), [50001, 50001, 2222, 2222, 3333, 3333, 3333, 3333, 3333, 3333, 3333, 3333]);
   assert.deepEqual(rows[3], { kind: "Service", name: "mnist-edljob-ps-0", replicaType: "ps", rank: 0, port: 2222 });
   // The same errors as render.
   const bad = job();
@@ -298,7 +299,8 @@ test("jobView: the job's pods counted by phase, wanted by its current plan, its 
   assert.equal(view.phase, "Running");
   assert.deepEqual(view.replicas.find((r) => r.replicaType === "worker"), { replicaType: "worker", wanted: 3, pending: 1, running: 1, succeeded: 0, failed: 0 });
   assert.deepEqual(view.scalePlans.map((p) => [p.name, p.changes]), [
-    ["mnist-scaleplan-0", ["worker: 2 -> 3"]],
+    // After the first plan the core expects of DLRover's master: a chief and one worker.
+    ["mnist-scaleplan-0", ["worker: 1 -> 3"]],
     // A plan that names no count (as DLRover's relaunch plan) changes none: the cluster stays as the plan before left it.
     ["mnist-scaleplan-1", ["create worker rank 0 as mnist-edljob-worker-9"]],
   ]);

@@ -26,6 +26,8 @@ function dispatch(api, input) {
       return api.render(job, input.scalePlan, input.options);
     case "initialScalePlan":
       return api.initialScalePlan(job);
+    case "fromTFJob":
+      return api.fromTFJob(input.tfJob ?? null);
     case "validate":
       return answer(api.validate(job));
     case "validateScalePlan":

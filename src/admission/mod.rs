@@ -32,8 +32,10 @@
 //!             "metadata": {"name": "mnist"},
 //!             "spec": {
 //!                 "distributionStrategy": "ParameterServerStrategy",
-//!                 "replicaSpecs": {"worker": {"replicas": 8,
-//!                     "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}}}
+//!                 "replicaSpecs": {
+//!                     "ps": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}},
+//!                     "worker": {"replicas": 8,
+//!                         "template": {"spec": {"containers": [{"name": "main", "image": "tf:2"}]}}}}
 //!             }
 //!         }
 //!     }

@@ -82,10 +82,9 @@ impl Settings {
             }
         }
         if let Some(max) = self.max_total_replicas {
-            let counts: Vec<(ReplicaType, i64)> = ReplicaType::TASKS
-                .iter()
-                .filter_map(|t| job.declared_replica_spec(*t).map(|s| (*t, i64::from(s.replicas().max(0)))))
-                .collect();
+            // The task pods of DLRover's master's first plan.
+            let counts: Vec<(ReplicaType, i64)> =
+                crate::job::master_first_plan(job).into_iter().map(|(t, g)| (t, i64::from(g.count.max(0)))).collect();
             total(&mut p, "spec.replicaSpecs", &counts, max, "the job asks for");
         }
         if let (Some(allowed), Some(strategy)) = (&self.allowed_strategies, job.spec.distribution_strategy) {

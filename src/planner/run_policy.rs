@@ -90,7 +90,8 @@ impl Planner<'_> {
         if let Some(limit) = policy.backoff_limit {
             // Kubeflow's `PastBackoffLimit`: a limit of 0 is reached by one failure, any other by
             // as many as it says. Its count (container restarts of running pods) is here the failed
-            // task pods, each of which DLRover's master relaunches as a new pod.
+            // task pods, each of which DLRover's master relaunches as a new pod, but for those a
+            // disruption ended (`failed_task_pods`).
             let failed = self.failed_task_pods();
             let limit = usize::try_from(limit).unwrap_or(0);
             if (limit == 0 && failed > 0) || (limit > 0 && failed >= limit) {
@@ -100,9 +101,13 @@ impl Planner<'_> {
         deadline(self.job, status).filter(|due| now.0 >= *due).map(|_| Limit::Deadline)
     }
 
-    /// The job's task pods in phase Failed (its master's failure fails the job by itself).
+    /// The job's task pods in phase Failed (its master's failure fails the job by itself), but for
+    /// those a disruption ended: a pod with the condition `DisruptionTarget` true was preempted,
+    /// evicted, or deleted with its node (Kubernetes sets it then), which Kubeflow, counting
+    /// container restarts, never counted, and which a Kubernetes Job's pod failure policy
+    /// excludes with `onPodConditions: [{type: DisruptionTarget}]`.
     fn failed_task_pods(&self) -> usize {
-        let failed = |p: &&&Pod| pod::pod_phase(p) == Some("Failed");
+        let failed = |p: &&&Pod| pod::pod_phase(p) == Some("Failed") && !pod::is_disrupted(p);
         ReplicaType::TASKS.into_iter().map(|t| self.of_type(t).iter().filter(failed).count()).sum()
     }
 
@@ -215,9 +220,11 @@ fn deadline(job: &ElasticJob, status: &ElasticJobStatus) -> Option<Timestamp> {
 }
 
 /// The moment the finished job's `ttlSecondsAfterFinished` after its completion time passes; none
-/// for a job that has not finished, or without either.
+/// for a job that has not finished, or without either, and none while the job is suspended: its
+/// TTL does not run then (Kubeflow's `CleanupJob`, `pkg/controller.v1/common/job.go`, returns
+/// early for a suspended job), so it is kept until it is resumed.
 fn ttl_due(job: &ElasticJob, status: &ElasticJobStatus) -> Option<Timestamp> {
-    if !is_finished(status) {
+    if !is_finished(status) || job.spec.suspend == Some(true) {
         return None;
     }
     let seconds = job::run_policy(job)?.ttl_seconds_after_finished?;

@@ -217,7 +217,11 @@ mod tests {
 
     #[test]
     fn a_service_of_a_rank_beyond_the_target_without_a_pod_is_deleted_and_a_foreign_one_is_kept() {
-        let j = running();
+        // Three workers: DLRover's master runs one as the chief and plans workers 0 and 1.
+        let mut j = running();
+        if let Some(w) = j.spec.replica_specs.get_mut(&ReplicaType::Worker) {
+            w.replicas = Some(3);
+        }
         let mut observed =
             services(&j, &[ALL.as_slice(), &[(ReplicaType::Worker, 2), (ReplicaType::Worker, 3)]].concat());
         // worker-3: the job's labels, but another job (an earlier one of the same name) controls it.

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::api::{self, ElasticJob, ReplicaType, ResourceList, ScalePlan};
+use crate::api::{self, DistributionStrategy, ElasticJob, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, into_result, join};
 use crate::job;
 use crate::naming;
@@ -118,6 +118,7 @@ pub fn validate_job(job: &ElasticJob) -> Vec<Problem> {
             "the job has no task replicas; give at least one of `ps`, `worker`, `chief`, `evaluator`",
         ));
     }
+    master_can_run(&mut p, job);
     for (replica_type, spec) in &job.spec.replica_specs {
         let path = format!("spec.replicaSpecs.{replica_type}");
         replica_count(&mut p, &join(&path, "replicas"), *replica_type, spec.replicas());
@@ -223,6 +224,35 @@ fn job_name(p: &mut Vec<Problem>, path: &str, name: &str) {
     }
 }
 
+/// The replica specs DLRover 0.6.1's master needs to start (`DistributedJobManager.__init__`,
+/// `dlrover/python/master/node/dist_job_manager.py`): a `ParameterServerStrategy` job's `ps`
+/// (`job_args.node_args[NodeType.PS]`) and `worker` (`node_group_resources[NodeType.WORKER]`), an
+/// `AllreduceStrategy` job's `worker` (`AllreduceJobResourceOptimizer`). Without one the master
+/// stops with a `KeyError` and no task pod is ever made. Said only of a job with task replicas
+/// (one without has its own problem).
+fn master_can_run(p: &mut Vec<Problem>, job: &ElasticJob) {
+    if !ReplicaType::TASKS.iter().any(|t| job.spec.replica_specs.contains_key(t)) {
+        return;
+    }
+    let (needed, why): (&[ReplicaType], &str) = match job.strategy() {
+        DistributionStrategy::ParameterServerStrategy => (
+            &[ReplicaType::Ps, ReplicaType::Worker],
+            "DLRover's master runs parameter-server jobs: it needs `ps` and `worker` replica specs (0 replicas is allowed)",
+        ),
+        DistributionStrategy::AllreduceStrategy => (
+            &[ReplicaType::Worker],
+            "DLRover's master runs an all-reduce job's workers: it needs a `worker` replica spec",
+        ),
+    };
+    for t in needed.iter().filter(|t| job.declared_replica_spec(**t).is_none()) {
+        p.push(Problem::new(
+            format!("spec.replicaSpecs.{t}"),
+            Code::Required,
+            format!("no `{t}` replica spec: {why}; without it the master stops at start with `KeyError: '{t}'` and makes no pod. Add a `{t}` replica spec"),
+        ));
+    }
+}
+
 fn replica_count(p: &mut Vec<Problem>, path: &str, replica_type: ReplicaType, n: i32) {
     if n < 0 {
         p.push(Problem::new(
@@ -304,8 +334,8 @@ fn gang(p: &mut Vec<Problem>, job: &ElasticJob) {
     let Some(policy) = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref()) else { return };
     let path = "spec.runPolicy.schedulingPolicy";
     if let Some(n) = policy.min_available {
-        let tasks = ReplicaType::TASKS.iter().filter_map(|t| job.declared_replica_spec(*t));
-        let total = tasks.fold(0i32, |n, s| n.saturating_add(s.replicas().max(0)));
+        // The task pods of DLRover's master's first plan.
+        let total = job::master_first_plan(job).values().fold(0i32, |n, g| n.saturating_add(g.count.max(0)));
         if n < 1 || n > total {
             p.push(Problem::new(
                 join(path, "minAvailable"),

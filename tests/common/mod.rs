@@ -66,6 +66,7 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
     Ok(match op {
         "render" => value(&elasticjob::render(&job()?, plan()?.as_ref(), &options)?),
         "initialScalePlan" => value(&elasticjob::initial_scale_plan(&job()?)),
+        "fromTFJob" => value(&elasticjob::convert::from_tf_job(field("tfJob").unwrap_or(Value::Null))?),
         "validate" => {
             job()?;
             value(&json!({ "valid": true }))

@@ -164,7 +164,7 @@ test("an uploaded JSON file: its pods", async () => {
     ["uploaded-edljob-worker-1", "worker", "1", "2", "4Gi", "3333"],
     ["uploaded-edljob-worker-2", "worker", "2", "2", "4Gi", "3333"],
     ["uploaded-edljob-worker-3", "worker", "3", "2", "4Gi", "3333"],
-    ["uploaded-edljob-evaluator-0", "evaluator", "0", "1", "4Gi", "3333"],
+    ["uploaded-edljob-evaluator-0", "evaluator", "0", "2", "4Gi", "3333"],
   ]);
   assert.equal(await page.inputValue("#example"), "");
   // The cluster view: one node per task, grouped by type.
@@ -554,11 +554,12 @@ test("a gang-scheduled job: the page lists its PodGroup first, the same as the p
   const job = parse(readFileSync(fileURLToPath(new URL("../../examples/gang-job.yaml", import.meta.url)), "utf8"));
   const { renderSummary } = await import("../../pkg/node.js");
   const [group] = renderSummary(job);
-  assert.deepEqual([group.kind, group.name, group.cpu, group.memory], ["PodGroup", "deepctr-gang", "10", "20Gi"]);
+  // The PS, the chief DLRover's master makes of a worker and a worker: 2 + 16 + 16 CPUs.
+  assert.deepEqual([group.kind, group.name, group.cpu, group.memory], ["PodGroup", "deepctr-gang", "34", "20Gi"]);
   const [first] = await tableRows(gang);
   assert.ok(first.includes("PodGroup") && first.includes("deepctr-gang"), `first row: ${first}`);
-  // Down to 1 worker: the gang can no longer be 3 task pods, so its PodGroup follows the plan.
-  await gang.fill("#sim-worker-replicas", "1");
+  // Down to no worker (the PS and the chief left): the gang can no longer be 3 task pods, so its PodGroup follows the plan.
+  await gang.fill("#sim-worker-replicas", "0");
   await gang.waitForFunction(() => document.getElementById("sim-summary").textContent === "Delete 3 pods and 3 services; update the job's PodGroup (its gang follows the plan).");
   const diff = await gang.$$eval("#sim-diff li", (lis) => lis.map((li) => [li.className, li.querySelector("code").textContent, li.querySelector(".reason").textContent]));
   assert.deepEqual(diff[0], ["update", "PodGroup/deepctr-gang", "the gang of ElasticJob deepctr-gang follows its plan: 2 task pods"]);

@@ -76,10 +76,11 @@ fn render_gives_the_bytes_of_the_core() {
 
 #[wasm_bindgen_test]
 fn tf_config_is_the_env_value_of_the_core() {
-    let value = ej::tf_config(JOB, r#""worker""#, "1", None).unwrap();
+    // DLRover's master runs one of the two workers as the chief.
+    let value = ej::tf_config(JOB, r#""worker""#, "0", None).unwrap();
     assert_eq!(
         value,
-        r#"{"cluster":{"worker":["mnist-edljob-worker-0:3333","mnist-edljob-worker-1:3333"],"ps":["mnist-edljob-ps-0:2222"],"chief":[]},"task":{"type":"worker","index":1}}"#
+        r#"{"cluster":{"worker":["mnist-edljob-worker-0:3333"],"ps":["mnist-edljob-ps-0:2222"],"chief":["mnist-edljob-chief-0:3333"]},"task":{"type":"worker","index":0}}"#
     );
 }
 
@@ -203,7 +204,8 @@ fn summary_lists_every_object() {
     assert_eq!(rows.as_array().map(Vec::len), Some(8));
     assert_eq!(rows[2]["name"], json!("mnist-edljob-ps-0"));
     assert_eq!(rows[2]["task"], json!("ps:0"));
-    assert_eq!(rows[2]["cpu"], json!("1"));
+    // DLRover's master's: its optimizer's 16 for a PS requesting under 2.
+    assert_eq!(rows[2]["cpu"], json!("16"));
 }
 
 #[wasm_bindgen_test]
