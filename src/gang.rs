@@ -1,21 +1,22 @@
 //! A gang-scheduled job's PodGroup: the one object that makes a gang scheduler (Volcano, or
-//! scheduler-plugins' coscheduling) place the job's task pods all together or not at all.
+//! scheduler-plugins' coscheduling) place the job's pods all together or not at all
+//! (docs/gang.md argues each choice with the schedulers' code).
 //!
-//! **Who is in the gang.** The task pods: every PS, the chief, the evaluator and the workers of
-//! the job's current plan (its first plan until DLRover's master writes one), or
-//! `schedulingPolicy.minAvailable` of them. The job master is not: it runs on the gang scheduler
-//! but outside the group, because it is the master that writes the plans from which the task
-//! pods are made. A gang that counted the master would hold it until the task pods existed, and
-//! they are only made once it runs: neither would ever start. A parameter-server job makes no
-//! progress without every PS (each holds a shard of the variables) and its chief (which drives
-//! the training loop); its workers are what the plan asks for, so the group follows the newest
-//! plan: a scale-up is placed whole, a scale-down lowers the minimum.
+//! **Who is in the gang.** Every pod of the job, its master too: a gang scheduler admits a group
+//! by the room its `minResources` ask for, so a master outside it would take room no admission
+//! counted. The master writes the plans from which the task pods are made, so until the job runs
+//! the group asks for the master alone (`minMember` 1) with the whole gang's `minResources`: the
+//! master is placed only where the gang fits. Once the job runs, `minMember` is the task floor:
+//! `schedulingPolicy.minAvailable` task pods (PS first, then the chief, the evaluator, the
+//! workers), or every PS, the chief, the evaluator and the workers of the job's spec, never more
+//! of a type than the plan asks for; Volcano's `minTaskMember` holds each type to its floor, and
+//! scheduler-plugins counts the bound master among `minMember`. Workers above the floor are
+//! members that bind as room allows.
 //!
-//! **What it needs.** `minResources` is what the first `minMember` members request together (PS
-//! first, then the chief, the evaluator and the workers), each pod as Kubernetes counts it: the
-//! sum of its containers' requests (a limit where no request is given), or its largest init
-//! container's where that is more; the first container's resource is the plan's when the plan
-//! gives one, as the pod is made.
+//! **What it needs.** `minResources` is what the master and the floor's task pods request
+//! together, each pod as it is made and as Kubernetes counts it: the sum of its containers' and
+//! sidecars' requests (a limit where no request is given, extended resources too), or an init
+//! container's with the sidecars before it where that is more.
 //!
 //! **Conflicts** are refused with their path ([`check`]): a replica saying `BatchScheduler:
 //! volcano` under a controller whose gang scheduler is another, a template naming a scheduler
@@ -66,10 +67,9 @@ pub fn check(job: &ElasticJob, options: &Options) -> Vec<Problem> {
                 ),
             ));
         }
-        // The master is outside the gang: it may run on a scheduler of its own.
+        // Every pod of the job is a member, its master too.
         let named = spec.template.spec.as_ref().and_then(|s| s.scheduler_name.as_deref()).filter(|n| !n.is_empty());
-        let member = *replica_type != ReplicaType::DlroverMaster;
-        if let Some(named) = named.filter(|n| member && *n != gang.scheduler_name()) {
+        if let Some(named) = named.filter(|n| *n != gang.scheduler_name()) {
             p.push(Problem::new(
                 format!("{path}.template.spec.schedulerName"),
                 Code::Mismatch,
@@ -510,6 +510,18 @@ mod tests {
         observed.status = Some(podgroup::PodGroupStatus { phase: Some("Inqueue".into()) });
         assert_eq!(waits_for(&j, &volcano(), Some(&observed), &want, false), None);
         assert_eq!(waits_for(&j, &plugins(), None, &want, false), None);
+    }
+
+    #[test]
+    fn a_master_of_another_scheduler_is_refused_as_a_member_would_be() {
+        let mut j = job(serde_json::json!({}));
+        let master: crate::api::ReplicaSpec = serde_json::from_value(serde_json::json!({
+            "template": {"spec": {"schedulerName": "default-scheduler", "containers": [{"name": "main", "image": "m"}]}}
+        }))
+        .unwrap_or_default();
+        j.spec.replica_specs.insert(ReplicaType::DlroverMaster, master);
+        let paths: Vec<String> = check(&j, &volcano()).into_iter().map(|p| p.path).collect();
+        assert_eq!(paths, ["spec.replicaSpecs.dlrover-master.template.spec.schedulerName"]);
     }
 
     #[test]
