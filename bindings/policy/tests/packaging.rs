@@ -33,6 +33,8 @@ fn every_setting() -> Vec<String> {
         max_restart_count: Some(0),
         require_queue_name: true,
         allowed_gang_schedulers: Some(vec!["volcano".to_owned()]),
+        allowed_queues: Some(vec!["default".to_owned()]),
+        allowed_priority_classes: Some(vec!["batch".to_owned()]),
     };
     let value = serde_json::to_value(all).unwrap();
     value.as_object().unwrap().keys().cloned().collect()
