@@ -19,10 +19,12 @@ export class Expectations {
    * @param {object} options
    * @param {{pods: {get(namespace: string, name: string): object | undefined}, services: {get: Function}, jobs: {get: Function}, plans: {get: Function}}} options.caches
    * @param {number} [options.timeoutMs]
+   * @param {() => number} [options.now] the clock the timeout is read on (ms); a test gives one it moves
    */
-  constructor({ caches, timeoutMs = 30_000 }) {
+  constructor({ caches, timeoutMs = 30_000, now = () => Date.now() }) {
     this.caches = caches;
     this.timeoutMs = timeoutMs;
+    this.now = now;
     /** job key -> {deadline, entries: Map(`${kind}/${name}` -> entry)} */
     this.byJob = new Map();
   }
@@ -46,7 +48,7 @@ export class Expectations {
 
   add(key, entry) {
     const job = this.job(key);
-    job.deadline = Date.now() + this.timeoutMs;
+    job.deadline = this.now() + this.timeoutMs;
     job.entries.set(`${entry.kind}/${entry.name}`, entry);
     return entry;
   }
@@ -100,7 +102,7 @@ export class Expectations {
       this.byJob.delete(key);
       return 0;
     }
-    const left = job.deadline - Date.now();
+    const left = job.deadline - this.now();
     if (left <= 0) {
       onTimeout([...job.entries.keys()]);
       this.byJob.delete(key);

@@ -29,20 +29,21 @@ export class LeaderElector {
    * @param {number} options.renewDeadlineSeconds
    * @param {number} options.retryPeriodSeconds
    * @param {import("./log.js").Logger} options.log
+   * @param {() => number} [options.now] the clock the lease is measured on (ms); a test gives one it moves
    */
-  constructor({ adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds, log }) {
+  constructor({ adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds, log, now = () => Date.now() }) {
     const problem = leaseTimingsProblem(leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds);
     if (problem) {
       throw new RangeError(`leader election: ${problem}`);
     }
-    Object.assign(this, { adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds });
+    Object.assign(this, { adapter, namespace, name, identity, leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds, now });
     this.log = log.child({ lease: `${namespace}/${name}`, identity });
     /** The Lease as last read or written. */
     this.lease = undefined;
     /** When (on this clock) the Lease was last seen to change. */
     this.observedAt = 0;
     this.leading = false;
-    /** When (Date.now()) the request of the last renewal that succeeded was sent. */
+    /** When (on this.now()) the request of the last renewal that succeeded was sent. */
     this.renewedAt = 0;
     this.abort = new AbortController();
   }
@@ -74,11 +75,11 @@ export class LeaderElector {
    * Renews every retry period while leading. Resolves when stopped (after releasing the lease) or,
    * with `lost` true, the moment the renew deadline has passed since the last renewal was sent,
    * whatever request is under way (it is cut then).
-   * @param {number} [acquiredAt] when (Date.now()) the request that won the lease was sent
+   * @param {number} [acquiredAt] when (on this.now()) the request that won the lease was sent
    */
   keepRenewing(acquiredAt = this.sentAt) {
     const deadlineMs = this.renewDeadlineSeconds * 1000;
-    this.renewedAt = acquiredAt ?? Date.now();
+    this.renewedAt = acquiredAt ?? this.now();
     let timer;
     const lost = new Promise((resolve) => {
       const arm = () => {
@@ -91,7 +92,7 @@ export class LeaderElector {
             lastRenewal: new Date(this.renewedAt).toISOString(),
           });
           resolve({ lost: true });
-        }, this.renewedAt + deadlineMs - Date.now());
+        }, this.renewedAt + deadlineMs - this.now());
       };
       this.rearm = arm;
       arm();
@@ -101,7 +102,7 @@ export class LeaderElector {
         if (!this.leading) {
           break;
         }
-        const sentAt = Date.now();
+        const sentAt = this.now();
         this.renewal = new AbortController();
         const signal = AbortSignal.any([this.renewal.signal, this.bounded(this.renewedAt + deadlineMs - sentAt)]);
         if ((await this.tryAcquireOrRenew(signal)) && this.leading) {
@@ -121,7 +122,7 @@ export class LeaderElector {
    * before that timer, and none of it may write, since another instance may lead by then.
    */
   holds() {
-    return this.leading && Date.now() < this.renewedAt + this.renewDeadlineSeconds * 1000;
+    return this.leading && this.now() < this.renewedAt + this.renewDeadlineSeconds * 1000;
   }
 
   /** A signal that aborts after `ms`, or when the elector is stopped. */
@@ -146,7 +147,7 @@ export class LeaderElector {
       return;
     }
     this.leading = false;
-    const now = microTime(new Date());
+    const now = microTime(new Date(this.now()));
     const spec = { ...this.lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, acquireTime: now, renewTime: now };
     try {
       await this.adapter.replace("Lease", { ...this.lease, spec });
@@ -158,7 +159,7 @@ export class LeaderElector {
 
   /** One try: read the lease (or use the one this leader wrote last), then create, renew or take it. */
   async tryAcquireOrRenew(signal) {
-    const now = new Date();
+    const now = new Date(this.now());
     this.sentAt = now.getTime();
     let lease = this.leading ? this.lease : undefined;
     if (!lease) {
@@ -181,7 +182,7 @@ export class LeaderElector {
     const spec = lease.spec ?? {};
     const holder = spec.holderIdentity ?? "";
     const duration = (spec.leaseDurationSeconds ?? this.leaseDurationSeconds) * 1000;
-    if (holder !== "" && holder !== this.identity && Date.now() < this.observedAt + duration) {
+    if (holder !== "" && holder !== this.identity && this.now() < this.observedAt + duration) {
       return false;
     }
     const written = await this.write("replace", signal, { ...lease, spec: this.spec(spec, now) });
@@ -219,7 +220,7 @@ export class LeaderElector {
 
   observe(lease) {
     if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion || this.observedAt === 0) {
-      this.observedAt = Date.now();
+      this.observedAt = this.now();
     }
     this.lease = lease;
   }

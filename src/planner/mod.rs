@@ -133,7 +133,6 @@ impl<'a> Planner<'a> {
         let name = job.name();
         let mut by_type: BTreeMap<ReplicaType, Vec<&Pod>> = BTreeMap::new();
         let mut next_ids: BTreeMap<ReplicaType, i64> = BTreeMap::new();
-        let mut newest: BTreeMap<(ReplicaType, i32), &Pod> = BTreeMap::new();
         for p in pods {
             if pod::label(p, naming::LABEL_JOB_NAME) != Some(name) {
                 continue;
@@ -142,17 +141,17 @@ impl<'a> Planner<'a> {
                 .or_else(|| (pod::name(p) == naming::master_name(name)).then_some(ReplicaType::DlroverMaster));
             let Some(replica_type) = replica_type else { continue };
             by_type.entry(replica_type).or_default().push(p);
-            if let Some(rank) = pod::pod_rank(p) {
-                let at = newest.entry((replica_type, rank)).or_insert(p);
-                if pod::pod_id(p) > pod::pod_id(at) {
-                    *at = p;
-                }
-            }
             if let Some(id) = pod::pod_id(p) {
                 let next = next_ids.entry(replica_type).or_default();
                 *next = (*next).max(i64::from(id) + 1);
             }
         }
+        let newest = by_type
+            .iter()
+            .flat_map(|(t, pods)| {
+                newest_by_rank(pods.iter().copied()).into_iter().map(move |(rank, p)| ((*t, rank), p))
+            })
+            .collect();
         Ok(Planner {
             job,
             options,
@@ -265,17 +264,19 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The ranks of the type whose newest pod (by id) has failed, but for pods `removed` by the plan.
-    fn failed_ranks<'r>(
-        &'r self,
+    /// The ranks of the type whose newest pod (by id) has failed, the pods `removed` by the plan
+    /// left out before the newest is chosen: a rank whose relaunched pod the plan removes is read
+    /// as its older failed pod leaves it, the same while the removed pod is alive, terminating or
+    /// gone, so the pass after this one plans nothing more for it.
+    fn failed_ranks(
+        &self,
         replica_type: ReplicaType,
-        removed: &'r BTreeSet<String>,
-    ) -> impl Iterator<Item = i32> + 'r {
-        let of_type = self.newest.range((replica_type, i32::MIN)..=(replica_type, i32::MAX));
-        of_type.filter_map(move |(&(_, rank), p)| {
-            let failed = pod::pod_phase(p) == Some("Failed") && !pod::is_terminating(p);
-            (failed && !removed.contains(pod::name(p))).then_some(rank)
-        })
+        removed: &BTreeSet<String>,
+    ) -> impl Iterator<Item = i32> + use<'a> {
+        let kept = self.of_type(replica_type).iter().copied().filter(|p| !removed.contains(pod::name(p)));
+        newest_by_rank(kept)
+            .into_iter()
+            .filter_map(|(rank, p)| (pod::pod_phase(p) == Some("Failed") && !pod::is_terminating(p)).then_some(rank))
     }
 
     /// Creates a task pod and its service, unless the pods of this plan already list as many
@@ -410,6 +411,20 @@ fn plan_status_action(plan: &ScalePlan, status: ScalePlanStatus) -> Action {
         status,
         cause: Cause::Status,
     }
+}
+
+/// The newest pod (by id) at each rank among `pods`: what a new pod at that rank follows.
+fn newest_by_rank<'p>(pods: impl Iterator<Item = &'p Pod>) -> BTreeMap<i32, &'p Pod> {
+    let mut newest: BTreeMap<i32, &Pod> = BTreeMap::new();
+    for p in pods {
+        if let Some(rank) = pod::pod_rank(p) {
+            let at = newest.entry(rank).or_insert(p);
+            if pod::pod_id(p) > pod::pod_id(at) {
+                *at = p;
+            }
+        }
+    }
+    newest
 }
 
 #[cfg(test)]

@@ -259,6 +259,38 @@ mod tests {
         assert_eq!(deleted, ["j-edljob-worker-2", "j-edljob-worker-1"]);
     }
 
+    /// Found by the property test `reconcile_pods_converges` (its regression file keeps the case):
+    /// a rank whose pod failed (worker-2) and was relaunched (worker-3), the relaunched pod removed
+    /// by the plan. The rank is read as the failed pod leaves it before and after the removal, so
+    /// the first pass fills ranks 0 to 2 and the next pass, the removed pod gone, plans nothing;
+    /// the rank was free for the first pass and failed for the next, which then deleted rank 5.
+    #[test]
+    fn a_rank_whose_relaunched_pod_the_plan_removes_is_read_the_same_before_and_after() {
+        let mut p = plan(5);
+        p.spec.remove_pods.push(PodMeta {
+            name: "j-edljob-worker-3".into(),
+            id: Some(3),
+            type_: Some(ReplicaType::Worker),
+            ..Default::default()
+        });
+        let before = [
+            task(ReplicaType::Worker, 2, 4, "Failed"),
+            task(ReplicaType::Worker, 3, 4, "Pending"),
+            task(ReplicaType::Worker, 4, 5, "Pending"),
+        ];
+        let (created, deleted) = run(&before, &p);
+        assert_eq!(created, ["j-edljob-worker-5", "j-edljob-worker-6", "j-edljob-worker-7"]);
+        assert_eq!(deleted, ["j-edljob-worker-3"]);
+        let after = [
+            task(ReplicaType::Worker, 2, 4, "Failed"),
+            task(ReplicaType::Worker, 4, 5, "Pending"),
+            task(ReplicaType::Worker, 5, 0, "Pending"),
+            task(ReplicaType::Worker, 6, 1, "Pending"),
+            task(ReplicaType::Worker, 7, 2, "Pending"),
+        ];
+        assert_eq!(run(&after, &p), (vec![], vec![]));
+    }
+
     #[test]
     fn a_migration_waits_for_its_replacement_to_run() {
         let mut p = plan(1);

@@ -161,13 +161,21 @@ export async function deleteNamespace(kc, name, seconds = 900) {
   return (Date.now() - started) / 1000;
 }
 
-/** Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what`. */
-export async function eventually(what, check, seconds = 30) {
+/**
+ * Polls `check` every 100 ms until it returns a truthy value; fails after `seconds` with `what` and
+ * what was seen last: the error the last check threw, else what `saw()` (when given) describes of
+ * the state the check read, else the last value. A test's generous wait says, when it expires,
+ * what it waited for and what it saw instead.
+ */
+export async function eventually(what, check, seconds = 30, { saw } = {}) {
   const deadline = Date.now() + seconds * 1000;
   let last;
+  let value;
+  let checks = 0;
   for (;;) {
     try {
-      const value = await check();
+      checks += 1;
+      value = await check();
       if (value) {
         return value;
       }
@@ -176,7 +184,15 @@ export async function eventually(what, check, seconds = 30) {
       last = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${seconds} s${last ? `: ${last.message}` : ""}`);
+      let seen = last ? last.message : `the check returned ${JSON.stringify(value) ?? "undefined"}`;
+      if (!last && saw) {
+        try {
+          seen = String(await saw());
+        } catch (e) {
+          seen = `(what was seen could not be read: ${e.message})`;
+        }
+      }
+      throw new Error(`${what}: not within ${seconds} s (${checks} checks); last seen: ${seen}`);
     }
     await sleep(100);
   }

@@ -208,20 +208,33 @@ export const masterName = (jobName) => `elasticjob-${jobName}-dlrover-master`;
 
 /** Waits for the job's master pod and until the cluster runs it, then until the job is Running. */
 export async function masterRunning(ns, jobName) {
-  await eventually(`${jobName}: master pod`, async () => (await podsOf(ns, jobName)).find((p) => p.metadata.name === masterName(jobName) && isLive(p)));
+  const pods = async () => (await podsOf(ns, jobName)).map((p) => `${p.metadata.name} ${p.status?.phase ?? "(no phase)"}${p.metadata.deletionTimestamp ? " (deleting)" : ""}`).join(", ") || "no pod of the job";
+  await eventually(`${jobName}: master pod`, async () => (await podsOf(ns, jobName)).find((p) => p.metadata.name === masterName(jobName) && isLive(p)), 30, { saw: pods });
   await kubelet.running(admin, ns, masterName(jobName));
-  return eventually(`${jobName}: job Running`, async () => {
-    const job = await getJob(ns, jobName);
-    return job.status?.phase === "Running" && job;
-  });
+  let job;
+  return eventually(
+    `${jobName}: job Running`,
+    async () => {
+      job = await getJob(ns, jobName);
+      return job.status?.phase === "Running" && job;
+    },
+    30,
+    { saw: () => `job phase ${job?.status?.phase ?? "(none)"}, conditions ${JSON.stringify(job?.status?.conditions ?? [])}` },
+  );
 }
 
 /** Waits until the plan has been carried out. */
 export function planSucceeded(ns, planName, seconds = 30) {
-  return eventually(`scale plan ${planName} Succeeded`, async () => {
-    const plan = await getPlan(ns, planName);
-    return plan.status?.phase === "Succeeded" && plan;
-  }, seconds);
+  let plan;
+  return eventually(
+    `scale plan ${planName} Succeeded`,
+    async () => {
+      plan = await getPlan(ns, planName);
+      return plan.status?.phase === "Succeeded" && plan;
+    },
+    seconds,
+    { saw: () => `plan status ${JSON.stringify(plan?.status ?? null)}` },
+  );
 }
 
 export const TEMPLATE = { spec: { restartPolicy: "Never", containers: [container({ cpu: "500m", memory: "1Gi" })] } };

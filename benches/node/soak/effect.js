@@ -34,17 +34,17 @@ export async function tookEffect(fault, observer, { waitS = EFFECT_WAIT_S, elect
   if (LEADER_KINDS.has(kind)) {
     const latest = Math.max(to, from + electionS * 1000);
     const change = await observer.until(() => observer.holderSince(from), waitS);
-    if (!change) return { at: latest, checkFrom: Date.now(), note: `no new holder of the lease within ${waitS} s: counted from the election's bound` };
+    if (!change) return { at: latest, checkFrom: observer.clock.now(), note: `no new holder of the lease within ${waitS} s: counted from the election's bound` };
     const at = Math.max(to, Math.min(change.at, latest));
     return { at, checkFrom: Math.max(at, change.at), note: `${change.identity} took the lease${change.at > latest ? `, ${((change.at - latest) / 1000).toFixed(1)} s past the election's bound (counted from the bound)` : ""}` };
   }
   if (kind === "restart-apiserver") {
     const back = await observer.until(() => observer.watchingSince(from), waitS);
-    return { at: to, checkFrom: Date.now(), note: back ? "the observer's watches connected again" : `the observer's watches not all back within ${waitS} s` };
+    return { at: to, checkFrom: observer.clock.now(), note: back ? "the observer's watches connected again" : `the observer's watches not all back within ${waitS} s` };
   }
   if (kind === "delete-node" && fault.pods?.length) {
     const gone = await observer.until(() => fault.pods.every((uid) => ![...observer.pods.values()].some((p) => p.metadata.uid === uid)), waitS);
-    return { at: to, checkFrom: Date.now(), note: gone ? "the observer saw its pods go" : `the observer still showed its pods ${waitS} s on` };
+    return { at: to, checkFrom: observer.clock.now(), note: gone ? "the observer saw its pods go" : `the observer still showed its pods ${waitS} s on` };
   }
   return { at: to, checkFrom: to, note: "" };
 }

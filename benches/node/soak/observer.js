@@ -2,6 +2,7 @@
 // services, jobs and plans and on the lease, and the invariants checked from what they show.
 import * as k8s from "@kubernetes/client-node";
 import { collection, request } from "../../../tests/e2e/kube.js";
+import { wallClock } from "./clock.js";
 
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const L = (o, k) => o.metadata.labels?.[`elasticjob.dlrover/${k}`];
@@ -14,8 +15,9 @@ const RSS_BOUND_MB = 500;
 const SOCKET_BOUND = 200;
 
 export class Observer {
-  constructor({ kc, namespace, leaseNamespace, leaseName, log }) {
-    Object.assign(this, { kc, namespace, leaseNamespace, leaseName, log });
+  /** `clock`: now() and sleep(ms), the wall clock's unless a test gives one it moves itself. */
+  constructor({ kc, namespace, leaseNamespace, leaseName, log, clock = wallClock }) {
+    Object.assign(this, { kc, namespace, leaseNamespace, leaseName, log, clock });
     this.pods = new Map();
     /**
      * The ranks whose pod ended with a failure the master leaves ended (exit 1, not an OOMKill):
@@ -52,7 +54,7 @@ export class Observer {
     const key = `${kind} ${detail}`;
     if (!this.seen.has(key)) {
       this.seen.add(key);
-      this.violations.push({ kind, detail, jobs: [...new Set(jobs)], at: Date.now() });
+      this.violations.push({ kind, detail, jobs: [...new Set(jobs)], at: this.clock.now() });
       this.log(`VIOLATION ${kind}: ${detail}`);
     }
   }
@@ -64,7 +66,7 @@ export class Observer {
     const line = this.timelines.get(job) ?? [];
     const rv = obj.metadata.resourceVersion;
     if (event !== "DELETED" && line.some((e) => e.rv === rv && e.name === obj.metadata.name && e.kind === kind)) return;
-    line.push({ at: Date.now(), event, kind, name: obj.metadata.name, rv, what: describe(obj, kind) });
+    line.push({ at: this.clock.now(), event, kind, name: obj.metadata.name, rv, what: describe(obj, kind) });
     this.timelines.set(job, line);
   }
 
@@ -103,7 +105,7 @@ export class Observer {
       const connect = w.watch.bind(w);
       w.watch = async (...args) => {
         const request = await connect(...args);
-        connection.at = Date.now();
+        connection.at = this.clock.now();
         return request;
       };
       const informer = new k8s.ListWatch(path, w, list, false);
@@ -143,7 +145,7 @@ export class Observer {
     const identity = lease.spec?.holderIdentity;
     if (identity && identity !== this.holder()) {
       this.tenures.push({ identity, from: Date.parse(lease.spec.acquireTime) });
-      this.leaseChanges.push({ at: Date.now(), identity, rv: lease.metadata.resourceVersion, acquireTime: lease.spec.acquireTime });
+      this.leaseChanges.push({ at: this.clock.now(), identity, rv: lease.metadata.resourceVersion, acquireTime: lease.spec.acquireTime });
     }
   }
 
@@ -194,7 +196,7 @@ export class Observer {
     this.written(job);
     const name = job.metadata.name;
     if (gone || job.metadata.deletionTimestamp) {
-      if (!this.deleted.has(name)) this.deleted.set(name, { uid: job.metadata.uid, at: Date.now() });
+      if (!this.deleted.has(name)) this.deleted.set(name, { uid: job.metadata.uid, at: this.clock.now() });
       return;
     }
     const phase = job.status?.phase ?? "";
@@ -232,7 +234,7 @@ export class Observer {
       }
       // The garbage collector runs in the control plane: while a restart has it down, and until
       // it serves again, nothing of a deleted job can go (counted from then, not from the delete).
-      if (Date.now() - Math.max(at, this.controlPlaneBack) < 60_000) continue;
+      if (this.clock.now() - Math.max(at, this.controlPlaneBack) < 60_000) continue;
       const owned = (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid);
       const left = [...this.pods.values(), ...this.services.values(), ...this.plans.values()].filter(owned);
       if (left.length) {
@@ -266,11 +268,11 @@ export class Observer {
 
   /** Polls `check` every 50 ms for at most `seconds`: its first truthy value, else undefined. */
   async until(check, seconds) {
-    const deadline = Date.now() + seconds * 1000;
+    const deadline = this.clock.now() + seconds * 1000;
     for (;;) {
       const value = check();
-      if (value || Date.now() > deadline) return value || undefined;
-      await new Promise((r) => setTimeout(r, 50));
+      if (value || this.clock.now() > deadline) return value || undefined;
+      await this.clock.sleep(50);
     }
   }
 
@@ -294,7 +296,7 @@ export class Observer {
       if (job.metadata.deletionTimestamp || ["Succeeded", "Failed"].includes(job.status?.phase)) continue;
       const { want, plans } = this.desired(job);
       const pods = [...this.pods.values()].filter((p) => L(p, "name") === name && live(p));
-      const young = Date.now() - Date.parse(job.metadata.creationTimestamp) < 30_000;
+      const young = this.clock.now() - Date.parse(job.metadata.creationTimestamp) < 30_000;
       if (!pods.some((p) => L(p, "replica-type") === "dlrover-master" && p.status.phase === "Running") && !young) why.push(`${name}: master not Running`);
       // A job's first plan comes once its master runs (the master's to write): not yet, not a fault.
       if (plans.length === 0) continue;
@@ -349,20 +351,20 @@ export class Observer {
     /** job -> when it was last seen not converged. */
     const seen = new Map();
     for (;;) {
-      const now = Date.now();
+      const now = this.clock.now();
       const jobs = [...new Set(this.unconverged().map((w) => w.split(":")[0]))];
       if (jobs.length === 0) {
         return Math.max(0, ...[...seen].map(([job, at]) => (at - this.clockOf(job)) / 1000));
       }
       if (jobs.some((job) => now - this.clockOf(job) > limit * 1000)) return undefined;
       for (const job of jobs) seen.set(job, now);
-      await new Promise((r) => setTimeout(r, 100));
+      await this.clock.sleep(100);
     }
   }
 
   /** Waits `seconds` so the last deletions' 60 s come, checking meanwhile. */
   async settle(seconds) {
-    await new Promise((r) => setTimeout(r, seconds * 1000));
+    await this.clock.sleep(seconds * 1000);
     this.checkDeleted();
   }
 
