@@ -3,7 +3,7 @@
 // (dist/types.d.ts); `text` holds the same functions over JSON text (dist/elasticjob_wasm.d.ts).
 import type {
   Constants, Container, Conversion, ElasticJob, JobView, List, Object, Options, Plan, Pod, ReplicaType, ResourceFlavor, ScalePlan,
-  PodGroup, PriorityClassRef, Service, SparseClusterSpec, SummaryRow, Validation, Workload,
+  PodGroup, PriorityClassRef, Problem, Service, SparseClusterSpec, SummaryRow, Validation, Workload,
 } from "./dist/types.js";
 
 export { ElasticJobError } from "./dist/elasticjob_wasm.js";
@@ -142,6 +142,13 @@ export function admittedJob(job: ElasticJob, workload: Workload, resourceFlavors
 
 /** One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does not exist. */
 export function reconcileScalePlan(scalePlan: ScalePlan, job: ElasticJob | null | undefined, now: string | Date): Plan;
+
+/**
+ * What the controller does with a job the core refused, whose status is `status`: its `Refused`
+ * condition true with every problem of `errors` (an `ElasticJobError`'s), told in a Warning event
+ * `InvalidJob`; a plan without phases when the condition says so already.
+ */
+export function refusedJob(status: ElasticJob["status"] | null | undefined, errors: Problem[], now: string | Date): Plan;
 
 /** Sets `TF_CONFIG` on a container from a sparse cluster, replacing an existing one, and returns the container. */
 export function insertTfConfigToEnv(container: Container, cluster: SparseClusterSpec, replicaType: ReplicaType, rank: number): Container;

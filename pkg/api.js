@@ -120,6 +120,10 @@ export function reconcileScalePlan(scalePlan, job, now) {
   return parse(text.reconcileScalePlan(json(scalePlan, "scalePlan"), json(job, ""), json(now, "now")));
 }
 
+export function refusedJob(status, errors, now) {
+  return parse(text.refusedJob(json(status ?? null, "status"), json(errors, "errors"), json(now, "now")));
+}
+
 export function insertTfConfigToEnv(container, cluster, replicaType, rank) {
   return parse(text.insertTfConfigToEnv(json(container, "container"), json(cluster, "cluster"), json(replicaType, "replicaType"), json(rank, "rank")));
 }

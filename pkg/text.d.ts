@@ -16,6 +16,7 @@ export {
   reconcile,
   reconcilePods,
   reconcileScalePlan,
+  refusedJob,
   render,
   renderItem,
   renderSummary,

@@ -20,6 +20,7 @@ export {
   reconcile,
   reconcilePods,
   reconcileScalePlan,
+  refusedJob,
   render,
   renderItem,
   renderSummary,

@@ -175,6 +175,10 @@ pub enum JobConditionType {
     /// The job's Volcano PodGroup has not been admitted (it is missing or `Pending`): no task pod
     /// is made until Volcano admits the whole gang. Set beside the phase, never as it.
     GangPending,
+    /// The core refuses the job (an invalid field, a template that names the job masters'
+    /// ServiceAccount, ...): nothing of it is made or changed until it is changed. Set beside the
+    /// phase, never as it; false once a pass plans the job again.
+    Refused,
 }
 
 impl JobConditionType {
@@ -191,6 +195,7 @@ impl JobConditionType {
             JobConditionType::Suspended => "Suspended",
             JobConditionType::QuotaLimited => "QuotaLimited",
             JobConditionType::GangPending => "GangPending",
+            JobConditionType::Refused => "Refused",
         }
     }
 }

@@ -47,6 +47,8 @@ pub enum Code {
     TooLarge,
     /// A Kubeflow TFJob where an ElasticJob belongs: `convert` makes it one.
     TfJob,
+    /// Something the cluster keeps from users: a pod running as the job masters' ServiceAccount.
+    Forbidden,
 }
 
 impl Code {
@@ -69,6 +71,7 @@ impl Code {
             Code::TfConfigHole => "tf_config_hole",
             Code::TooLarge => "too_large",
             Code::TfJob => "tf_job",
+            Code::Forbidden => "forbidden",
         }
     }
 }

@@ -111,7 +111,7 @@ pub use podgroup::PodGroup;
 pub use queue::QueueState;
 pub use reconcile::{
     controller_pass, controller_pass_queued, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,
-    stop_running_pods, sync_job_state,
+    refused_job, stop_running_pods, sync_job_state,
 };
 pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
 pub use service::job_controls;

@@ -78,6 +78,10 @@ pub const DEFAULT_BRAIN_SERVICE: &str = "dlrover-brain.dlrover.svc.cluster.local
 /// `IfNotPresent`. The upstream operator's default, `registry.cn-hangzhou.aliyuncs.com/intell-ai/dlrover:latest`,
 /// is a mutable third-party tag it pulls on every start.
 pub const DEFAULT_MASTER_IMAGE: &str = "elasticjob-dlrover-master:0.6.1";
+/// The name the chart gives the job masters' ServiceAccount in each of its `jobNamespaces`
+/// (charts/elasticjob): a task pod may never run as it, nor a master the job wrote itself unless the
+/// admin allows it ([`crate::Options::allow_user_masters`]), whatever account the options name.
+pub const CHART_MASTER_SERVICE_ACCOUNT: &str = "elasticjob-dlrover-master";
 /// The job annotations passed to the master as `--<key> <value>`, in this order.
 pub const MASTER_ARG_ANNOTATIONS: [&str; 5] =
     ["pending_timeout", "pending_fail_strategy", "service_type", "pre_check_ops", "pre_check_bypass"];

@@ -86,13 +86,15 @@
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use crate::api::{ElasticJob, JobConditionType, ReplicaType, ScalePlan};
-use crate::error::{Result, into_result};
+use crate::api::{
+    ConditionStatus, ElasticJob, ElasticJobStatus, JobCondition, JobConditionType, ReplicaType, ScalePlan,
+};
+use crate::error::{Error, Result, into_result};
 use crate::job;
-use crate::plan::Plan;
+use crate::plan::{Action, Cause, Event, Plan};
 use crate::planner::{self, Gates, Planner};
-use crate::template::Options;
-use crate::{gang, validate};
+use crate::template::{self, Options};
+use crate::{gang, status, validate};
 
 /// Creates, deletes and migrates the pods of one type so the job matches the scale plan
 /// (upstream's `ReconcilePods`; see the module docs). For the master type: creates the master
@@ -315,6 +317,7 @@ pub fn controller_pass_queued(
     let mut problems = Vec::new();
     if let Some(job) = job {
         problems.extend(validate::validate_job(job));
+        problems.extend(template::account_problems(job, options));
         problems.extend(gang::check(job, options));
     }
     if problems.is_empty() {
@@ -343,6 +346,45 @@ pub fn controller_pass_queued(
         Some(max) => plan.capped(max),
         None => plan,
     })
+}
+
+/// What the controller does with a job the core refuses (`error`, from [`controller_pass_queued`]
+/// or [`crate::store::Store::controller_pass`]), whose status is `status`: nothing of the job is
+/// made, deleted or changed, and its `Refused` condition is set true (reason `InvalidJob`, the
+/// message `cannot be planned: ` and every problem as `PATH: MESSAGE`), told once in a Warning
+/// event of that reason. Empty when the condition already says so, and for a failed job, which
+/// never changes again. The next pass that plans the job sets the condition false
+/// (`JobAccepted`).
+pub fn refused_job(status: Option<&ElasticJobStatus>, error: &Error, now: &Time) -> Plan {
+    let before = status.cloned().unwrap_or_default();
+    let message = format!("cannot be planned: {error}");
+    let said = before.common().is_some_and(|s| {
+        s.conditions
+            .iter()
+            .any(|c| c.type_ == JobConditionType::Refused && c.status == ConditionStatus::True && c.message == message)
+    });
+    if said || status::has_condition(&before, JobConditionType::Failed) {
+        return Plan::default();
+    }
+    let mut after = before.clone();
+    // Replaced whole, so that new problems replace the old ones' message.
+    after.common_mut().conditions.retain(|c| c.type_ != JobConditionType::Refused);
+    status::set_condition(
+        &mut after,
+        JobCondition {
+            type_: JobConditionType::Refused,
+            status: ConditionStatus::True,
+            reason: status::REASON_INVALID.to_owned(),
+            message: message.clone(),
+            last_update_time: Some(now.clone()),
+            last_transition_time: Some(now.clone()),
+        },
+    );
+    Plan::from_actions([Action::SetJobStatus {
+        status: after,
+        cause: Cause::Status,
+        event: Some(Event::warning(status::REASON_INVALID, message)),
+    }])
 }
 
 /// One pass of the scale-plan controller: a plan labelled `scale-type: auto` moves its owner job to

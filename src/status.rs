@@ -38,6 +38,11 @@ pub const REASON_DEADLINE_EXCEEDED: &str = "DeadlineExceeded";
 /// `spec.runPolicy.backoffLimit` (Kubernetes' Job's reason for it).
 pub const REASON_BACKOFF_LIMIT_EXCEEDED: &str = "BackoffLimitExceeded";
 
+/// Reason of the `Refused` condition and of its Warning event: the core refuses the job.
+pub const REASON_INVALID: &str = "InvalidJob";
+/// Reason of the `Refused` condition turned false: a pass plans the job again.
+pub const REASON_ACCEPTED: &str = "JobAccepted";
+
 /// Whether the job has a true condition of this type.
 pub fn has_condition(status: &ElasticJobStatus, type_: JobConditionType) -> bool {
     status.common().is_some_and(|s| s.conditions.iter().any(|c| c.type_ == type_ && c.status == ConditionStatus::True))

@@ -710,8 +710,9 @@ fn pod_security_messages_name_the_level_and_the_rule() {
     assert_eq!(e.to_string(), "podSecurity: unknown variant `privileged`, expected `baseline` or `restricted`");
 }
 
-/// The operator's default master pod, for a job without a master template, meets baseline and not
-/// restricted; the job's own annotations are copied onto every pod, so AppArmor's count.
+/// The operator's default master pod, for a job without a master template, meets restricted (issue
+/// 46, item 4), and a master template without its security context does not; the job's own
+/// annotations are copied onto every pod, so AppArmor's count.
 #[test]
 fn pod_security_checks_the_default_master_and_the_job_annotations() {
     let doc = pod_security_cases();
@@ -721,10 +722,13 @@ fn pod_security_checks_the_default_master_and_the_job_annotations() {
     let baseline = Settings::from_value(json!({"podSecurity": "baseline"})).unwrap();
     assert_eq!(review(request("CREATE", "ElasticJob", job.clone()), &baseline), Verdict::Accepted);
     let settings = Settings::from_value(json!({"podSecurity": "restricted"})).unwrap();
-    let paths: Vec<String> = rejected(&review(request("CREATE", "ElasticJob", job.clone()), &settings))
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
+    assert_eq!(review(request("CREATE", "ElasticJob", job.clone()), &settings), Verdict::Accepted);
+    // The master pod the core renders is the one checked: a master template without its security
+    // context is refused where the default one is not.
+    let bare = json!({"template": {"spec": {"containers": [{"name": "main"}]}}});
+    let with_bare = with(job.clone(), "/spec/replicaSpecs/dlrover-master", bare);
+    let paths: Vec<String> =
+        rejected(&review(request("CREATE", "ElasticJob", with_bare), &settings)).into_iter().map(|(p, _)| p).collect();
     let master = "spec.replicaSpecs.dlrover-master.template.spec.containers[0].securityContext";
     assert_eq!(
         paths,

@@ -196,6 +196,35 @@ fn bad_scale_plan(#[case] pointer: &str, #[case] value: Value, #[case] path: &st
     assert_eq!(problems(parse::scale_plan(with(base_plan(), pointer, value))), [(path.to_owned(), code)]);
 }
 
+/// The job masters' ServiceAccount (issue 46, H1): one row, one template that names it, through
+/// the render a preview and the controller's pass share, under `masterServiceAccount: ml-masters`.
+#[rstest]
+#[case::worker_names_the_charts_account("/spec/replicaSpecs/worker/template/spec/serviceAccountName", json!("elasticjob-dlrover-master"), "spec.replicaSpecs.worker.template.spec.serviceAccountName", Code::Forbidden)]
+#[case::ps_names_the_options_account("/spec/replicaSpecs/ps/template/spec/serviceAccountName", json!("ml-masters"), "spec.replicaSpecs.ps.template.spec.serviceAccountName", Code::Forbidden)]
+#[case::ps_names_it_the_deprecated_way("/spec/replicaSpecs/ps/template/spec/serviceAccount", json!("ml-masters"), "spec.replicaSpecs.ps.template.spec.serviceAccount", Code::Forbidden)]
+#[case::chief_names_it("/spec/replicaSpecs/chief", json!({"replicas": 1, "template": {"spec": {"serviceAccountName": "ml-masters", "containers": [{"name": "main", "image": "tf:2"}]}}}), "spec.replicaSpecs.chief.template.spec.serviceAccountName", Code::Forbidden)]
+#[case::evaluator_names_it("/spec/replicaSpecs/evaluator", json!({"replicas": 1, "template": {"spec": {"serviceAccountName": "elasticjob-dlrover-master", "containers": [{"name": "main", "image": "tf:2"}]}}}), "spec.replicaSpecs.evaluator.template.spec.serviceAccountName", Code::Forbidden)]
+#[case::own_image_master_names_it("/spec/replicaSpecs/dlrover-master", json!({"template": {"spec": {"serviceAccountName": "ml-masters", "containers": [{"name": "main", "image": "evil:1"}]}}}), "spec.replicaSpecs.dlrover-master.template.spec.serviceAccountName", Code::Forbidden)]
+#[case::sidecar_master_names_it("/spec/replicaSpecs/dlrover-master", json!({"template": {"spec": {"serviceAccountName": "elasticjob-dlrover-master", "containers": [{"name": "main"}, {"name": "side", "image": "x:1"}]}}}), "spec.replicaSpecs.dlrover-master.template.spec.serviceAccountName", Code::Forbidden)]
+fn the_masters_account(#[case] pointer: &str, #[case] value: Value, #[case] path: &str, #[case] code: Code) {
+    let options = Options { master_service_account: Some("ml-masters".to_owned()), ..Options::default() };
+    let job = parse::job(with(base_job(), pointer, value)).unwrap();
+    assert_eq!(problems(elasticjob::render(&job, None, &options)), [(path.to_owned(), code)]);
+    // A user-written master is the admin's to allow; a task pod never runs as the account.
+    let allowed = Options { allow_user_masters: true, ..options };
+    let expected: &[(String, Code)] = if path.contains("dlrover-master") { &[] } else { &[(path.to_owned(), code)] };
+    assert_eq!(problems(elasticjob::render(&job, None, &allowed)), expected);
+}
+
+#[rstest]
+#[case::not_a_name(json!("Masters\u{202e}"), Code::InvalidName)]
+#[case::default_account(json!("default"), Code::InvalidValue)]
+fn bad_master_service_account_option(#[case] account: Value, #[case] code: Code) {
+    let options: Options = serde_json::from_value(json!({"masterServiceAccount": account})).unwrap();
+    let job = parse::job(base_job()).unwrap();
+    assert_eq!(problems(elasticjob::render(&job, None, &options)), [("options.masterServiceAccount".to_owned(), code)]);
+}
+
 #[test]
 fn duplicate_pods_in_a_plan() {
     let mut plan = base_plan();

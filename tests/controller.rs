@@ -128,3 +128,45 @@ fn each_relaunch_plan_of_the_master_gives_one_pod_counting_its_relaunches() {
             .map(|(n, c)| (n.to_owned(), c.to_owned()))
     );
 }
+
+/// Issue 46: a job the core refuses (here a worker running as the masters' ServiceAccount) gets
+/// its `Refused` condition and one Warning event, nothing else; the same refusal again changes
+/// nothing; once corrected, its pass makes its master and sets the condition false.
+#[test]
+fn a_refused_job_says_why_in_its_status_once_and_clears_it_when_corrected() {
+    let mut job = common::job("acct", Some(1), Some(1), None, None);
+    let worker = job.spec.replica_specs.get_mut(&ReplicaType::Worker).unwrap();
+    worker.template.spec.as_mut().unwrap().service_account_name = Some("elasticjob-dlrover-master".into());
+    let now = parse::time("2026-01-01T00:00:00Z").unwrap();
+    let gates = elasticjob::Gates::default();
+    let error =
+        elasticjob::controller_pass_queued(Some(&job), &[], &[], &[], gates, &now, &Options::default()).unwrap_err();
+    let refused = elasticjob::refused_job(job.status.as_ref(), &error, &now);
+    let actions: Vec<&Action> = refused.actions().collect();
+    let [Action::SetJobStatus { status, event: Some(event), .. }] = actions.as_slice() else { panic!("{actions:?}") };
+    assert_eq!((event.type_.as_str(), event.reason.as_str()), ("Warning", "InvalidJob"));
+    assert!(
+        event.message.starts_with("cannot be planned: spec.replicaSpecs.worker.template.spec.serviceAccountName: ")
+    );
+    let condition = status.status.as_ref().unwrap().conditions.iter().find(|c| c.type_ == JobConditionType::Refused);
+    let condition = condition.unwrap();
+    assert_eq!((condition.reason.as_str(), &condition.message), ("InvalidJob", &event.message));
+    assert_eq!(status.phase, None, "beside the phase, never as it");
+    job.status = Some(status.clone());
+    assert!(elasticjob::refused_job(job.status.as_ref(), &error, &now).is_empty(), "said once");
+    // Corrected: planned again, its master made, the condition false.
+    let worker = job.spec.replica_specs.get_mut(&ReplicaType::Worker).unwrap();
+    worker.template.spec.as_mut().unwrap().service_account_name = None;
+    let plan = elasticjob::controller_pass_queued(Some(&job), &[], &[], &[], gates, &now, &Options::default()).unwrap();
+    assert!(plan.actions().any(|a| matches!(a, Action::CreatePod { .. })));
+    let status = plan
+        .actions()
+        .find_map(|a| match a {
+            Action::SetJobStatus { status, .. } => Some(status.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let condition =
+        status.status.unwrap().conditions.into_iter().find(|c| c.type_ == JobConditionType::Refused).unwrap();
+    assert_eq!((condition.status, condition.reason.as_str()), (elasticjob::api::ConditionStatus::False, "JobAccepted"));
+}

@@ -13,7 +13,7 @@ const SECONDS = {
 
 export default {
   name: "controller",
-  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--kubeconfig PATH] [--kueue] [--gang-scheduler-name NAME] [--leader-elect] [--metrics-port N] [--health-port N]",
+  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--allow-user-masters] [--kubeconfig PATH] [--kueue] [--gang-scheduler-name NAME] [--leader-elect] [--metrics-port N] [--health-port N]",
   about: "run the ElasticJob controller against a cluster (until SIGTERM)",
   help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
 carries out the plans of the elasticjob core (the job master, the task pods and services of each
@@ -27,7 +27,13 @@ Options:
                           replica spec; default: elasticjob-dlrover-master:0.6.1, make master-image)
   --master-service-account NAME
                           the ServiceAccount of the job master's pod when its template names none
-                          (default: the namespace's default; docs/install.md has the Role it needs)
+                          (default: the namespace's default; docs/install.md has the Role it needs).
+                          Only the master made from --master-image runs as it, with none of the
+                          job's envs; a job whose task template names it, or the chart's
+                          elasticjob-dlrover-master, is refused (docs/security.md)
+  --allow-user-masters    a dlrover-master template of the job's own (its image, command, env,
+                          mounts, containers) runs as that account too, with the job's envs, as
+                          upstream: whoever may create a job then has the account's rights
   --kubeconfig PATH       the cluster to talk to (default: $KUBECONFIG, else the pod's
                           ServiceAccount when run in a cluster, else ~/.kube/config)
   --kueue                 run with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload
@@ -64,6 +70,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     namespace: { type: "string" },
     "master-image": { type: "string" },
     "master-service-account": { type: "string" },
+    "allow-user-masters": { type: "boolean" },
     kubeconfig: { type: "string" },
     kueue: { type: "boolean" },
     "gang-scheduler-name": { type: "string" },
@@ -88,6 +95,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       namespace: values.namespace,
       masterImage: values["master-image"],
       masterServiceAccount: values["master-service-account"],
+      allowUserMasters: values["allow-user-masters"] ?? false,
       kubeconfig: values.kubeconfig,
       kueue: values.kueue ?? false,
       gangSchedulerName: values["gang-scheduler-name"],

@@ -31,6 +31,8 @@ export interface ControllerOptions {
   masterImage?: string;
   /** The ServiceAccount of the job master's pod when its template names none; default: the namespace's `default`. */
   masterServiceAccount?: string;
+  /** A dlrover-master template of the job's own (its image, command, env, mounts, containers) runs as masterServiceAccount too, with the job's envs; default: only the master made from masterImage does. */
+  allowUserMasters?: boolean;
   /** Act only while holding the leader Lease. */
   leaderElect?: boolean;
   /** The Lease's namespace; default: the pod's, else `elasticjob-system`. */

@@ -1,5 +1,8 @@
 // Structured logs: one JSON object a line, `{time, level, msg, ...fields}`, the fields of a child
 // logger (the job, the action) first after the message. Lines below the logger's level are dropped.
+// A line quotes names and messages from cluster objects: it is written as the CLI writes JSON for a
+// terminal (jsonText), C1 controls and the invisible characters that reorder text escaped.
+import { jsonText } from "../cli/output.js";
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -50,7 +53,7 @@ export class Logger {
     for (const [key, value] of Object.entries(fields)) {
       line[key] = value instanceof Error ? errorFields(value) : value;
     }
-    this.out.write(`${JSON.stringify(line)}\n`);
+    this.out.write(`${jsonText(JSON.stringify(line))}\n`);
   }
 }
 

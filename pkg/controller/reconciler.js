@@ -33,6 +33,7 @@ export class Reconciler {
    * @param {{jobs: import("./informer.js").Informer, plans: import("./informer.js").Informer, pods: import("./informer.js").Informer, services: import("./informer.js").Informer}} options.caches
    * @param {string} [options.masterImage]
    * @param {string} [options.masterServiceAccount] the ServiceAccount of the job master's pod when its template names none
+   * @param {boolean} [options.allowUserMasters] a dlrover-master template of the job's own runs as that account too (the core's `allowUserMasters`)
    * @param {import("./log.js").Logger} options.log
    * @param {import("./metrics.js").Metrics} options.metrics
    * @param {() => boolean} options.isStopping
@@ -42,11 +43,11 @@ export class Reconciler {
    * @param {boolean} [options.kueue] the passes of a controller that runs with Kueue (the core's queued pass, over the Workloads and ResourceFlavors in the store)
    * @param {string} [options.gangSchedulerName] the gang scheduler of every job (`volcano`, else scheduler-plugins' of that name): the core gives each job its PodGroup
    */
-  constructor({ adapter, caches, masterImage, masterServiceAccount, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false, gangSchedulerName }) {
+  constructor({ adapter, caches, masterImage, masterServiceAccount, allowUserMasters, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false, gangSchedulerName }) {
     Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, kueue });
     /** `kind/name` of a priority class -> {value, until}: its value as last read. */
     this.priorities = new Map();
-    const options = { masterImage, maxPodCreates, masterServiceAccount, gangSchedulerName };
+    const options = { masterImage, maxPodCreates, masterServiceAccount, allowUserMasters: allowUserMasters || undefined, gangSchedulerName };
     this.options = Object.values(options).some((v) => v !== undefined) ? JSON.stringify(options) : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
@@ -278,17 +279,27 @@ export class Reconciler {
     this.refusals.delete(key);
   }
 
-  /** The core refused the job or a plan: logged, and told on the job as a Warning event, once per problem. */
+  /**
+   * The core refused the job or a plan: logged once per problem, and the core's plan for a refused
+   * job carried out (its `Refused` condition true with every problem, told in a Warning event
+   * `InvalidJob`; nothing when the condition says so already). Nothing of the job is made.
+   */
   async refused(pass, e) {
     this.metrics.errors.inc({ kind: "invalid" });
     const problems = e.errors.map((p) => `${p.path}: ${p.message}`).join("; ");
-    if (this.refusals.get(pass.key) === problems) {
-      return;
+    if (this.refusals.get(pass.key) !== problems) {
+      this.refusals.set(pass.key, problems);
+      this.log.error("the job cannot be planned; it waits until it is changed", { job: pass.key, error: e });
     }
-    this.refusals.set(pass.key, problems);
-    this.log.error("the job cannot be planned; it waits until it is changed", { job: pass.key, error: e });
     if (pass.job) {
-      await this.events.record(pass.job, "Warning", "InvalidJob", `cannot be planned: ${problems}`);
+      const plan = JSON.parse(text.refusedJob(JSON.stringify(pass.job.status ?? null), JSON.stringify(e.errors), JSON.stringify(pass.now)));
+      if (plan.phases.length > 0) {
+        const { failure } = await this.carryOut(pass, plan);
+        if (failure) {
+          // Retried with backoff, the status read again.
+          throw failure;
+        }
+      }
     }
   }
 }

@@ -24,6 +24,7 @@ const FUNCTIONS = [
   "reconcile",
   "reconcilePods",
   "reconcileScalePlan",
+  "refusedJob",
   "render",
   "renderItem",
   "renderJson",

@@ -12,7 +12,9 @@ import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import * as api from "elasticjob";
 import { main } from "elasticjob/cli";
+import { cell } from "../cli/output.js";
 import { layout } from "../cli/status.js";
+import { Logger } from "../controller/log.js";
 
 const CLI = fileURLToPath(new URL("../bin/elasticjob.js", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -385,6 +387,39 @@ test("control characters from a file or an object reach the terminal as \\xNN, n
   const usage = await run(["\u001b[2Jrender"]);
   assert.equal(usage.status, 2);
   assert.doesNotMatch(usage.stderr, CONTROL_BUT_NEWLINE);
+});
+
+test("bidirectional and zero-width characters reach the terminal escaped in every kind of line: a problem, a table cell, status text, YAML, JSON, a controller log line (issue 46)", async () => {
+  // "Trojan Source": an override that shows `nimda` as `admin`, an isolate, zero-width ones, a BOM, line separators.
+  const hidden = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\u200f\ufeff\u2028\u2029";
+  const INVISIBLE = /[\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
+  assert.equal(cell(`a${hidden}b`), "a\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200b\\u200c\\u200d\\u200e\\u200f\\ufeff\\u2028\\u2029b");
+  const job = parse(readFileSync(EXAMPLE, "utf8"));
+  job.metadata.name = "a\u202enimda";
+  const bad = file("bidi.json", JSON.stringify(job));
+  for (const args of [["validate", bad], ["render", bad], ["render", "-f", bad, "-o", "summary"]]) {
+    const r = await run(args);
+    assert.equal(r.status, 1, args.join(" "));
+    assert.doesNotMatch(r.stdout + r.stderr, INVISIBLE, args.join(" "));
+    assert.match(r.stdout + r.stderr, /metadata\.name: `a\\u202enimda`/, args.join(" "));
+  }
+  const ok = parse(readFileSync(EXAMPLE, "utf8"));
+  ok.metadata.annotations = { note: `x${hidden}y` };
+  for (const format of ["json", "yaml", "summary"]) {
+    const r = await run(["render", "-", "-o", format], JSON.stringify(ok));
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, INVISIBLE, format);
+    if (format !== "summary") {
+      const objects = format === "json" ? JSON.parse(r.stdout).items : parseAllDocuments(r.stdout).flatMap((d) => d.toJS().items ?? [d.toJS()]);
+      assert.ok(objects.some((o) => o.metadata.annotations?.note === ok.metadata.annotations.note), `${format} reads back the same value`);
+    }
+  }
+  const view = { name: "j", namespace: "ml", phase: "Running", suspended: false, conditions: [{ type: "Running", status: "True", reason: "R", message: `m${hidden}` }], replicas: [], scalePlans: [] };
+  assert.doesNotMatch(layout({ view, events: [{ type: "Warning", reason: `r${hidden}`, message: hidden, lastTimestamp: new Date().toISOString() }] }), INVISIBLE);
+  let logged = "";
+  new Logger({ write: (t) => (logged += t) }).error(`msg${hidden}`, { job: `ml/j${hidden}` });
+  assert.doesNotMatch(logged, INVISIBLE);
+  assert.deepEqual([JSON.parse(logged).msg, JSON.parse(logged).job], [`msg${hidden}`, `ml/j${hidden}`], "the same JSON values");
 });
 
 test("status shows event and condition text escaped: anyone who may write an Event cannot write to the admin's terminal", () => {

@@ -215,8 +215,9 @@ function fixedCache(objects) {
  * its clock at 2026-03-01T10:00:00Z; the core's store is fed the cached objects, as the caches'
  * events feed it.
  */
-function reconcilerOf(adapter, job, { plans = [], pods = [], services = [] } = {}) {
+function reconcilerOf(adapter, job, { plans = [], pods = [], services = [], options = {} } = {}) {
   const reconciler = new Reconciler({
+    ...options,
     adapter,
     caches: { jobs: fixedCache([job]), plans: fixedCache(plans), pods: fixedCache(pods), services: fixedCache(services) },
     log: quiet,
@@ -268,6 +269,40 @@ test("a status write that conflicts is read again and planned again, and what th
   const next = await reconciler.reconcile("training/mnist");
   assert.equal(next.result, "deferred");
   assert.ok(next.requeueAfterMs > 0);
+});
+
+test("a job whose worker runs as the masters' ServiceAccount is refused before any object: its Refused condition and one Warning event say why, once", async () => {
+  const job = structuredClone({ ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } });
+  job.spec.replicaSpecs.worker.template.spec.serviceAccountName = "elasticjob-dlrover-master";
+  const calls = [];
+  let written;
+  const adapter = {
+    create: async (kind, obj) => {
+      calls.push(kind === "Event" ? `event ${obj.type} ${obj.reason}: ${obj.message}` : `create ${kind} ${obj.metadata.name}`);
+      return { ...obj, metadata: { ...obj.metadata, uid: "x", resourceVersion: "9" } };
+    },
+    apply: async (kind, obj) => calls.push(`apply ${kind} ${obj.metadata.name}`),
+    patch: async (kind, namespace, name) => calls.push(`patch ${kind} ${name}`),
+    replaceStatus: async (kind, obj) => {
+      calls.push(`status ${kind} ${obj.metadata.name}`);
+      written = obj.status;
+      return { ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } };
+    },
+  };
+  const options = { options: { masterServiceAccount: "ml-masters", gangSchedulerName: "volcano" } };
+  const path = "spec.replicaSpecs.worker.template.spec.serviceAccountName";
+  assert.deepEqual(await reconcilerOf(adapter, job, options).reconcile("training/mnist"), { result: "invalid" });
+  assert.equal(calls.length, 2, calls.join("\n"));
+  assert.equal(calls[0], "status ElasticJob mnist");
+  assert.match(calls[1], new RegExp(`^event Warning InvalidJob: cannot be planned: ${path.replaceAll(".", "\\.")}: \`elasticjob-dlrover-master\` is the job masters' ServiceAccount`));
+  const refused = written.status.conditions.find((c) => c.type === "Refused");
+  assert.deepEqual([refused.status, refused.reason], ["True", "InvalidJob"]);
+  assert.ok(refused.message.includes(path), refused.message);
+  // The condition says so already: the next pass over the job as written writes and tells nothing.
+  calls.length = 0;
+  const stored = { ...job, status: written, metadata: { ...job.metadata, resourceVersion: "10" } };
+  assert.deepEqual(await reconcilerOf(adapter, stored, options).reconcile("training/mnist"), { result: "invalid" });
+  assert.deepEqual(calls, []);
 });
 
 test("a finished job comes back when its TTL passes, not before, and is deleted then (uid a precondition)", async () => {

@@ -79,9 +79,20 @@ const SAFE_SYSCTLS: [&str; 12] = [
 /// The SELinux types a baseline pod may set (besides none).
 const SELINUX_TYPES: [&str; 4] = ["container_t", "container_init_t", "container_kvm_t", "container_engine_t"];
 
-/// The volume types a restricted pod may use (as their fields are spelled).
-const RESTRICTED_VOLUMES: [&str; 8] =
-    ["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"];
+/// The volume types a restricted pod may use (as their fields are spelled): those of
+/// `restrictedVolumes_1_0` in pod-security-admission's `policy/check_restrictedVolumes.go`
+/// (v0.37.2, the test cluster's), image volumes among them.
+const RESTRICTED_VOLUMES: [&str; 9] = [
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "image",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+];
 
 /// The annotation prefix of the deprecated per-container AppArmor profiles.
 const APPARMOR_ANNOTATION: &str = "container.apparmor.security.beta.kubernetes.io/";

@@ -30,7 +30,9 @@ impl Settings {
     }
 
     fn job_problems(&self, job: &ElasticJob, old: Option<&Value>) -> Vec<Problem> {
-        let mut p = Vec::new();
+        let options = self.core_options();
+        // The masters' account, whatever the other settings: the controller's own rule.
+        let mut p = template::account_problems(job, &options);
         for (replica_type, spec) in &job.spec.replica_specs {
             let path = format!("spec.replicaSpecs.{replica_type}");
             if let Some(max) = self.max_replicas_per_type {
@@ -63,7 +65,8 @@ impl Settings {
                 resource_limits(&mut p, &pod_path, pod);
             }
             if let Some(prefixes) = &self.allowed_image_registries {
-                images(&mut p, &pod_path, pod, *replica_type == ReplicaType::DlroverMaster, prefixes);
+                let master = (*replica_type == ReplicaType::DlroverMaster).then_some(options.master_image.as_str());
+                images(&mut p, &pod_path, pod, master, prefixes);
             }
             // podSecurity checks the same fields, with the standard's messages.
             if self.deny_privileged && self.pod_security.is_none() {
@@ -71,14 +74,14 @@ impl Settings {
             }
         }
         if let Some(prefixes) = &self.allowed_image_registries {
-            default_master_image(&mut p, job, prefixes);
+            default_master_image(&mut p, job, &options, prefixes);
         }
         if let Some(level) = self.pod_security {
             pod_security::job_annotations(&mut p, job.metadata.annotations.as_ref());
             // The operator's default master pod, for a job that gives no master template.
             if job.declared_replica_spec(ReplicaType::DlroverMaster).is_none() {
                 let path = format!("spec.replicaSpecs.{}.template", ReplicaType::DlroverMaster);
-                pod_security::template(&mut p, &path, &template::master_template(job, &Options::default()), level);
+                pod_security::template(&mut p, &path, &template::master_template(job, &options), level);
             }
         }
         if let Some(max) = self.max_total_replicas {
@@ -318,37 +321,43 @@ fn total(p: &mut Vec<Problem>, path: &str, counts: &[(ReplicaType, i64)], max: u
     }
 }
 
-/// The images of a template's containers against the allowed prefixes. The master's first
-/// container without an image runs the operator's default master image
-/// ([`template::master_pod`] with default [`Options`]), which is checked in its place.
-fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: bool, prefixes: &[String]) {
-    let default = Options::default().master_image;
+/// The images of a template's containers and image volumes against the allowed prefixes. The master's first
+/// container without an image runs the controller's master image (`master`, the setting
+/// `masterImage` or the default), which is checked in its place.
+fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: Option<&str>, prefixes: &[String]) {
     for (i, c) in pod_security::views(pod).into_iter().enumerate() {
         let path = c.path;
         let given = c.image.filter(|i| !i.is_empty());
         // Any other missing image is the core's problem (`required`).
-        let (image, what) = match given {
-            Some(image) => (image, String::new()),
-            None if master && i == 0 => (default.as_str(), DEFAULT_MASTER_IMAGE_NOTE.to_owned()),
-            None => continue,
+        let (image, what) = match (given, master) {
+            (Some(image), _) => (image, String::new()),
+            (None, Some(master)) if i == 0 => (master, DEFAULT_MASTER_IMAGE_NOTE.to_owned()),
+            (None, _) => continue,
         };
         if !allowed_image(image, prefixes) {
             p.push(image_problem(format!("{pod_path}.{path}.image"), image, &what, prefixes));
         }
     }
+    // An image volume's files come from an image the kubelet pulls like a container's.
+    for (i, volume) in pod.volumes.iter().flatten().enumerate() {
+        let reference = volume.image.as_ref().and_then(|v| v.reference.as_deref()).filter(|r| !r.is_empty());
+        if let Some(image) = reference.filter(|image| !allowed_image(image, prefixes)) {
+            p.push(image_problem(format!("{pod_path}.volumes[{i}].image.reference"), image, "", prefixes));
+        }
+    }
 }
 
-/// Said of the operator's default master image where the job gives none.
+/// Said of the controller's master image where the job gives none.
 const DEFAULT_MASTER_IMAGE_NOTE: &str =
     " (the operator's default master image, run when the job gives the master none)";
 
 /// A job without a `dlrover-master` template gets the operator's default master pod, whose image is
 /// checked as if the job had given it.
-fn default_master_image(p: &mut Vec<Problem>, job: &ElasticJob, prefixes: &[String]) {
+fn default_master_image(p: &mut Vec<Problem>, job: &ElasticJob, options: &Options, prefixes: &[String]) {
     if job.declared_replica_spec(ReplicaType::DlroverMaster).is_some() {
         return;
     }
-    let template = template::master_template(job, &Options::default());
+    let template = template::master_template(job, options);
     let images = template.spec.iter().flat_map(|s| &s.containers).filter_map(|c| c.image.as_deref());
     for (i, image) in images.enumerate() {
         if !allowed_image(image, prefixes) {

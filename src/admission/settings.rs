@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::{PodSecurityLevel, utf8};
 use crate::api::DistributionStrategy;
 use crate::error::{Code, Error, Problem, Result, into_result};
+use crate::template::{self, Options};
 use crate::{naming, parse};
 
 /// The settings of the admission policy: cluster rules on top of the core's validation. Every
@@ -69,6 +70,22 @@ pub struct Settings {
     /// pods' (a template's `priorityClassName`). Absent: any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_priority_classes: Option<Vec<String>>,
+    /// The job masters' ServiceAccount, as the controller's `--master-service-account` names it
+    /// (the chart fills it from the same value). A task template may not run as it, nor a master
+    /// template of the job's own unless `allowUserMasters`; the chart's name,
+    /// `elasticjob-dlrover-master`, is kept so without this setting too. Not `default`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub master_service_account: Option<String>,
+    /// A master template of the job's own (its image, command, env, mounts, other containers) may
+    /// run as the masters' ServiceAccount, as the controller's `--allow-user-masters` lets it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_user_masters: bool,
+    /// The image of the controller's own master, as its `--master-image` names it (the chart fills
+    /// it from the same value): checked against `allowedImageRegistries` for a job that gives its
+    /// master no image, and a master template of that image is the controller's own. Absent: the
+    /// controller's default, `elasticjob-dlrover-master:0.6.1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub master_image: Option<String>,
 }
 
 impl Settings {
@@ -160,6 +177,16 @@ impl Settings {
                 }
             }
         }
+        if let Some(account) = &self.master_service_account {
+            p.extend(template::master_account_problem("masterServiceAccount", account));
+        }
+        if self.master_image.as_deref().is_some_and(|i| i.trim().is_empty()) {
+            p.push(Problem::new(
+                "masterImage",
+                Code::Required,
+                "the image is empty: give the image of the controller's --master-image, or leave the setting out for its default",
+            ));
+        }
         for (i, name) in self.allowed_gang_schedulers.iter().flatten().enumerate() {
             if !naming::is_dns1123_subdomain(name) {
                 p.push(Problem::new(
@@ -183,6 +210,19 @@ impl Settings {
             }
         }
         into_result(p)
+    }
+}
+
+impl Settings {
+    /// The controller's options these settings name: its masters' ServiceAccount, whether it
+    /// allows user-written masters, and its master image.
+    pub(super) fn core_options(&self) -> Options {
+        Options {
+            master_image: self.master_image.clone().unwrap_or_else(|| Options::default().master_image),
+            master_service_account: self.master_service_account.clone(),
+            allow_user_masters: self.allow_user_masters,
+            ..Options::default()
+        }
     }
 }
 

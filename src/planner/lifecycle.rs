@@ -26,6 +26,9 @@ impl<'a> Planner<'a> {
     pub(crate) fn pass(&mut self, scale_plan: Option<&ScalePlan>, now: &Time) -> Result<()> {
         let before = self.job.status.clone().unwrap_or_default();
         let mut status = before.clone();
+        // Planned: a job refused before is not any more.
+        let message = format!("ElasticJob {} can be planned again", self.job.name());
+        status::clear_condition(&mut status, JobConditionType::Refused, status::REASON_ACCEPTED, message, now);
         let finished = matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
         if self.job.spec.suspend == Some(true) && !finished {
             self.suspend(&mut status, now);
@@ -102,7 +105,8 @@ impl<'a> Planner<'a> {
                 | JobConditionType::Failed
                 | JobConditionType::Suspended
                 | JobConditionType::QuotaLimited
-                | JobConditionType::GangPending,
+                | JobConditionType::GangPending
+                | JobConditionType::Refused,
             ) => {
                 self.sync_all(status, now);
             }

@@ -129,7 +129,9 @@ impl<'a> Planner<'a> {
         layout_plan: &ScalePlan,
     ) -> Result<Self> {
         validate::check_observed_pods(pods.len())?;
-        into_result(crate::gang::check(job, options))?;
+        let mut problems = template::account_problems(job, options);
+        problems.extend(crate::gang::check(job, options));
+        into_result(problems)?;
         let name = job.name();
         let mut by_type: BTreeMap<ReplicaType, Vec<&Pod>> = BTreeMap::new();
         let mut next_ids: BTreeMap<ReplicaType, i64> = BTreeMap::new();

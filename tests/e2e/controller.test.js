@@ -227,8 +227,31 @@ describe("one job's life under the controller", () => {
     assert.deepEqual(await podsOf(ns, "bad"), []);
     // The log line may reach this process after the event is readable: wait for it, do not sample.
     await controller.line("an error naming the field", (l) => l.level === "error" && l.job === `${ns}/bad` && l.error?.errors?.some((p) => p.path === "spec.distributionStrategy"));
+    const refused = (j) => j.status?.status?.conditions?.find((c) => c.type === "Refused");
+    const condition = await eventually("its Refused condition", async () => refused(await getJob(ns, "bad")));
+    assert.deepEqual([condition.status, condition.reason], ["True", "InvalidJob"]);
+    assert.match(condition.message, /spec\.distributionStrategy/);
     await patchJobSpec(ns, "bad", { distributionStrategy: "ParameterServerStrategy" });
     await eventually("its master, once corrected", async () => (await podsOf(ns, "bad")).some((p) => p.metadata.name === masterName("bad")));
+    await eventually("its Refused condition false", async () => refused(await getJob(ns, "bad"))?.status === "False");
+  });
+
+  it("a job whose worker runs as the job masters' ServiceAccount (issue 46): no pod, its Refused condition and a Warning event name the field", async () => {
+    const thief = newJob(ns, "thief");
+    // The PS and the workers share one template object: the workers' alone names the account.
+    thief.spec.replicaSpecs.worker.template = structuredClone(thief.spec.replicaSpecs.worker.template);
+    thief.spec.replicaSpecs.worker.template.spec.serviceAccountName = "elasticjob-dlrover-master";
+    await createJob(thief);
+    const path = "spec.replicaSpecs.worker.template.spec.serviceAccountName";
+    const event = await eventually("a Warning event on the job", async () =>
+      (await get(collection("v1", "Event", ns))).items.find((e) => e.involvedObject.name === "thief" && e.type === "Warning"),
+    );
+    assert.equal(event.reason, "InvalidJob");
+    assert.ok(event.message.includes(path), event.message);
+    const condition = (await getJob(ns, "thief")).status.status.conditions.find((c) => c.type === "Refused");
+    assert.equal(condition.status, "True");
+    assert.ok(condition.message.includes(path), condition.message);
+    assert.deepEqual(await podsOf(ns, "thief"), []);
   });
 
   it("the master Succeeded: the running pods are deleted, the job Succeeded with a completion time", async () => {
@@ -395,7 +418,7 @@ it("watches cut by reset connections are opened again and the controller goes on
   assert.equal((await controller.stop()).code, 0);
 });
 
-it("--master-service-account: the job master's pod runs as that ServiceAccount, and a job whose master template names its own keeps it", async () => {
+it("--master-service-account: the job master's pod runs as that ServiceAccount, a job whose master template names its own keeps it, one of its own image runs as default", async () => {
   const ns = await namespace("ctl-master-sa");
   for (const name of ["dlrover-master", "own"]) {
     const body = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } };
@@ -413,6 +436,12 @@ it("--master-service-account: the job master's pod runs as that ServiceAccount, 
     ),
   );
   assert.deepEqual(accounts, ["dlrover-master", "own"]);
+  // A master template of the job's own (its own image) is not given the account (issue 46): it runs as the namespace's default.
+  const user = newJob(ns, "user");
+  user.spec.replicaSpecs["dlrover-master"] = { template: { spec: { containers: [{ name: "main", image: `${MASTER_IMAGE}-of-the-user` }] } } };
+  await createJob(user);
+  const userMaster = await eventually("user: master pod", async () => (await podsOf(ns, "user")).find((p) => p.metadata.name === masterName("user")));
+  assert.equal(userMaster.spec.serviceAccountName, "default", "the API server fills in the namespace's default");
   assert.equal((await controller.stop()).code, 0);
 });
 

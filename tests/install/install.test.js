@@ -160,6 +160,17 @@ describe("the Helm chart", () => {
     assert.ok(find(rendered, "Deployment").spec.template.spec.containers[0].args.includes("--master-service-account=elasticjob-dlrover-master"));
     assert.ok(args(["--set", "jobNamespaces={a}", "--set", "masterServiceAccount=trainer"]).includes("--master-service-account=trainer"));
     assert.ok(!args([]).some((a) => a.startsWith("--master-service-account")), "none by default: the namespace's default");
+    // User-written masters run as the account only when the admin says so; the policy is told what the controller is.
+    assert.ok(!find(rendered, "Deployment").spec.template.spec.containers[0].args.includes("--allow-user-masters"), "off by default");
+    assert.ok(args(["--set", "allowUserMasters=true"]).includes("--allow-user-masters"));
+    const policy = (values) => find(objects(ok("helm", ["template", "elasticjob", CHART, "--set", "kubewarden.enabled=true", ...values.flatMap((v) => ["--set", v])])), "ClusterAdmissionPolicy").spec.settings;
+    assert.deepEqual(policy([]), {});
+    assert.deepEqual(policy(["jobNamespaces={a}", "allowUserMasters=true", "masterImage=registry.example.com/m@sha256:" + "0".repeat(64), "kubewarden.settings.denyPrivileged=true"]), {
+      denyPrivileged: true,
+      masterServiceAccount: "elasticjob-dlrover-master",
+      allowUserMasters: true,
+      masterImage: "registry.example.com/m@sha256:" + "0".repeat(64),
+    });
     ok("kubectl", ["apply", "--server-side", "--dry-run=server", "--field-manager=elasticjob-test", "-f", "-"], { input: text });
   });
 
@@ -230,7 +241,7 @@ describe("the Helm chart", () => {
 
   it("a wrong value is refused with its path, before anything is sent", () => {
     const bad = join(work, "bad-values.yaml");
-    writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\ngangSchedulerName: Volcano\n");
+    writeFileSync(bad, "replicas: two\nmetrics:\n  port: 80000\nkubewarden:\n  settings:\n    maxReplicas: 3\nimage:\n  pullPolicy: Sometimes\n  digest: latest\ngangSchedulerName: Volcano\nmasterServiceAccount: default\n");
     for (const command of [["template", "elasticjob", CHART, "-f", bad], ["install", "elasticjob", CHART, "--namespace", "elasticjob-bad", "-f", bad]]) {
       const answer = run("helm", command);
       assert.notEqual(answer.status, 0);
@@ -240,6 +251,8 @@ describe("the Helm chart", () => {
         "at '/kubewarden/settings': additional properties 'maxReplicas' not allowed",
         "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'",
         "at '/gangSchedulerName': 'Volcano' does not match pattern",
+        "at '/masterServiceAccount'",
+        "at '/image/digest'",
       ]) {
         assert.ok(answer.stderr.includes(line), `helm ${command[0]}: ${line}\n${answer.stderr}`);
       }
@@ -251,6 +264,10 @@ describe("the Helm chart", () => {
     assert.match(out, /STATUS: deployed/);
     const deployment = await get("/apis/apps/v1/namespaces/elasticjob-system/deployments/elasticjob-controller");
     assert.equal(deployment.spec.template.spec.containers[0].image, "registry.example.com/elasticjob/elasticjob-controller:0.1.0");
+    // Pinned by digest (issue 46): repository@digest, the tag left out.
+    const digest = `sha256:${"ab".repeat(32)}`;
+    const pinned = find(objects(ok("helm", ["template", "elasticjob", CHART, "--set", "image.repository=registry.example.com/e/c", "--set", `image.digest=${digest}`])), "Deployment");
+    assert.equal(pinned.spec.template.spec.containers[0].image, `registry.example.com/e/c@${digest}`);
     assert.equal(deployment.metadata.labels["app.kubernetes.io/managed-by"], "Helm");
     assert.ok(await exists("/apis/rbac.authorization.k8s.io/v1/clusterroles/elasticjob-controller"));
     assert.ok(await exists("/api/v1/namespaces/elasticjob-system/serviceaccounts/elasticjob-controller"));

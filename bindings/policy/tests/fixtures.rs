@@ -89,6 +89,14 @@ fn every_kind_of_case_has_a_fixture() {
         "reject-allowed-gang-schedulers",
         "reject-no-gang-scheduler",
         "reject-gang-scheduling-policy",
+        "reject-task-template-runs-as-the-masters-account",
+        "reject-task-template-runs-as-the-master-service-account",
+        "reject-user-master-runs-as-the-masters-account",
+        "accept-user-master-runs-as-the-masters-account-when-allowed",
+        "accept-own-master-runs-as-the-masters-account",
+        "accept-image-volume-restricted",
+        "reject-image-volume-registry",
+        "accept-default-master-restricted",
     ] {
         assert!(names.iter().any(|n| n == name), "no fixture {name}");
     }

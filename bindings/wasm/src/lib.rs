@@ -340,6 +340,24 @@ pub fn controller_pass(
     output(run())
 }
 
+/// What the controller does with a job the core refused (the core's `refused_job`): `status` is
+/// the job's status (JSON text, `null` for none), `errors` the problems of the `ElasticJobError`
+/// `controllerPass` threw (its `errors`, JSON text). The plan: the job's `Refused` condition set
+/// true with every problem, and a Warning event `InvalidJob`; no phase when the condition already
+/// says so.
+///
+/// # Errors
+/// An `ElasticJobError` when an argument is malformed.
+#[wasm_bindgen(js_name = refusedJob)]
+pub fn refused_job(status: &str, errors: &str, now: &str) -> Result<String, JsValue> {
+    let run = || {
+        let status: Option<elasticjob::api::ElasticJobStatus> = read(status, "status")?;
+        let problems: Vec<Problem> = read(errors, "errors")?;
+        Ok(elasticjob::refused_job(status.as_ref(), &Error::Invalid(problems), &read_time(now)?))
+    };
+    output(run())
+}
+
 /// The Kueue `Workload` (`kueue.x-k8s.io/v1beta2`) the controller creates for a job labelled
 /// `kueue.x-k8s.io/queue-name`, or `null` for a job without the label (the core's
 /// `queue::workload`). `priority` (JSON text of a number, or absent) is the value of the job's

@@ -103,6 +103,10 @@ const flavors: ResourceFlavor[] = [{ metadata: { name: "reserved" }, spec: { nod
 const admitted: ElasticJob | null = workload && elasticjob.admittedJob(queued, workload, flavors);
 const queuedPass: Plan = elasticjob.controllerPass(queued, [], [], [], new Date(), null, { workload, resourceFlavors: { items: flavors }, priority: 1000 });
 void [suspended, classRef, admitted, queuedPass];
+
+// A refused job: its Refused condition from the problems of the error the pass threw.
+const refusal: Plan = elasticjob.refusedJob(job.status, [{ path: "spec.distributionStrategy", code: "invalid_value", message: "no" }], new Date());
+void refusal;
 // @ts-expect-error the priority is a number
 elasticjob.workload(queued, null, "1000");
 

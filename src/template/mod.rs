@@ -20,18 +20,23 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSpec, PodTemplateSpec, ResourceRequirements, Service,
-    ServicePort, ServiceSpec,
+    Capabilities, Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSecurityContext, PodSpec,
+    PodTemplateSpec, ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
-use crate::error::{Code, Error, Result};
+use crate::error::{Code, Error, Result, into_result};
 use crate::podgroup::{self, Gang};
 use crate::tfconfig::{ClusterLayout, set_env};
 use crate::{job, naming, pod, quantity, workload};
+
+mod account;
+
+use account::named_account;
+pub use account::{account_problems, is_master_account, is_own_master, master_account_problem};
 
 /// Settings of the operator itself, the same for every job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,8 +55,19 @@ pub struct Options {
     /// The ServiceAccount the job master's pod runs as when its template names none. DLRover's
     /// master reads and writes the job's pods, services, events and ScalePlans with it
     /// (docs/install.md has the Role it needs); None: the namespace's `default`, as upstream.
+    /// Only the controller's own master gets it ([`is_own_master`]), unless
+    /// [`Options::allow_user_masters`]; a task template that names it, or the chart's
+    /// [`naming::CHART_MASTER_SERVICE_ACCOUNT`], is refused ([`account_problems`]). Never `default`,
+    /// which every pod of the namespace runs as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_service_account: Option<String>,
+    /// Whether a `dlrover-master` template the job writes itself (its own image, command, env,
+    /// volumes, containers...) runs as the masters' ServiceAccount too, as upstream lets it, with
+    /// the job's `envs`. False: only the master made from the controller's image does, without the
+    /// job's `envs`; the admin trusts everyone who may create a job with the account's rights when
+    /// this is true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_user_masters: bool,
     /// The gang scheduler of every job's pods (training-operator's `--gang-scheduler-name`):
     /// `volcano`, or the name scheduler-plugins' scheduler runs under. Each job then gets a
     /// PodGroup and its pods that scheduler. None: only a job whose replicas say
@@ -70,6 +86,7 @@ impl Default for Options {
             master_image: default_master_image(),
             max_pod_creates: None,
             master_service_account: None,
+            allow_user_masters: false,
             gang_scheduler_name: None,
         }
     }
@@ -148,7 +165,7 @@ pub fn owner_reference(job: &ElasticJob) -> Option<OwnerReference> {
 pub fn task_pod_from_template(job: &ElasticJob, replica_type: ReplicaType, meta: &TaskMeta) -> Result<Pod> {
     let template = job::task_template(job, replica_type)?;
     let name = job.name();
-    let mut pod = pod_from_template(job, template, naming::task_pod_name(name, replica_type, i64::from(meta.id)));
+    let mut pod = pod_from_template(job, template, naming::task_pod_name(name, replica_type, i64::from(meta.id)), true);
     let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
     labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned());
     labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), meta.id.to_string());
@@ -215,7 +232,8 @@ fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: St
 
 /// The job master pod: the job's `dlrover-master` template when it has one, else a default
 /// (container `main`, the operator's master image, 1 CPU, 2Gi memory and 2Gi ephemeral storage,
-/// `restartPolicy: Never`). A container with no command of its own runs the master as an argument
+/// `restartPolicy: Never`, and what Pod Security `restricted` asks: `runAsNonRoot`, the
+/// `RuntimeDefault` seccomp profile, no privilege escalation, every capability dropped). A container with no command of its own runs the master as an argument
 /// vector, never through a shell, in DLRover's ScalePlan mode (`--platform k8s`: the master writes
 /// ScalePlans and this operator makes the pods; in `pyk8s` mode the master would create the pods
 /// itself, a second writer of the same pods):
@@ -227,25 +245,31 @@ fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: St
 /// # Errors
 /// [`Code::NoContainers`] when the job's master template has no container.
 pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
+    into_result(account_problems(job, options))?;
     let name = job.name();
-    let mut pod = pod_from_template(job, &master_template(job, options), naming::master_name(name));
+    let template = master_template(job, options);
+    let named = template.spec.as_ref().and_then(named_account).map(|(_, account)| account.to_owned());
+    // The masters' account: the one the template names when it is one (refused above unless the
+    // master is the controller's own or user masters are allowed), else the options' for the
+    // controller's own master (or any master, when allowed).
+    let given = match (&named, &options.master_service_account) {
+        (Some(_), _) => None,
+        (None, Some(account)) if options.allow_user_masters || is_own_master(job, options).is_none() => {
+            Some(account.clone())
+        }
+        (None, _) => None,
+    };
+    let runs_as_master_account = given.is_some() || named.as_deref().is_some_and(|a| is_master_account(a, options));
+    // The job's `envs` are for the training processes: a master that runs as the masters' account
+    // takes none (an environment such as PYTHONWARNINGS and BROWSER runs a command in a Python
+    // process), unless the admin trusts user-written masters.
+    let envs = options.allow_user_masters || !runs_as_master_account;
+    let mut pod = pod_from_template(job, &template, naming::master_name(name), envs);
     let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
     labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned());
     labels.insert(naming::LABEL_REPLICA_INDEX.to_owned(), "0".to_owned());
-
-    if let Some(account) = &options.master_service_account {
-        if !naming::is_dns1123_subdomain(account) {
-            return Err(Error::invalid(
-                "options.masterServiceAccount",
-                Code::InvalidName,
-                format!(
-                    "{account:?} is not a ServiceAccount name: a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)"
-                ),
-            ));
-        }
-        if let Some(spec) = pod.spec.as_mut().filter(|s| s.service_account_name.as_deref().is_none_or(str::is_empty)) {
-            spec.service_account_name = Some(account.clone());
-        }
+    if let (Some(account), Some(spec)) = (given, pod.spec.as_mut()) {
+        spec.service_account_name = Some(account);
     }
     // A member of the job's PodGroup, so that the gang's room holds it (docs/gang.md).
     join_gang(&mut pod, job, gang(job, options).as_ref(), Some(ReplicaType::DlroverMaster));
@@ -289,7 +313,7 @@ pub fn master_template(job: &ElasticJob, options: &Options) -> PodTemplateSpec {
 /// As [`task_pod_from_template`].
 pub fn task_template(job: &ElasticJob, replica_type: ReplicaType, resource: &ResourceList) -> Result<PodTemplateSpec> {
     let template = job::task_template(job, replica_type)?;
-    let mut pod = pod_from_template(job, template, String::new());
+    let mut pod = pod_from_template(job, template, String::new(), true);
     let labels = pod.metadata.labels.get_or_insert_with(BTreeMap::new);
     labels.insert(naming::LABEL_REPLICA_TYPE.to_owned(), replica_type.as_str().to_owned());
     set_resources(first_container(&mut pod, replica_type)?, resource);
@@ -453,7 +477,7 @@ impl<'a> PodFactory<'a> {
 }
 
 /// The template's pod with the job's identity: name, namespace, labels, annotations, owner, envs.
-fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String) -> Pod {
+fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String, envs: bool) -> Pod {
     let tmeta = template.metadata.clone().unwrap_or_default();
     let mut labels = tmeta.labels.unwrap_or_default();
     // Not Kueue's queue labels: on a pod, Kueue's pod integration would queue the pod by itself.
@@ -481,7 +505,7 @@ fn pod_from_template(job: &ElasticJob, template: &PodTemplateSpec, name: String)
         }
         // No empty `env` where the job adds none: the API server would drop it, and the pod read
         // back would differ from the one made.
-        if job.spec.envs.is_empty() {
+        if !envs || job.spec.envs.is_empty() {
             continue;
         }
         let env = container.env.get_or_insert_with(Vec::new);
@@ -554,9 +578,22 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
                     limits: Some(resource),
                     ..ResourceRequirements::default()
                 }),
+                security_context: Some(SecurityContext {
+                    allow_privilege_escalation: Some(false),
+                    capabilities: Some(Capabilities { drop: Some(vec!["ALL".to_owned()]), add: None }),
+                    ..SecurityContext::default()
+                }),
                 ..Container::default()
             }],
             restart_policy: Some("Never".to_owned()),
+            // Pod Security `restricted`: the image runs as a numeric non-root user
+            // (deploy/master.Dockerfile's `USER 65532:65532`), which the kubelet checks; the
+            // runtime's default seccomp profile.
+            security_context: Some(PodSecurityContext {
+                run_as_non_root: Some(true),
+                seccomp_profile: Some(SeccompProfile { type_: "RuntimeDefault".to_owned(), localhost_profile: None }),
+                ..PodSecurityContext::default()
+            }),
             ..PodSpec::default()
         }),
     }
