@@ -55,10 +55,10 @@ pub struct Options {
     /// The ServiceAccount the job master's pod runs as when its template names none. DLRover's
     /// master reads and writes the job's pods, services, events and ScalePlans with it
     /// (docs/install.md has the Role it needs); None: the namespace's `default`, as upstream.
-    /// Only the controller's own master gets it ([`is_own_master`]), unless
-    /// [`Options::allow_user_masters`]; a task template that names it, or the chart's
-    /// [`naming::CHART_MASTER_SERVICE_ACCOUNT`], is refused ([`account_problems`]). Never `default`,
-    /// which every pod of the namespace runs as.
+    /// Only the controller's own master gets it (a master from the controller's image that runs
+    /// no code of the job's), unless [`Options::allow_user_masters`]; a task template that names
+    /// it, or the chart's `elasticjob-dlrover-master`, is refused. Never `default`, which every
+    /// pod of the namespace runs as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_service_account: Option<String>,
     /// Whether a `dlrover-master` template the job writes itself (its own image, command, env,

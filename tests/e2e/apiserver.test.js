@@ -148,6 +148,17 @@ cases.forEach((c, index) => {
       await create(cr, `${cr.kind} ${cr.metadata.name}`);
       sent++;
     }
+    // The ServiceAccounts its pods run as (the masters' account): the API server's ServiceAccount
+    // admission refuses a pod whose account does not exist, dry run or not.
+    const accounts = new Set(kubeObjects(output).filter((o) => o.kind === "Pod").map((o) => o.spec?.serviceAccountName).filter((a) => a && a !== "default"));
+    for (const name of accounts) {
+      await create({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } }, `ServiceAccount ${name}`);
+    }
+    // The ElasticJob `convert` makes of a TFJob.
+    if (output?.elasticJob) {
+      await assertAccepted(inNamespace(output.elasticJob, ns), `ElasticJob ${output.elasticJob.metadata.name}`);
+      sent++;
+    }
     // What the case renders or plans to create.
     for (const obj of kubeObjects(output)) {
       await assertAccepted(inNamespace(obj, ns), `${obj.kind} ${obj.metadata.name}`);
