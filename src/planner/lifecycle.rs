@@ -32,6 +32,7 @@ impl<'a> Planner<'a> {
         let finished = matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
         if self.job.spec.suspend == Some(true) && !finished {
             self.suspend(&mut status, now);
+            self.note_gang(&mut status, Some("is suspended"), now);
             self.set_job_status(&before, status);
             return Ok(());
         }
@@ -58,9 +59,8 @@ impl<'a> Planner<'a> {
             self.clean_up(&status);
             self.expire(&status, now);
         }
-        if !matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
-            self.note_gang(&mut status, now);
-        }
+        let ended = matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
+        self.note_gang(&mut status, ended.then_some("has finished"), now);
         self.requeue(&status, now);
         self.set_job_status(&before, status);
         Ok(())

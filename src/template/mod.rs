@@ -119,7 +119,8 @@ pub fn gang(job: &ElasticJob, options: &Options) -> Option<Gang> {
 
 /// Puts a pod of the job under its gang scheduler: the scheduler's name (when the template names
 /// none; [`crate::validate`] refuses one that names another) and, for a member of the job's
-/// PodGroup (a task pod: `member` is its type), the annotations or label that name the group.
+/// PodGroup (`member` is its type: every pod of the job is one), the annotations or label that
+/// name the group.
 fn join_gang(pod: &mut Pod, job: &ElasticJob, gang: Option<&Gang>, member: Option<ReplicaType>) {
     let Some(gang) = gang else { return };
     let spec = pod.spec.get_or_insert_with(Default::default);
@@ -270,9 +271,8 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     if let (Some(account), Some(spec)) = (given, pod.spec.as_mut()) {
         spec.service_account_name = Some(account);
     }
-    // On the gang scheduler, but not a member of the job's PodGroup: the master writes the plans
-    // that make the members, so a gang that waited for it and them together would never start.
-    join_gang(&mut pod, job, gang(job, options).as_ref(), None);
+    // A member of the job's PodGroup, so that the gang's room holds it (docs/gang.md).
+    join_gang(&mut pod, job, gang(job, options).as_ref(), Some(ReplicaType::DlroverMaster));
     let namespace = job::namespace(job);
     let container = first_container(&mut pod, ReplicaType::DlroverMaster)?;
     if container.image.as_deref().is_none_or(str::is_empty) {
