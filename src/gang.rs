@@ -2,19 +2,21 @@
 //! scheduler-plugins' coscheduling) place the job's pods all together or not at all
 //! (docs/gang.md argues each choice with the schedulers' code).
 //!
-//! **Who is in the gang.** Every pod of the job, its master too: a gang scheduler admits a group
-//! by the room its `minResources` ask for, so a master outside it would take room no admission
-//! counted. The master writes the plans from which the task pods are made, so until the job runs
-//! the group asks for the master alone (`minMember` 1) with the whole gang's `minResources`: the
-//! master is placed only where the gang fits. Once the job runs, `minMember` is the task floor:
-//! `schedulingPolicy.minAvailable` task pods (PS first, then the chief, the evaluator, the
-//! workers), or every PS, the chief, the evaluator and the workers of the job's spec, never more
-//! of a type than the plan asks for; Volcano's `minTaskMember` holds each type to its floor, and
-//! scheduler-plugins counts the bound master among `minMember`. Workers above the floor are
+//! **Who is in the gang.** Under Volcano, every pod of the job, its master too: Volcano admits a
+//! group by the room its `minResources` ask for, so a master outside it would take room no
+//! admission counted. The master writes the plans from which the task pods are made, so until the
+//! job runs the group asks for the master alone (`minMember` 1) with the whole gang's
+//! `minResources`: the master is placed only once the gang is admitted. Once the job runs,
+//! `minMember` is the task floor: `schedulingPolicy.minAvailable` task pods (PS first, then the
+//! chief, the evaluator, the workers), or every PS, the chief, the evaluator and the workers of the
+//! job's spec, never more of a type than the plan asks for; `minTaskMember` holds each type to its
+//! floor. Under scheduler-plugins the group is the task pods alone: it admits nothing ahead of
+//! placing, and its Permit stage wakes a group's waiting pods only when the group's first pod is
+//! assigned, which a bound master would always be (docs/gang.md). Workers above the floor are
 //! members that bind as room allows.
 //!
-//! **What it needs.** `minResources` is what the master and the floor's task pods request
-//! together, each pod as it is made and as Kubernetes counts it: the sum of its containers' and
+//! **What it needs.** `minResources` is what the floor's task pods (and, under Volcano, the master)
+//! request together, each pod as it is made and as Kubernetes counts it: the sum of its containers' and
 //! sidecars' requests (a limit where no request is given, extended resources too), or an init
 //! container's with the sidecars before it where that is more.
 //!
@@ -94,7 +96,7 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, running:
     let tasks = floor.iter().fold(0i32, |n, (_, c)| n.saturating_add(*c));
     let min_resources = match &policy.min_resources {
         Some(given) => given.iter().map(|(k, q)| (k.clone(), Quantity(crate::quantity::canonical(&q.0)))).collect(),
-        None => requests_of(job, plan, options, &floor),
+        None => requests_of(job, plan, options, &floor, gang == Gang::Volcano),
     };
     let master = ReplicaType::DlroverMaster.as_str().to_owned();
     let SchedulingPolicy { queue, priority_class, schedule_timeout_seconds, .. } = policy;
@@ -116,10 +118,11 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, running:
             }),
             schedule_timeout_seconds: None,
         },
-        // scheduler-plugins counts every pod of the group alike: the master, bound, is one of
-        // minMember, so the task floor is placed whole only with it counted.
+        // The task pods alone, from the start: the master, bound outside the group, has its room
+        // taken before the group's is checked (coscheduling's CheckClusterResource counts what the
+        // nodes have left), and the first task pod assigned wakes its waiting siblings.
         Gang::SchedulerPlugins(_) => PodGroupSpec {
-            min_member: if running { tasks.saturating_add(1) } else { 1 },
+            min_member: tasks.max(1),
             queue: None,
             priority_class_name: None,
             min_resources: Some(min_resources),
@@ -266,9 +269,15 @@ fn count(job: &ElasticJob, plan: &ScalePlan, replica_type: ReplicaType) -> i32 {
     planned.or_else(declared).unwrap_or(0).max(0)
 }
 
-/// What the gang's floor and its master request together, each pod as it is made (the plan's
-/// resource set on its first container, the template's other resources kept).
-fn requests_of(job: &ElasticJob, plan: &ScalePlan, options: &Options, floor: &[(ReplicaType, i32)]) -> ResourceList {
+/// What the gang's floor (and its master, when it is a member) request together, each pod as it is
+/// made (the plan's resource set on its first container, the template's other resources kept).
+fn requests_of(
+    job: &ElasticJob,
+    plan: &ScalePlan,
+    options: &Options,
+    floor: &[(ReplicaType, i32)],
+    master: bool,
+) -> ResourceList {
     let mut totals: BTreeMap<String, Amount> = BTreeMap::new();
     let mut add = |spec: Option<&PodSpec>, n: i32| {
         for (name, each) in spec.map(pod_requests).unwrap_or_default() {
@@ -276,8 +285,8 @@ fn requests_of(job: &ElasticJob, plan: &ScalePlan, options: &Options, floor: &[(
             *total = each.checked_mul(i64::from(n)).and_then(|x| total.checked_add(x)).unwrap_or(Amount::MAX);
         }
     };
-    if let Ok(master) = template::master_pod(job, options) {
-        add(master.spec.as_ref(), 1);
+    if let Some(Ok(pod)) = master.then(|| template::master_pod(job, options)) {
+        add(pod.spec.as_ref(), 1);
     }
     for &(replica_type, n) in floor.iter().filter(|(_, n)| *n > 0) {
         let resource =
@@ -390,31 +399,33 @@ mod tests {
     }
 
     #[test]
-    fn the_gang_is_the_master_and_the_task_floor_and_what_they_request() {
+    fn the_gang_is_the_task_floor_and_under_volcano_the_master_and_what_they_request() {
         let j = job(serde_json::json!({}));
         let plan = job::initial_scale_plan(&j);
         let Some(group) = pod_group(&j, &plan, &plugins(), true) else { panic!("no group") };
         assert_eq!(group.api_version.as_deref(), Some(podgroup::SCHEDULER_PLUGINS_API_VERSION));
         // scheduler-plugins: the 5 task pods of DLRover's master's first plan (2 PS, the first of
-        // the 3 workers as the chief, 2 workers) and the bound master.
-        assert_eq!(group.spec.min_member, 6);
+        // the 3 workers as the chief, 2 workers), the master outside the group.
+        assert_eq!(group.spec.min_member, 5);
         assert_eq!(group.spec.min_task_member, None);
-        // The default master (1 CPU, 2Gi, 2Gi of ephemeral storage), the PS' requests, the chief
-        // and the workers at the 16 CPUs and 0 memory the master plans for a template that asks
-        // for nothing, their GPU limits as their requests.
-        let want = [("cpu", "53"), ("ephemeral-storage", "2Gi"), ("memory", "4Gi"), ("nvidia.com/gpu", "3")];
-        assert_eq!(resources(&group), pairs(&want));
+        // The PS' requests, the chief and the workers at the 16 CPUs and 0 memory the master plans
+        // for a template that asks for nothing, their GPU limits as their requests.
+        let tasks_only = [("cpu", "52"), ("memory", "2Gi"), ("nvidia.com/gpu", "3")];
+        assert_eq!(resources(&group), pairs(&tasks_only));
+        // The same before the job runs: the group waits for its task pods.
+        assert_eq!(pod_group(&j, &plan, &plugins(), false), Some(group));
         let Some(group) = pod_group(&j, &plan, &volcano(), true) else { panic!("no group") };
         assert_eq!(group.spec.min_member, 5);
         let tasks = BTreeMap::from([("chief".to_owned(), 1), ("ps".to_owned(), 2), ("worker".to_owned(), 2)]);
         assert_eq!(group.spec.min_task_member, Some(tasks));
+        // Volcano: the default master (1 CPU, 2Gi, 2Gi of ephemeral storage) too.
+        let want = [("cpu", "53"), ("ephemeral-storage", "2Gi"), ("memory", "4Gi"), ("nvidia.com/gpu", "3")];
         assert_eq!(resources(&group), pairs(&want));
         // Before the job runs its master is the one pod, placed only with the gang's room.
         let Some(first) = pod_group(&j, &plan, &volcano(), false) else { panic!("no group") };
         assert_eq!(first.spec.min_member, 1);
         assert_eq!(first.spec.min_task_member, Some(BTreeMap::from([("dlrover-master".to_owned(), 1)])));
         assert_eq!(resources(&first), pairs(&want));
-        assert_eq!(pod_group(&j, &plan, &plugins(), false).map(|g| g.spec.min_member), Some(1));
     }
 
     #[test]
