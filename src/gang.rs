@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -86,10 +86,10 @@ pub fn check(job: &ElasticJob, options: &Options) -> Vec<Problem> {
 }
 
 /// The PodGroup the job needs under `plan` (its current plan, else its first), or `None` when the
-/// job has no gang scheduler. `running`: the job runs (its master ran, so its task pods are
-/// planned); until then the gang's one pod is its master, which is placed only where the whole
-/// gang fits. Call it on a job [`check`] and [`crate::validate`] found no problem in.
-pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, running: bool) -> Option<PodGroup> {
+/// job has no gang scheduler. `at_floor`: a Volcano gang's second stage ([`at_floor`]); before
+/// it, `minMember` is the master alone, which is placed only where the whole gang fits. Call it on
+/// a job [`check`] and [`crate::validate`] found no problem in.
+pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, at_floor: bool) -> Option<PodGroup> {
     let gang = template::gang(job, options)?;
     let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.clone()).unwrap_or_default();
     let floor = floor(job, plan, policy.min_available);
@@ -101,17 +101,18 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, running:
     let master = ReplicaType::DlroverMaster.as_str().to_owned();
     let SchedulingPolicy { queue, priority_class, schedule_timeout_seconds, .. } = policy;
     let spec = match gang {
-        // The master is a member counted in minResources. Before the job runs it is the one pod, so
-        // minMember is 1 and minTaskMember names it; once it runs, minMember is the task floor and
-        // minTaskMember the floor of each type, which the master cannot stand in for (Volcano
-        // checks each task's minimum once minMember reaches their sum), and a master gone (made
-        // again) leaves the group Running on its tasks.
+        // The master is a member counted in minResources. Until the floor is bound it is the one
+        // pod minMember asks for, and minTaskMember names it; then minMember is the task floor and
+        // the master (Volcano's gang plugin takes pods back only from a group with more ready pods
+        // than minMember, and the master is one of them), and minTaskMember the floor of each type,
+        // which the master cannot stand in for (Volcano checks each task's minimum once minMember
+        // reaches their sum).
         Gang::Volcano => PodGroupSpec {
-            min_member: if running { tasks.max(1) } else { 1 },
+            min_member: if at_floor { tasks.saturating_add(1) } else { 1 },
             queue: Some(queue.unwrap_or_else(|| DEFAULT_QUEUE.to_owned())),
             priority_class_name: priority_class,
             min_resources: Some(min_resources),
-            min_task_member: Some(if running {
+            min_task_member: Some(if at_floor {
                 floor.iter().filter(|(_, n)| *n > 0).map(|(t, n)| (t.as_str().to_owned(), *n)).collect()
             } else {
                 BTreeMap::from([(master, 1)])
@@ -188,6 +189,33 @@ fn floor(job: &ElasticJob, plan: &ScalePlan, min_available: Option<i32>) -> Vec<
                 .collect()
         }
     }
+}
+
+/// Whether a Volcano gang is at its second stage, its `minMember` the task floor: the job runs,
+/// and either its PodGroup is there already (`observed` names no master in `minTaskMember`) or
+/// every pod of the floor is bound to a node. Until then `minMember` stays at the master alone:
+/// Volcano gives a group whose allocated pods are fewer than its `minMember` the `Pending` phase
+/// (`pkg/scheduler/framework/session.go`, `jobStatus`), and a `Pending` group's room is no longer
+/// reserved (overcommit counts Inqueue and Running groups), so raising it while only the master
+/// is bound would let another gang's master into the room of this one's task pods.
+pub fn at_floor(job: &ElasticJob, plan: &ScalePlan, observed: Option<&PodGroup>, pods: &[Pod], running: bool) -> bool {
+    if !running {
+        return false;
+    }
+    let master = ReplicaType::DlroverMaster.as_str();
+    if observed.and_then(|o| o.spec.min_task_member.as_ref()).is_some_and(|m| !m.is_empty() && !m.contains_key(master))
+    {
+        return true;
+    }
+    let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref());
+    floor(job, plan, policy.and_then(|p| p.min_available)).into_iter().all(|(replica_type, n)| {
+        let bound = pods
+            .iter()
+            .filter(|p| crate::pod::is_alive(p) && crate::pod::pod_type(p) == Some(replica_type))
+            .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty()))
+            .count();
+        i32::try_from(bound).unwrap_or(i32::MAX) >= n
+    })
 }
 
 /// Whether the observed PodGroup already has the spec `want` asks for (quantities by value).
@@ -415,7 +443,8 @@ mod tests {
         // The same before the job runs: the group waits for its task pods.
         assert_eq!(pod_group(&j, &plan, &plugins(), false), Some(group));
         let Some(group) = pod_group(&j, &plan, &volcano(), true) else { panic!("no group") };
-        assert_eq!(group.spec.min_member, 5);
+        // Volcano, the floor bound: the 5 task pods and the master, each type at its floor.
+        assert_eq!(group.spec.min_member, 6);
         let tasks = BTreeMap::from([("chief".to_owned(), 1), ("ps".to_owned(), 2), ("worker".to_owned(), 2)]);
         assert_eq!(group.spec.min_task_member, Some(tasks));
         // Volcano: the default master (1 CPU, 2Gi, 2Gi of ephemeral storage) too.
@@ -429,6 +458,35 @@ mod tests {
     }
 
     #[test]
+    fn a_volcano_gang_reaches_its_floor_once_the_floor_is_bound_and_stays_there() {
+        let j = job(serde_json::json!({}));
+        let plan = job::initial_scale_plan(&j);
+        let pod = |replica_type: &str, id: i32, node: Option<&str>| -> Pod {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": format!("{replica_type}-{id}"), "labels": {naming::LABEL_REPLICA_TYPE: replica_type}},
+                "spec": {"containers": [], "nodeName": node},
+                "status": {"phase": "Pending"}
+            }))
+            .unwrap_or_default()
+        };
+        // The floor: 2 PS, the chief DLRover's master makes of the first worker, 2 workers.
+        let mut pods = vec![pod("ps", 0, Some("n")), pod("ps", 1, Some("n")), pod("chief", 0, Some("n"))];
+        pods.extend([pod("worker", 1, Some("n")), pod("worker", 2, None)]);
+        // Before the job runs, and while a pod of the floor is unbound: the master alone.
+        assert!(!at_floor(&j, &plan, None, &pods, false));
+        assert!(!at_floor(&j, &plan, None, &pods, true));
+        let Some(master_stage) = pod_group(&j, &plan, &volcano(), false) else { panic!("no group") };
+        assert!(!at_floor(&j, &plan, Some(&master_stage), &pods, true));
+        // Every pod of the floor bound: the floor.
+        pods.push(pod("worker", 3, Some("m")));
+        assert!(at_floor(&j, &plan, Some(&master_stage), &pods, true));
+        // Once there, a pod of the floor gone (a relaunch) does not take it back to the master.
+        let Some(floor_stage) = pod_group(&j, &plan, &volcano(), true) else { panic!("no group") };
+        assert!(at_floor(&j, &plan, Some(&floor_stage), &[], true));
+        assert!(!at_floor(&j, &plan, Some(&floor_stage), &[], false));
+    }
+
+    #[test]
     fn workers_above_the_spec_are_elastic_and_a_plan_below_it_lowers_the_floor() {
         let j = job(serde_json::json!({}));
         let plan = job::initial_scale_plan(&j);
@@ -438,8 +496,8 @@ mod tests {
             BTreeMap::from([("chief".to_owned(), 1), ("ps".to_owned(), 2), ("worker".to_owned(), workers)])
         };
         // The first plan's 2 workers are the floor; 6 more bind as room allows.
-        assert_eq!(spec(&with_workers(&plan, 8)), Some((5, Some(floor(2)))));
-        assert_eq!(spec(&with_workers(&plan, 1)), Some((4, Some(floor(1)))));
+        assert_eq!(spec(&with_workers(&plan, 8)), Some((6, Some(floor(2)))));
+        assert_eq!(spec(&with_workers(&plan, 1)), Some((5, Some(floor(1)))));
     }
 
     #[test]
@@ -477,8 +535,8 @@ mod tests {
         let j = job(serde_json::json!({"runPolicy": {"schedulingPolicy": {"minAvailable": 3}}}));
         let plan = job::initial_scale_plan(&j);
         let Some(group) = pod_group(&j, &plan, &volcano(), true) else { panic!("no group") };
-        assert_eq!(group.spec.min_member, 3);
-        // The 2 PS, then the chief (DLRover's master's first worker).
+        // The master and the floor: the 2 PS, then the chief (DLRover's master's first worker).
+        assert_eq!(group.spec.min_member, 4);
         let tasks = BTreeMap::from([("chief".to_owned(), 1), ("ps".to_owned(), 2)]);
         assert_eq!(group.spec.min_task_member, Some(tasks));
         let cpu = group.spec.min_resources.and_then(|r| r.get("cpu").cloned());
@@ -487,8 +545,8 @@ mod tests {
         if let Some(p) = smaller.spec.replica_resource_specs.get_mut(&ReplicaType::Ps) {
             p.replicas = 1;
         }
-        // One PS and the chief.
-        assert_eq!(pod_group(&j, &smaller, &volcano(), true).map(|g| g.spec.min_member), Some(2));
+        // The master, one PS and the chief.
+        assert_eq!(pod_group(&j, &smaller, &volcano(), true).map(|g| g.spec.min_member), Some(3));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Volcano, no task pod made while the PodGroup is not admitted, the job's `GangPending`
 //! condition saying why.
 
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::Planner;
@@ -35,16 +36,21 @@ pub(super) fn pod_group_pass(
     plan: &ScalePlan,
     options: &Options,
     observed: Option<&PodGroup>,
+    pods: &[Pod],
     finished: bool,
 ) -> (Vec<Action>, Option<(&'static str, String)>) {
     let running = matches!(
         job.status.as_ref().and_then(|s| s.phase),
         Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling)
     );
-    let Some(mut want) = gang::pod_group(job, plan, options, running) else { return (Vec::new(), None) };
-    let name = job.name().to_owned();
+    let Some(gang_scheduler) = crate::template::gang(job, options) else { return (Vec::new(), None) };
     // Only the PodGroup of the job's own gang scheduler, named after the job, is the job's.
-    let observed = observed.filter(|o| o.api_version == want.api_version && o.metadata.name == want.metadata.name);
+    let observed = observed.filter(|o| {
+        o.api_version.as_deref() == Some(gang_scheduler.api_version()) && o.metadata.name.as_deref() == Some(job.name())
+    });
+    let at_floor = gang::at_floor(job, plan, observed.filter(|o| controls(job, o)), pods, running);
+    let Some(mut want) = gang::pod_group(job, plan, options, at_floor) else { return (Vec::new(), None) };
+    let name = job.name().to_owned();
     let suspended = job.spec.suspend == Some(true);
     if let Some(foreign) = observed.filter(|o| !controls(job, o)) {
         if finished || suspended {
@@ -84,8 +90,7 @@ pub(super) fn pod_group_pass(
     let mut actions = Vec::new();
     match observed {
         None => {
-            let reason =
-                format!("the gang of ElasticJob {name}, its master one of it: minMember {}", want.spec.min_member);
+            let reason = format!("the gang of ElasticJob {name}: minMember {}", want.spec.min_member);
             actions.push(Action::CreateOrUpdatePodGroup { pod_group: Box::new(want), reason, cause: Cause::Gang });
         }
         Some(o) if !gang::is_current(o, &want) => {
@@ -195,12 +200,12 @@ mod tests {
         observed.status = Some(crate::podgroup::PodGroupStatus { phase: Some("Running".into()) });
         // The job now names another queue: nothing to update, and nothing waits.
         let moved = volcano_job("production");
-        let (actions, wait) = pod_group_pass(&moved, &plan, &options, Some(&observed), false);
+        let (actions, wait) = pod_group_pass(&moved, &plan, &options, Some(&observed), &[], false);
         assert!(actions.is_empty(), "{actions:?}");
         assert_eq!(wait, None);
         // A change the gang needs is still made, in the queue it was made in.
         observed.spec.min_member = 5;
-        let (actions, _) = pod_group_pass(&moved, &plan, &options, Some(&observed), false);
+        let (actions, _) = pod_group_pass(&moved, &plan, &options, Some(&observed), &[], false);
         let queues: Vec<Option<&str>> = updates(&actions).into_iter().map(|g| g.spec.queue.as_deref()).collect();
         assert_eq!(queues, [Some("research")]);
     }
@@ -222,7 +227,7 @@ mod tests {
         observed.spec.priority_class_name = Some("high".into());
         observed.metadata.resource_version = Some("812".into());
         observed.metadata.uid = Some("g".into());
-        let (actions, _) = pod_group_pass(&job, &plan, &options, Some(&observed), false);
+        let (actions, _) = pod_group_pass(&job, &plan, &options, Some(&observed), &[], false);
         let written = updates(&actions);
         assert_eq!(written.len(), 1, "{actions:?}");
         let Some(update) = written.first() else { return };
@@ -239,11 +244,11 @@ mod tests {
             r.uid = "another".into();
         }
         foreign.status = Some(crate::podgroup::PodGroupStatus { phase: Some("Running".into()) });
-        let (actions, wait) = pod_group_pass(&job, &plan, &options, Some(&foreign), false);
+        let (actions, wait) = pod_group_pass(&job, &plan, &options, Some(&foreign), &[], false);
         assert!(actions.is_empty(), "{actions:?}");
         assert_eq!(wait.map(|w| w.0), Some(gang::REASON_NOT_CONTROLLED));
         // Nor deleted when the job finishes.
-        let (actions, wait) = pod_group_pass(&job, &plan, &options, Some(&foreign), true);
+        let (actions, wait) = pod_group_pass(&job, &plan, &options, Some(&foreign), &[], true);
         assert!(actions.is_empty() && wait.is_none(), "{actions:?}");
     }
 }

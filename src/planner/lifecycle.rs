@@ -338,7 +338,8 @@ pub(crate) fn controller_pass(
     actions.extend(adoptions);
     let layout_plan = job::plan_or_initial(job, current);
     let finished = matches!(status_now.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
-    let (gang_actions, gang_wait) = gang::pod_group_pass(job, &layout_plan, options, gates.pod_group, finished);
+    let (gang_actions, gang_wait) =
+        gang::pod_group_pass(job, &layout_plan, options, gates.pod_group, &jobs_pods, finished);
     actions.extend(gang_actions);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
     planner.wait_for_gang(gang_wait);

@@ -5,14 +5,15 @@
 // no status subresource: the scheduler writes the object), and its allocate action binds the pods.
 // The job's master is a member of its PodGroup (docs/gang.md): the PodGroup is made with it, for
 // the master alone (minMember 1) with the gang's minResources; the master is bound only once the
-// group is Inqueue; once the job runs the PodGroup is updated to the task floor, the task pods are
-// made, and it is deleted once the job has finished. Twice: without --gang-scheduler-name, for a
+// group is Inqueue; once the job runs the task pods are made, the PodGroup is updated to the task
+// floor once the test has bound them, and it is deleted once the job has finished. Twice: without --gang-scheduler-name, for a
 // job whose replicas say `BatchScheduler: volcano` (the controller watches Volcano's PodGroups
 // because the API server serves them), and with `--gang-scheduler-name volcano` for a plain job.
 // The figure printed (t.diagnostic): volcano.firstPlan, first plan written -> every task pod
 // created (s).
 import assert from "node:assert/strict";
 import { before, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { applyManifests, collection, expectStatus, request } from "../kube.js";
 import * as kubelet from "../kubelet.js";
 import { Controller, MASTER_IMAGE, admin, createJob, eventually, getJob, masterName, namespace, podsOf, useCluster } from "../scenario.js";
@@ -31,8 +32,8 @@ before(async () => {
 });
 
 /** Volcano's scheduler binds the pod (its allocate action): to the first KWOK node. */
-async function bind(ns, name) {
-  const body = { apiVersion: "v1", kind: "Binding", metadata: { name, namespace: ns }, target: { apiVersion: "v1", kind: "Node", name: "kwok-node-0" } };
+async function bind(ns, name, node = "kwok-node-0") {
+  const body = { apiVersion: "v1", kind: "Binding", metadata: { name, namespace: ns }, target: { apiVersion: "v1", kind: "Node", name: node } };
   expectStatus(await request(admin, "POST", `/api/v1/namespaces/${ns}/pods/${name}/binding`, { body }), [201], `bind ${name}`);
 }
 
@@ -83,9 +84,16 @@ for (const { title, flag, batchScheduler } of [
       return pods.length === TASKS && pods;
     }, 30);
     t.diagnostic(`volcano.firstPlan (${flag ? "--gang-scheduler-name volcano" : "BatchScheduler: volcano"}): first plan written -> every task pod created: ${((Date.now() - written) / 1000).toFixed(2)} s`);
-    const floor = await eventually("the PodGroup at the task floor", async () => {
+    // Until Volcano has bound the floor's task pods, minMember stays at the master alone: a group
+    // raised above what is bound goes Pending (session.go's jobStatus) and loses its room.
+    await sleep(1_000);
+    assert.equal((await podGroupOf(VOLCANO, ns, "mnist")).spec.minMember, 1, "the master alone while the task pods are unbound");
+    for (const [i, pod] of tasks.entries()) {
+      await bind(ns, pod.metadata.name, `kwok-node-${i % 2}`);
+    }
+    const floor = await eventually("the PodGroup at the task floor once the floor is bound", async () => {
       const g = await podGroupOf(VOLCANO, ns, "mnist");
-      return g?.spec.minMember === TASKS && g;
+      return g?.spec.minMember === TASKS + 1 && g;
     });
     assert.deepEqual(floor.spec.minTaskMember, { ps: 1, chief: 1, worker: 1 }, "minTaskMember: the floor of each type");
     await eventually("GangPending False once admitted", async () => (await getJob(ns, "mnist")).status?.status?.conditions?.find((c) => c.type === "GangPending")?.status === "False");

@@ -54,6 +54,8 @@ function volcanoJob(ns, name, { cpu = "4", workers = 2, limits, schedulingPolicy
   const task = { name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu, memory: "1Gi" } } };
   const job = psJob(ns, name, { ps: 1, workers, task });
   if (limits) {
+    // The workers' own template (psJob gives every replica the same one).
+    job.spec.replicaSpecs.worker.template = structuredClone(job.spec.replicaSpecs.worker.template);
     job.spec.replicaSpecs.worker.template.spec.containers[0].resources.limits = limits;
   }
   for (const spec of Object.values(job.spec.replicaSpecs)) {
@@ -71,6 +73,9 @@ const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
 
 /** The PodGroups of the namespace, by name: the jobs' and any Volcano's podgroup controller made. */
 const podGroupsIn = async (ns) => (expectStatus(await request(admin, "GET", collection(VOLCANO, "PodGroup", ns)), [200], "PodGroups").items ?? []).map((g) => g.metadata.name).sort();
+
+/** The CPU Volcano counts allocated in the `default` queue (its status), or undefined when none. */
+const allocatedCpu = async () => expectStatus(await request(admin, "GET", `/apis/${VOLCANO}/queues/default`), [200], "Queue default").status?.allocated?.cpu;
 
 /** The job's pods bound to a node, the master's too. */
 const boundPods = async (ns, name) => (await podsOf(ns, name)).filter((p) => p.spec.nodeName).map((p) => p.metadata.name);
@@ -105,7 +110,19 @@ async function runningJob(label, name, options, tasks = TASKS) {
   const job = await createJob(volcanoJob(ns, name, options));
   await firstPlanOnceTheMasterRuns(ns, job);
   await allRun(ns, name, created, 60, tasks);
+  await atFloor(ns, name, tasks);
   return { ns, controller, job };
+}
+
+/**
+ * Waits until the job's PodGroup is at its floor, raised from the master alone once Volcano bound
+ * the floor's task pods: minMember the `floor` task pods and the master, minTaskMember by type.
+ */
+async function atFloor(ns, name, floor) {
+  return eventually(`${name}'s PodGroup at its floor (minMember ${floor} + the master) once its task pods are bound`, async () => {
+    const group = await podGroupOf(VOLCANO, ns, name);
+    return group?.spec.minMember === floor + 1 && !("dlrover-master" in (group.spec.minTaskMember ?? {})) && group;
+  });
 }
 
 /** The end of a scenario: nothing refused, the job deleted, the controller stopped. */
@@ -142,7 +159,7 @@ it("(a) two jobs of a 1-CPU master and three 4-CPU task pods created at once on 
   const firstRuns = await allRun(ns, one, created, 30);
   t.diagnostic(`volcano.a.first: jobs created -> ${one}'s master and ${TASKS} task pods Running: ${firstRuns.toFixed(1)} s`);
   assert.ok(firstRuns <= 30, `${one} runs whole within 30 s`);
-  assert.equal((await podGroupOf(VOLCANO, ns, one)).spec.minMember, TASKS, "the task floor once it runs");
+  await atFloor(ns, one, TASKS);
   for (const until = Date.now() + HELD_MS; Date.now() < until; await sleep(250)) {
     assert.deepEqual(await boundPods(ns, other), [], `no pod of ${other} bound, its master neither, while ${one} runs`);
     assert.equal(await phaseOf(ns, other), "Pending", `${other}'s PodGroup Pending`);
@@ -196,7 +213,7 @@ it("(b) a running job scaled from 2 to 4 workers by a plan and back to 2: the po
   t.diagnostic(`volcano.b.down: plan of 2 workers written -> back to 2 workers: ${seconds(down)} s`);
   watching = false;
   assert.deepEqual(await watched, [], "the pods that ran never stopped, and the PodGroup was never Pending");
-  assert.ok((await podGroupOf(VOLCANO, ns, "elastic")).spec.minMember <= floor + 1, "the floor stays at the spec's workers, whatever the plan adds");
+  assert.equal((await podGroupOf(VOLCANO, ns, "elastic")).spec.minMember, floor, "the floor stays at the first plan's workers, whatever the plan adds");
   await finish(controller, ns, "elastic");
 });
 
@@ -224,6 +241,9 @@ it("(c) a failed worker relaunched by the master's plan binds under the gang (fi
 
 it("(d) suspended: no PodGroup of the job and none of its pods, so nothing of it in the queue; resumed: its PodGroup again and it runs (figures volcano.d.*)", async (t) => {
   const { ns, controller, job } = await runningJob("volcano-d", "pausing", { cpu: "1" });
+  // Volcano's count of the queue's allocated room (its session's close: the Running pods of its
+  // groups), while the job runs: its master's 1 CPU and its 3 task pods' 1 CPU each.
+  const running = await eventually("the default queue's allocated CPU: the job's 4", async () => (await allocatedCpu()) === "4" && "4", 30);
   const suspended = Date.now();
   await patchJobSpec(ns, "pausing", { suspend: true });
   await eventually("no PodGroup and no pod while suspended", async () => (await podGroupsIn(ns)).length === 0 && (await podsOf(ns, "pausing")).every((p) => p.metadata.deletionTimestamp || !["Pending", "Running"].includes(p.status?.phase)), 60);
@@ -232,6 +252,9 @@ it("(d) suspended: no PodGroup of the job and none of its pods, so nothing of it
     assert.deepEqual(await podGroupsIn(ns), [], "nothing of the suspended job reserves room in the queue");
   }
   assert.notEqual((await gangPending(ns, "pausing"))?.status, "True", "GangPending not true on a suspended job");
+  // Nothing else runs on the cluster in this test: the queue's allocated room goes back to none.
+  await eventually("the default queue's allocated CPU back to 0 while suspended", async () => ["0", undefined].includes(await allocatedCpu()), 30);
+  t.diagnostic(`volcano.d.queue: the default queue's allocated CPU: ${running} while the job runs, ${(await allocatedCpu()) ?? "0"} while it is suspended`);
   const resumed = Date.now();
   await patchJobSpec(ns, "pausing", { suspend: false });
   await firstPlanOnceTheMasterRuns(ns, job);
@@ -246,7 +269,8 @@ it("(e) a template asking for a GPU in limits alone: the PodGroup's minResources
   await createJob(volcanoJob(ns, "gpu", { cpu: "1", limits: { "nvidia.com/gpu": "1" } }));
   const group = await eventually("the GPU job's PodGroup", () => podGroupOf(VOLCANO, ns, "gpu"));
   t.diagnostic(`volcano.e.minResources: ${JSON.stringify(group.spec.minResources)}`);
-  // The floor's 2 workers (the spec's), each a GPU by its limit.
+  // The floor's chief and worker (DLRover's master runs the first of the spec's 2 workers as the
+  // chief, from the workers' template), each a GPU by its limit; the PS none.
   assert.equal(group.spec.minResources?.["nvidia.com/gpu"], "2", "the GPUs counted");
   // No node has a GPU: Volcano admits nothing of it, and binds neither its master nor any pod.
   for (const until = Date.now() + HELD_MS; Date.now() < until; await sleep(500)) {
