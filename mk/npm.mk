@@ -42,8 +42,10 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # its minResources arithmetic, controllerPass's podGroup); the budget is that plus 1%. DLRover's
 # master's reading of a job (issue 45: its first plan, the optimizer's sizes, convert's defaults and
 # refusals) and the masters' account (issue 46: who may run as it, refusedJob) took it to 603,134 B
-# (36 KB); the budget is that plus 1%. Issue 48 asks for 450,000 and means to cut it.
-NPM_WASM_BUDGET := 609200
+# (36 KB); the gangs that hold under real Volcano (issue 47: the floor's stages, minResources as
+# Kubernetes counts them, the PodGroup updated whole) to 609,445 B; the budget is that plus 1%.
+# Issue 48 asks for 450,000 and means to cut it.
+NPM_WASM_BUDGET := 615500
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
