@@ -44,7 +44,7 @@ compares these rules with the calls the controller's adapter sends). */}}
 # controls is there: read first), deleted with a rank a scale-down removes.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, create, update, delete]
+  verbs: [get, list, watch, create, patch, delete]
 {{- end -}}
 
 {{/* Leader election (--leader-elect): its own Lease, read, renewed and released by name; created the first
