@@ -585,6 +585,9 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
                 security_context: Some(SecurityContext {
                     allow_privilege_escalation: Some(false),
                     capabilities: Some(Capabilities { drop: Some(vec!["ALL".to_owned()]), add: None }),
+                    // DLRover 0.6.1's master writes no file (its code opens files only to read;
+                    // make test-image runs it on a read-only root with no tmpfs beside it).
+                    read_only_root_filesystem: Some(true),
                     ..SecurityContext::default()
                 }),
                 ..Container::default()
