@@ -126,11 +126,19 @@ crds-check:
 DLROVER_VENV := $(TOOLS)/dlrover-venv
 DLROVER_PYTHON := $(DLROVER_VENV)/bin/python
 DLROVER_REQUIREMENTS := tests/e2e/dlrover-requirements.txt
+# The same packages as the master image, each pinned with its wheel's sha256.
+DLROVER_LOCK := tests/e2e/dlrover-requirements.lock
 
-$(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS)
+# $(call lock_holds_pins,PINS,LOCK): fails unless every `name==version` of PINS (extras left out)
+# is a line of LOCK: a pin changed without `python3 tests/e2e/lock_requirements.py`.
+lock_holds_pins = sed -n 's/^\([A-Za-z0-9_.-]*\)\(\[[^]]*\]\)\{0,1\}==\([^ ]*\)$$/\1==\3/p' $(1) | \
+  while read -r pin; do grep -q "^$$pin --hash=" $(2) || { echo "$(2) has no $$pin of $(1): run python3 tests/e2e/lock_requirements.py"; exit 1; }; done
+
+$(DLROVER_VENV)/.installed: $(DLROVER_REQUIREMENTS) $(DLROVER_LOCK)
 	@python3 -c 'import sys; sys.exit(sys.version_info >= (3, 13))' || { echo "dlrover 0.6.1 needs Python <= 3.12 (it imports telnetlib); python3 is $$(python3 --version)"; exit 1; }
+	@$(call lock_holds_pins,$(DLROVER_REQUIREMENTS),$(DLROVER_LOCK))
 	@test -x $(DLROVER_PYTHON) || python3 -m venv $(DLROVER_VENV)
-	$(DLROVER_PYTHON) -m pip install --quiet --disable-pip-version-check -r $<
+	$(DLROVER_PYTHON) -m pip install --quiet --disable-pip-version-check --only-binary=:all: --require-hashes -r $(DLROVER_LOCK)
 	@touch $@
 
 # Part of `make bench`, never of `make test`: benches/node/controller.js prints the controller's figures.

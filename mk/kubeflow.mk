@@ -1,6 +1,7 @@
 # Kubeflow's training-operator beside this project (tests/kubeflow/): each TFJob of examples/tfjob/
 # under Kubeflow's operator as written, and as the ElasticJob `elasticjob convert` makes of it under
-# `elasticjob controller`, on one test cluster; TensorFlow's resolver reads every task's TF_CONFIG
+# `elasticjob controller` with the first plan DLRover 0.6.1's real master writes for it, on one test
+# cluster; TensorFlow's resolver reads every task's TF_CONFIG
 # from both sides. The operator is built once (benches/kubeflow/operator.sh) under .tools/kubeflow/.
 #
 #   make test-kubeflow   build what is missing, run tests/kubeflow/*.test.js
@@ -17,6 +18,6 @@ WITH_KUBEFLOW = set -e; kf=$$(KUBEFLOW_WORK=$(KUBEFLOW_WORK) sh benches/kubeflow
 
 .PHONY: test-kubeflow
 
-test-kubeflow: $(CLUSTER_BIN) npm $(VENV)/.installed ## Kubeflow's operator runs each TFJob of examples/tfjob/, this controller the ElasticJob `elasticjob convert` makes of it; TensorFlow's resolver reads both TF_CONFIGs task by task
-	@$(WITH_KUBEFLOW) PYTHON=$(PYTHON) $(CLUSTER_BIN) run --dir $(KUBEFLOW_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 2 -- \
+test-kubeflow: $(CLUSTER_BIN) npm $(VENV)/.installed $(DLROVER_VENV)/.installed ## Kubeflow's operator runs each TFJob of examples/tfjob/, this controller the ElasticJob `elasticjob convert` makes of it with DLRover's real master's first plan (as many pods of each type); TensorFlow's resolver reads both TF_CONFIGs task by task
+	@$(WITH_KUBEFLOW) PYTHON=$(PYTHON) DLROVER_PYTHON=$(DLROVER_PYTHON) $(CLUSTER_BIN) run --dir $(KUBEFLOW_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --nodes 2 -- \
 	  $(NPM_NODE_TEST) tests/kubeflow/*.test.js

@@ -16,6 +16,8 @@
 # The DLRover version is the one tests/e2e/dlrover-requirements.txt pins (what the e2e tests run as
 # a process); the image installs that file as it is, so the two cannot part.
 MASTER_IMAGE_REQUIREMENTS := tests/e2e/dlrover-requirements.txt
+# Every package it installs, pinned with its wheel's sha256 (tests/e2e/lock_requirements.py writes it).
+MASTER_IMAGE_LOCK := tests/e2e/dlrover-requirements.lock
 MASTER_IMAGE_DLROVER_VERSION := $(shell sed -n 's/^dlrover\[k8s\]==\([0-9.]*\)$$/\1/p' $(MASTER_IMAGE_REQUIREMENTS))
 MASTER_IMAGE_NAME := elasticjob-dlrover-master
 MASTER_IMAGE := $(MASTER_IMAGE_NAME):$(MASTER_IMAGE_DLROVER_VERSION)
@@ -48,12 +50,13 @@ master-image-context: $(MASTER_IMAGE_CONTEXT_STAMP) ## the build context of depl
 # context (so pip weighs no package of the machine's), install the requirements with their
 # dependencies, as wheels, into the context (pip install --target): the build copies it and
 # fetches nothing.
-$(MASTER_IMAGE_CONTEXT_STAMP): $(MASTER_IMAGE_REQUIREMENTS)
+$(MASTER_IMAGE_CONTEXT_STAMP): $(MASTER_IMAGE_REQUIREMENTS) $(MASTER_IMAGE_LOCK)
 	@python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { echo "the master image's context is installed by python3 3.11 (the image's Python, Debian 12's); python3 is $$(python3 --version)"; exit 1; }
+	@$(call lock_holds_pins,$(MASTER_IMAGE_REQUIREMENTS),$(MASTER_IMAGE_LOCK))
 	@rm -rf $(MASTER_IMAGE_CONTEXT) $(IMAGE_DIR)/master-pip $@
 	python3 -m venv $(IMAGE_DIR)/master-pip
 	$(IMAGE_DIR)/master-pip/bin/python -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
-	  --root-user-action=ignore --only-binary=:all: --target $(MASTER_IMAGE_CONTEXT) -r $<
+	  --root-user-action=ignore --only-binary=:all: --require-hashes --target $(MASTER_IMAGE_CONTEXT) -r $(MASTER_IMAGE_LOCK)
 	@rm -rf $(IMAGE_DIR)/master-pip
 	@touch $@
 

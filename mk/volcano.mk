@@ -6,9 +6,11 @@
 #                       cluster of two nodes of 8 CPUs (`cluster run --volcano`): of two gangs of
 #                       which one fits, the first's PodGroup is enqueued and its pods run, the
 #                       second's stays Pending until the first is deleted; a master pod naming no
-#                       group gets a PodGroup of its own; then `elasticjob controller` with two jobs
-#                       saying BatchScheduler: volcano (tests/e2e/volcano/): one runs, the other has
-#                       no task pod until the first is deleted (figures printed)
+#                       group gets a PodGroup of its own; then `elasticjob controller` through the
+#                       scenarios of issue 47 (tests/e2e/volcano/): two jobs of a 1-CPU master at
+#                       once, one runs whole and the other has no pod bound until the first is
+#                       deleted; a scale-up and back, a relaunch, suspend and resume, a GPU
+#                       template, a removed priorityClass, a failed job kept (figures printed)
 
 TEST_TARGETS += test-volcano
 

@@ -2,9 +2,9 @@
 //! read into Kubernetes' types with every other field left at its default.
 //!
 //! Of an observed pod the core reads its metadata (name, namespace, uid, labels, owner
-//! references, deletion timestamp), its phase, reason (a failed master's is the job's), IP and the
-//! type and status of its conditions (`DisruptionTarget`), and of its containers the names,
-//! resources and env (`TF_CONFIG`); of a service its metadata and its ports and selector. Reading
+//! references, deletion timestamp), the node it is bound to (a Volcano gang's floor), its phase,
+//! reason (a failed master's is the job's), IP and the type and status of its conditions
+//! (`DisruptionTarget`), and of its containers the names, resources and env (`TF_CONFIG`); of a service its metadata and its ports and selector. Reading
 //! them through k8s-openapi's full `Pod` and `Service` compiled a reader of every field Kubernetes
 //! has (volumes, probes, conditions, container statuses) into the WebAssembly; these narrow types
 //! read the same fields at the same paths, the same way: apiVersion and kind checked when given,
@@ -32,8 +32,10 @@ pub(crate) struct ObservedPod {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct ObservedPodSpec {
     containers: Option<Vec<ObservedContainer>>,
+    node_name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +94,7 @@ impl From<ObservedPod> for Pod {
                         ..Container::default()
                     })
                     .collect(),
+                node_name: s.node_name,
                 ..PodSpec::default()
             }),
             status: pod.status.map(|s| PodStatus {

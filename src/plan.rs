@@ -124,9 +124,11 @@ pub enum Action {
         /// Why, for programs.
         cause: Cause,
     },
-    /// Create this PodGroup (a gang scheduler's: its `apiVersion` says which), or, when one of that
-    /// name exists, replace its spec with this one (a JSON merge patch of `spec`). Planned before
-    /// any pod of the job, and again when the job's plan changes what its gang needs.
+    /// Create this PodGroup (a gang scheduler's: its `apiVersion` says which) when it carries no
+    /// `resourceVersion`; with one (the PodGroup as the core read it, its spec the new one), update
+    /// it whole at that resourceVersion (a PUT: a field the spec no longer has goes; a conflict
+    /// means it changed since, and the job is planned again). Planned before any pod of the job,
+    /// and again when the job changes what its gang needs.
     CreateOrUpdatePodGroup {
         /// The whole PodGroup.
         pod_group: Box<PodGroup>,

@@ -1,10 +1,10 @@
 //! The gang schedulers' `PodGroup`, as the core writes and reads it: Volcano's
 //! (`scheduling.volcano.sh/v1beta1`) and scheduler-plugins' coscheduling
 //! (`scheduling.x-k8s.io/v1alpha1`). The two kinds share a name and the fields the core uses:
-//! `minMember` and `minResources` in both, `queue` and `priorityClassName` in Volcano's,
-//! `scheduleTimeoutSeconds` in scheduler-plugins'. Of the status the core reads the phase alone.
-//! A PodGroup read from the cluster may have more fields, which the core never writes back: it
-//! writes a PodGroup's spec whole.
+//! `minMember` and `minResources` in both, `queue`, `priorityClassName` and `minTaskMember` in
+//! Volcano's, `scheduleTimeoutSeconds` in scheduler-plugins'. Of the status the core reads the
+//! phase alone. The core writes a PodGroup's spec whole, as the schedulers' own controllers do (an
+//! update at the resourceVersion read): a field it no longer sets goes.
 //!
 //! Types only: this module imports nothing from the rest of the crate.
 
@@ -110,6 +110,10 @@ pub struct PodGroupSpec {
     /// What the `minMember` pods request together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_resources: Option<BTreeMap<String, Quantity>>,
+    /// Volcano's fewest pods of each task (its `volcano.sh/task-spec`: the replica type) placed at
+    /// once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_task_member: Option<BTreeMap<String, i32>>,
     /// scheduler-plugins': how long the group's pods wait for the rest at the Permit stage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_timeout_seconds: Option<i32>,

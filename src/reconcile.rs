@@ -273,12 +273,13 @@ pub fn controller_pass(
 /// A job with a gang scheduler (`options.gangSchedulerName`, else Volcano for a job whose replicas
 /// say `BatchScheduler: volcano`; [`crate::gang`] says who is in the gang and why) gets its
 /// PodGroup ([`crate::gang::pod_group`]) made in the plan's first phase, before any pod, and
-/// replaced when the job's plan changes what the gang needs (`gates.pod_group` is the PodGroup as
-/// observed); every pod of the job goes to that scheduler, each task pod naming the group. With
-/// Volcano, no task pod is made while the PodGroup is missing or `Pending` (Volcano has not
-/// admitted the gang; the master runs, and the plan waits `Scaling`), and the job's `GangPending`
-/// condition says why; it turns false once the pods come. A job that has finished or is suspended
-/// deletes its PodGroup, as training-operator does. A job at odds with the gang scheduler is
+/// updated whole at the resourceVersion read when the job changes what the gang needs
+/// (`gates.pod_group` is the PodGroup as observed); every pod of the job, its master too, goes to
+/// that scheduler naming the group. With Volcano, no task pod is made while the PodGroup is
+/// missing, and the job's `GangPending` condition says why its master waits while the group is
+/// `Pending` before the job runs; it turns false once the pods come, or the job ends. A job that
+/// has finished or is suspended deletes its PodGroup, as training-operator does; one of the job's
+/// name it does not control is left alone and gets none of its pods. A job at odds with the gang scheduler is
 /// refused ([`crate::gang::check`]).
 ///
 /// A queued job runs only while its Workload is admitted (`Admitted` true, an admission, not

@@ -36,7 +36,8 @@ pub fn render_summary(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options:
 fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options, tf_configs: bool) -> Result<List> {
     validate::check_job_and_plan(job, scale_plan)?;
     let plan = job::plan_or_initial(job, scale_plan);
-    let pod_group = gang::pod_group(job, &plan, options).map(|g| Object::PodGroup(Box::new(g)));
+    // The group of the job as it runs: its master and every task pod rendered.
+    let pod_group = gang::pod_group(job, &plan, options, true).map(|g| Object::PodGroup(Box::new(g)));
     let mut planner = Planner::new(job, options, &[], &plan)?;
     if !tf_configs {
         planner.without_tf_config_values();

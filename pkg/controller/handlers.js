@@ -24,6 +24,19 @@ export class StatusConflict extends Error {
   }
 }
 
+/**
+ * An update of an object at the resourceVersion the core read found it changed since (409): the
+ * pass ends and the job is tried again with backoff, planned from what the caches then show, as
+ * the schedulers' own controllers requeue on a conflict. No Warning event: nothing is wrong.
+ */
+export class WriteConflict extends Error {
+  constructor(kind, obj, cause) {
+    super(cause.message, { cause });
+    this.name = "WriteConflict";
+    Object.assign(this, { kind, namespace: obj.metadata.namespace, name: obj.metadata.name, status: cause.status, reason: cause.reason });
+  }
+}
+
 const namespaceOf = (action, pass) => action.namespace ?? pass.job?.metadata?.namespace;
 
 /** Where an object of a plan lives: its namespace and name. */
@@ -249,40 +262,55 @@ Object.assign(HANDLERS, {
 
 // Gang scheduling (`--gang-scheduler-name`, or a job whose replicas say `BatchScheduler: volcano`):
 // the job's PodGroup, of the group the core names (Volcano's or scheduler-plugins'), made before
-// any of its pods, its spec brought to the core's as the plan changes, removed once the job has
+// any of its pods, updated whole as the job changes what its gang needs, removed once the job has
 // finished. As for services, the controller writes over or deletes a PodGroup only when the job
 // controls it (its owner reference with the job's uid): one of that name made by another is left
 // as it is.
 Object.assign(HANDLERS, {
   createOrUpdatePodGroup: {
     refused: "FailedCreate",
-    describe: (a) => ({ name: a.podGroup.metadata.name, apiVersion: a.podGroup.apiVersion, reason: a.reason, cause: a.cause }),
+    describe: (a) => ({ name: a.podGroup.metadata.name, apiVersion: a.podGroup.apiVersion, resourceVersion: a.podGroup.metadata.resourceVersion, reason: a.reason, cause: a.cause }),
     expect(pass, a) {
       if (!watched(pass, a.podGroup.apiVersion)) {
         return undefined;
       }
       const observed = cachedPodGroup(pass, a.podGroup.apiVersion, ...at(a.podGroup));
-      return observed
+      return observed && a.podGroup.metadata.resourceVersion !== undefined
         ? pass.expectations.newer(pass.key, "PodGroup", ...at(observed), [observed.metadata.resourceVersion])
         : pass.expectations.presence(pass.key, "PodGroup", ...at(a.podGroup), true);
     },
     async perform(pass, a, expected) {
       const kind = podGroupKindOf(a.podGroup.apiVersion);
-      const { outcome, object } = await createOrExists(pass.adapter, kind, a.podGroup);
-      if (outcome === "done") {
-        expected.uid = object?.metadata?.uid;
-        return outcome;
+      // The core names the resourceVersion it read when it updates one: without one, it creates.
+      let resourceVersion = a.podGroup.metadata.resourceVersion;
+      let there;
+      if (resourceVersion === undefined) {
+        const { outcome, object } = await createOrExists(pass.adapter, kind, a.podGroup);
+        if (outcome === "done") {
+          expected.uid = object?.metadata?.uid;
+          return outcome;
+        }
+        // Made since the caches were read (or not watched): the one there, at its resourceVersion.
+        there = await getOrGone(pass.adapter, kind, ...at(a.podGroup));
+        resourceVersion = there?.metadata?.resourceVersion;
+      } else {
+        there = cachedPodGroup(pass, a.podGroup.apiVersion, ...at(a.podGroup)) ?? (await getOrGone(pass.adapter, kind, ...at(a.podGroup)));
       }
-      const there = cachedPodGroup(pass, a.podGroup.apiVersion, ...at(a.podGroup)) ?? (await getOrGone(pass.adapter, kind, ...at(a.podGroup)));
       if (!there) {
-        // Deleted since the create found it: the next pass makes it again.
+        // Deleted since it was read: the next pass makes it again.
         return "gone";
       }
       if (!text.jobControls(jsonOf(pass.job), JSON.stringify(there))) {
         throw new Error(`PodGroup ${a.podGroup.metadata.name} exists and this job does not control it: it is left as it is`);
       }
-      // Its spec alone (a JSON merge patch): the status is the gang scheduler's.
-      return doneOrGone(pass.adapter.patch(kind, ...at(a.podGroup), { spec: a.podGroup.spec }));
+      // One update (PUT) of the whole object with the core's whole spec, at the resourceVersion read,
+      // as training-operator's SyncPodGroup and Volcano's job controller write theirs: a field the
+      // core no longer sets goes (a merge patch cannot remove one). The status is the scheduler's.
+      try {
+        return await doneOrGone(pass.adapter.replace(kind, { ...there, metadata: { ...there.metadata, resourceVersion }, spec: a.podGroup.spec }));
+      } catch (e) {
+        throw isConflict(e) ? new WriteConflict(kind, a.podGroup, e) : e;
+      }
     },
   },
 

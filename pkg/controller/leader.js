@@ -10,7 +10,7 @@
 //   takes over at its next try instead of after the lease time.
 // Every write carries the resourceVersion read, so two candidates never both win.
 import { setTimeout as sleep } from "node:timers/promises";
-import { isNotFound } from "./adapter.js";
+import { isConflict, isNotFound } from "./adapter.js";
 import { leaseTimingsProblem } from "./defaults.js";
 
 /** A Lease's MicroTime: RFC 3339 with microseconds. */
@@ -140,20 +140,38 @@ export class LeaderElector {
     }
   }
 
-  /** Stops trying and renewing; releases the lease when leading. */
+  /**
+   * Stops trying and renewing; releases the lease when leading. A renewal cut by the stop may have
+   * been written all the same, so the lease this leader last saw is refused (409): it is read
+   * again, and released if it is still this instance's.
+   */
   async stop() {
     this.abort.abort();
     if (!this.leading) {
       return;
     }
     this.leading = false;
-    const now = microTime(new Date(this.now()));
-    const spec = { ...this.lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, acquireTime: now, renewTime: now };
-    try {
-      await this.adapter.replace("Lease", { ...this.lease, spec });
-      this.log.info("released the leader lease");
-    } catch (e) {
-      this.log.warn("could not release the leader lease; another instance takes over once it expires", { error: e });
+    let lease = this.lease;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        lease ??= await this.adapter.get("Lease", this.namespace, this.name);
+        if ((lease.spec?.holderIdentity ?? "") !== this.identity) {
+          this.log.info("the leader lease is another instance's already: nothing to release", { holder: lease.spec?.holderIdentity });
+          return;
+        }
+        const now = microTime(new Date(this.now()));
+        const spec = { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, acquireTime: now, renewTime: now };
+        await this.adapter.replace("Lease", { ...lease, spec });
+        this.log.info("released the leader lease");
+        return;
+      } catch (e) {
+        if (attempt < 3 && isConflict(e)) {
+          lease = undefined;
+          continue;
+        }
+        this.log.warn("could not release the leader lease; another instance takes over once it expires", { error: e });
+        return;
+      }
     }
   }
 

@@ -12,7 +12,7 @@ import { ElasticJobError, jobKey, text } from "../node.js";
 import { EventRecorder, rfc3339 } from "./events.js";
 import { carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
-import { HANDLERS, StatusConflict, UNKNOWN, getOrGone } from "./handlers.js";
+import { HANDLERS, StatusConflict, UNKNOWN, WriteConflict, getOrGone } from "./handlers.js";
 import { jsonOf } from "./texts.js";
 
 const MAX_CONFLICT_RETRIES = 3;
@@ -122,6 +122,10 @@ export class Reconciler {
         // The rest of a large plan, in the next pass, once the caches show this one's writes.
         this.log.info("the pass reached its cap of pod creations; the rest comes in the next pass", { job: key, left: plan.left });
         return { result: "success", requeueAfterMs: 0 };
+      }
+      if (failure instanceof WriteConflict) {
+        this.log.info("write conflict: the job is tried again with backoff, from what the caches then show", { job: key, kind: failure.kind, name: failure.name });
+        throw failure;
       }
       if (!(failure instanceof StatusConflict) || attempt > MAX_CONFLICT_RETRIES) {
         this.log.warn("an action was refused: the rest of the plan waits for the retry", { job: key, skipped, error: failure });
@@ -251,7 +255,7 @@ export class Reconciler {
         try {
           outcome = await handler.perform(pass, action, expected ?? {});
         } catch (e) {
-          const conflict = e instanceof StatusConflict;
+          const conflict = e instanceof StatusConflict || e instanceof WriteConflict;
           this.metrics.actions.inc({ action: action.action, outcome: conflict ? "conflict" : "error" });
           this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...handler.describe(action), error: e });
           if (!conflict && !e.aborted && !this.isStopping()) {

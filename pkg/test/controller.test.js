@@ -15,7 +15,7 @@ import { render } from "elasticjob";
 import { main } from "elasticjob/cli";
 import { DEFAULTS, WorkQueue } from "elasticjob/controller";
 import { ApiError, KubeAdapter } from "../controller/adapter.js";
-import { HANDLERS } from "../controller/handlers.js";
+import { HANDLERS, WriteConflict } from "../controller/handlers.js";
 import { Controller } from "../controller/index.js";
 import { Informer } from "../controller/informer.js";
 import { Logger } from "../controller/log.js";
@@ -351,13 +351,19 @@ test("a service of the job's name that another object controls is not overwritte
   assert.ok(calls.includes("event Warning FailedCreate"), calls.join(", "));
 });
 
-test("a PodGroup of the job's name is written over or deleted only when the job controls it; one of another group in the cache is not it", async () => {
+test("a PodGroup of the job's name is updated whole at the resourceVersion read, or deleted, only when the job controls it; a conflict requeues; one of another group in the cache is not it", async () => {
   const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
   const owner = { apiVersion: job.apiVersion, kind: "ElasticJob", name: "mnist", uid: "u-1", controller: true, blockOwnerDeletion: true };
-  const group = (apiVersion, ownerReferences, uid) => ({ apiVersion, kind: "PodGroup", metadata: { name: "mnist", namespace: "training", uid, ownerReferences }, spec: { minMember: 3 } });
+  const group = (apiVersion, ownerReferences, uid, resourceVersion = "40") => ({
+    apiVersion,
+    kind: "PodGroup",
+    metadata: { name: "mnist", namespace: "training", uid, resourceVersion, ownerReferences },
+    spec: { minMember: 3, priorityClassName: "high" },
+    status: { phase: "Running" },
+  });
   const VOLCANO = "scheduling.volcano.sh/v1beta1";
   const PLUGINS = "scheduling.x-k8s.io/v1alpha1";
-  const run = async (action, there, cached = []) => {
+  const run = async (action, there, cached = [], { conflict = false } = {}) => {
     const calls = [];
     const adapter = {
       create: async (kind, obj) => {
@@ -371,6 +377,13 @@ test("a PodGroup of the job's name is written over or deleted only when the job 
         }
         return there;
       },
+      replace: async (kind, obj) => {
+        calls.push(`replace ${kind} ${obj.metadata.name} at ${obj.metadata.resourceVersion} uid ${obj.metadata.uid} ${JSON.stringify(obj.spec)}`);
+        if (conflict) {
+          throw new ApiError("replace", 409, { reason: "Conflict", message: "the object has been modified" });
+        }
+        return obj;
+      },
       patch: async (kind, namespace, name, body) => calls.push(`patch ${kind} ${name} ${JSON.stringify(body)}`),
       delete: async (kind, namespace, name, options) => calls.push(`delete ${kind} ${name} uid ${options.uid}`),
     };
@@ -381,22 +394,33 @@ test("a PodGroup of the job's name is written over or deleted only when the job 
     try {
       return { outcome: await handler.perform(pass, action, expected), calls };
     } catch (e) {
-      return { error: e.message, calls };
+      return { error: e.message, conflict: e instanceof WriteConflict, calls };
     }
   };
   const wanted = { ...group(VOLCANO, [owner]), spec: { minMember: 4, queue: "research" } };
-  // Of the job: its spec merge-patched.
+  delete wanted.metadata.resourceVersion;
+  delete wanted.status;
+  // The core's update: the PodGroup it read, at that resourceVersion, its whole spec (priorityClassName gone).
+  const update = { ...wanted, metadata: { ...wanted.metadata, uid: "g-1", resourceVersion: "39" } };
+  assert.deepEqual(await run({ action: "createOrUpdatePodGroup", podGroup: update }, group(VOLCANO, [owner], "g-1")), {
+    outcome: "done",
+    calls: ["get VolcanoPodGroup mnist", 'replace VolcanoPodGroup mnist at 39 uid g-1 {"minMember":4,"queue":"research"}'],
+  });
+  // Changed since the core read it: a WriteConflict, which requeues the job without a Warning event.
+  const conflicted = await run({ action: "createOrUpdatePodGroup", podGroup: update }, group(VOLCANO, [owner], "g-1"), [], { conflict: true });
+  assert.equal(conflicted.conflict, true, JSON.stringify(conflicted));
+  // A create that finds one of the job's there (made since the caches were read): updated at the resourceVersion read.
   assert.deepEqual(await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, group(VOLCANO, [owner], "g-1")), {
     outcome: "done",
-    calls: ["create VolcanoPodGroup scheduling.volcano.sh/v1beta1", "get VolcanoPodGroup mnist", 'patch VolcanoPodGroup mnist {"spec":{"minMember":4,"queue":"research"}}'],
+    calls: ["create VolcanoPodGroup scheduling.volcano.sh/v1beta1", "get VolcanoPodGroup mnist", 'replace VolcanoPodGroup mnist at 40 uid g-1 {"minMember":4,"queue":"research"}'],
   });
   // Another's (an earlier job of that name, a user's): left as it is, the action refused.
   const foreign = group(VOLCANO, [{ ...owner, uid: "u-0" }], "g-0");
   const refused = await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, foreign);
   assert.match(refused.error, /PodGroup mnist exists and this job does not control it/);
-  assert.ok(!refused.calls.some((c) => c.startsWith("patch")), refused.calls.join(", "));
+  assert.ok(!refused.calls.some((c) => c.startsWith("replace") || c.startsWith("patch")), refused.calls.join(", "));
   // The cache holds scheduler-plugins' PodGroup of that name: not the Volcano one the action names, which is read.
-  const mixed = await run({ action: "createOrUpdatePodGroup", podGroup: wanted }, group(VOLCANO, [owner], "g-1"), [group(PLUGINS, [{ ...owner, uid: "u-0" }], "g-9")]);
+  const mixed = await run({ action: "createOrUpdatePodGroup", podGroup: update }, group(VOLCANO, [owner], "g-1"), [group(PLUGINS, [{ ...owner, uid: "u-0" }], "g-9")]);
   assert.equal(mixed.outcome, "done", JSON.stringify(mixed));
   // Deleted: the job's own with its uid a precondition; another's, or none, left alone.
   const deletion = { action: "deletePodGroup", namespace: "training", name: "mnist", apiVersion: VOLCANO };

@@ -130,3 +130,27 @@ test("a leader whose renew deadline passed no longer holds the lease, though the
   assert.equal(a.leading, true, "the flag alone would still say leading");
   assert.equal(a.holds(), false, "at the renew deadline since the last renewal was sent");
 });
+
+test("stopped while its last renewal was written unseen (cut by the stop), the leader reads the lease again and releases it; one another holds it is left alone", async () => {
+  const store = leaseStore();
+  const lines = [];
+  const log = new Logger({ write: (l) => lines.push(JSON.parse(l).msg) }, { level: "info" });
+  const a = new LeaderElector({ adapter: store.adapter, namespace: "ns", name: "lease", identity: "a", ...TIMINGS, log });
+  assert.equal(await a.acquire(), true);
+  // The renewal the stop cut reached the store: the lease a saw is one version behind.
+  store.version += 1;
+  store.lease = { ...store.lease, metadata: { ...store.lease.metadata, resourceVersion: String(store.version) } };
+  await a.stop();
+  assert.equal(store.lease.spec.holderIdentity, undefined, "released");
+  assert.ok(lines.includes("released the leader lease"), lines.join("; "));
+
+  const b = new LeaderElector({ adapter: store.adapter, namespace: "ns", name: "lease", identity: "b", ...TIMINGS, log });
+  assert.equal(await b.acquire(), true);
+  // Another instance took the lease meanwhile (b's view is stale): b writes nothing over it.
+  store.version += 1;
+  store.lease = { ...store.lease, spec: { ...store.lease.spec, holderIdentity: "c" }, metadata: { ...store.lease.metadata, resourceVersion: String(store.version) } };
+  const writes = store.writes.length;
+  await b.stop();
+  assert.equal(store.lease.spec.holderIdentity, "c");
+  assert.equal(store.writes.length, writes, "no write over another's lease");
+});

@@ -272,7 +272,7 @@ test("the rendered RBAC grants exactly what the controller's code sends (deploy/
     deleteService: [{ name: service.metadata.name }],
     setJobStatus: [{ status: { phase: "Running" } }],
     setScalePlanStatus: [{ name: plan.metadata.name, status: { phase: "Succeeded" } }],
-    // Each gang scheduler's: made, then made again (read, the job controls it: its spec patched);
+    // Each gang scheduler's: made, then made again (read, the job controls it: updated whole at the resourceVersion read);
     // deleted once the job has finished (read, then deleted with its uid as a precondition).
     createOrUpdatePodGroup: ["SchedulerPluginsPodGroup", "VolcanoPodGroup"].flatMap((kind) => [{ podGroup: podGroup(kind) }, { podGroup: podGroup(kind) }]),
     deletePodGroup: ["SchedulerPluginsPodGroup", "VolcanoPodGroup"].map((kind) => ({ namespace: NS, name: "mnist", apiVersion: KINDS[kind].apiVersion })),

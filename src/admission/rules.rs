@@ -110,6 +110,12 @@ impl Settings {
         if let Some(allowed) = &self.allowed_gang_schedulers {
             gang_schedulers(&mut p, job, allowed);
         }
+        if let Some(allowed) = &self.allowed_queues {
+            volcano_queue(&mut p, job, allowed);
+        }
+        if let Some(allowed) = &self.allowed_priority_classes {
+            priority_classes(&mut p, job, allowed);
+        }
         p
     }
 
@@ -166,30 +172,86 @@ impl Settings {
 /// `allowedGangSchedulers`: a replica's `BatchScheduler: volcano` asks for Volcano; a scheduling
 /// policy asks for a gang of whatever scheduler the controller runs, which an empty list refuses.
 fn gang_schedulers(p: &mut Vec<Problem>, job: &ElasticJob, allowed: &[String]) {
-    let listed = || {
-        let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
-        if names.is_empty() { "none".to_owned() } else { quoted_list(&names, "and") }
-    };
+    let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref());
     for (replica_type, spec) in &job.spec.replica_specs {
-        let asked = spec.batch_scheduler.as_deref().filter(|s| *s == podgroup::VOLCANO);
-        if let Some(asked) = asked.filter(|a| !allowed.iter().any(|n| n == a)) {
+        let path = format!("spec.replicaSpecs.{replica_type}");
+        let batch = spec.batch_scheduler.as_deref().filter(|s| *s == podgroup::VOLCANO);
+        // A template naming a scheduler: `volcano` is Volcano's gang (its pods would be Volcano's,
+        // each in a group of its own, with no BatchScheduler said); with a scheduling policy, any
+        // name but the default scheduler's is the gang's (the controller refuses a member of
+        // another).
+        let named = spec.template.spec.as_ref().and_then(|s| s.scheduler_name.as_deref());
+        let named = named.filter(|n| !n.is_empty() && *n != DEFAULT_SCHEDULER);
+        let named = named.filter(|n| *n == podgroup::VOLCANO || policy.is_some());
+        let asks = [(format!("{path}.BatchScheduler"), batch), (format!("{path}.template.spec.schedulerName"), named)];
+        for (at, asked) in asks {
+            let Some(asked) = asked.filter(|a| !allowed.iter().any(|n| n == a)) else { continue };
             p.push(Problem::new(
-                format!("spec.replicaSpecs.{replica_type}.BatchScheduler"),
+                at,
                 Code::InvalidValue,
                 format!(
                     "`{asked}` is not a gang scheduler this cluster allows (allowed: {}; policy setting allowedGangSchedulers)",
-                    listed()
+                    allowed_list(allowed)
                 ),
             ));
         }
     }
-    let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref());
     if policy.is_some() && allowed.is_empty() {
         p.push(Problem::new(
             "spec.runPolicy.schedulingPolicy",
             Code::InvalidValue,
             "this cluster allows no gang scheduler: leave the scheduling policy out (policy setting allowedGangSchedulers)",
         ));
+    }
+}
+
+/// A setting's list as a message shows it: each name quoted, or `none`.
+fn allowed_list(allowed: &[String]) -> String {
+    let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    if names.is_empty() { "none".to_owned() } else { quoted_list(&names, "and") }
+}
+
+/// The scheduler of a pod that names none.
+const DEFAULT_SCHEDULER: &str = "default-scheduler";
+
+/// `allowedQueues`: the Volcano queue of the job's gang, the one its scheduling policy names, or
+/// `default` for a job whose replicas ask for Volcano and name none.
+fn volcano_queue(p: &mut Vec<Problem>, job: &ElasticJob, allowed: &[String]) {
+    let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref());
+    let named = policy.and_then(|s| s.queue.as_deref()).filter(|q| !q.is_empty());
+    let volcano = job.spec.replica_specs.values().any(|s| s.batch_scheduler.as_deref() == Some(podgroup::VOLCANO));
+    let queue = named.or_else(|| volcano.then_some(crate::gang::DEFAULT_QUEUE));
+    if let Some(queue) = queue.filter(|q| !allowed.iter().any(|a| a == q)) {
+        let path =
+            if named.is_some() { "spec.runPolicy.schedulingPolicy.queue" } else { "spec.runPolicy.schedulingPolicy" };
+        let listed = allowed_list(allowed);
+        p.push(Problem::new(
+            path,
+            Code::InvalidValue,
+            format!("the gang's queue `{queue}` is not one this cluster allows (allowed: {listed}; policy setting allowedQueues)"),
+        ));
+    }
+}
+
+/// `allowedPriorityClasses`: the gang's priority class and each pod template's.
+fn priority_classes(p: &mut Vec<Problem>, job: &ElasticJob, allowed: &[String]) {
+    let policy = job.spec.run_policy.as_ref().and_then(|r| r.scheduling_policy.as_ref());
+    let gang = policy
+        .and_then(|s| s.priority_class.as_deref())
+        .map(|c| ("spec.runPolicy.schedulingPolicy.priorityClass".to_owned(), c));
+    let pods = job.spec.replica_specs.iter().filter_map(|(t, s)| {
+        let class = s.template.spec.as_ref().and_then(|s| s.priority_class_name.as_deref())?;
+        Some((format!("spec.replicaSpecs.{t}.template.spec.priorityClassName"), class))
+    });
+    for (path, class) in gang.into_iter().chain(pods).filter(|(_, c)| !c.is_empty()) {
+        if !allowed.iter().any(|a| a == class) {
+            let listed = allowed_list(allowed);
+            p.push(Problem::new(
+                path,
+                Code::InvalidValue,
+                format!("`{class}` is not a priority class this cluster allows (allowed: {listed}; policy setting allowedPriorityClasses)"),
+            ));
+        }
     }
 }
 
@@ -442,5 +504,64 @@ mod tests {
         ] {
             assert_eq!(qualified_image(image), qualified, "{image}");
         }
+    }
+}
+
+#[cfg(test)]
+mod gang_settings_tests {
+    use crate::admission::Settings;
+    use crate::api::ElasticJob;
+
+    fn job(policy: serde_json::Value, scheduler: Option<&str>, priority: Option<&str>) -> ElasticJob {
+        let mut pod = serde_json::json!({"containers": [{"name": "main", "image": "tf"}]});
+        if let Some(name) = scheduler {
+            pod["schedulerName"] = name.into();
+        }
+        if let Some(class) = priority {
+            pod["priorityClassName"] = class.into();
+        }
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "j"},
+            "spec": {"distributionStrategy": "ParameterServerStrategy", "runPolicy": {"schedulingPolicy": policy},
+                "replicaSpecs": {"worker": {"replicas": 1, "template": {"spec": pod}}}}
+        }))
+        .unwrap_or_default()
+    }
+
+    fn paths(settings: &Settings, job: &ElasticJob) -> Vec<String> {
+        settings.check_job(job).into_iter().map(|p| p.path).collect()
+    }
+
+    #[test]
+    fn queues_priority_classes_and_a_templates_scheduler_are_checked_against_the_settings() {
+        let settings = Settings {
+            allowed_queues: Some(vec!["research".into()]),
+            allowed_priority_classes: Some(vec!["batch".into()]),
+            allowed_gang_schedulers: Some(vec!["scheduler-plugins-scheduler".into()]),
+            ..Settings::default()
+        };
+        let fine = job(serde_json::json!({"queue": "research", "priorityClass": "batch"}), None, Some("batch"));
+        assert_eq!(paths(&settings, &fine), Vec::<String>::new());
+        let wrong =
+            job(serde_json::json!({"queue": "prod", "priorityClass": "urgent"}), Some("volcano"), Some("urgent"));
+        assert_eq!(
+            paths(&settings, &wrong),
+            [
+                "spec.replicaSpecs.worker.template.spec.schedulerName",
+                "spec.runPolicy.schedulingPolicy.queue",
+                "spec.runPolicy.schedulingPolicy.priorityClass",
+                "spec.replicaSpecs.worker.template.spec.priorityClassName",
+            ]
+        );
+        // Without a scheduling policy, a template naming a scheduler other than Volcano asks for no gang.
+        let plain = job(serde_json::Value::Null, Some("my-scheduler"), None);
+        assert_eq!(paths(&settings, &plain), Vec::<String>::new());
+    }
+
+    #[test]
+    fn names_that_are_not_names_are_refused_in_the_settings() {
+        let settings = Settings { allowed_queues: Some(vec!["Not A Queue".into()]), ..Settings::default() };
+        let problems = settings.validate().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(problems.contains("allowedQueues[0]"), "{problems}");
     }
 }

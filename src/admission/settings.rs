@@ -62,6 +62,14 @@ pub struct Settings {
     /// empty list refuses. Absent: every job as the core allows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_gang_schedulers: Option<Vec<String>>,
+    /// The Volcano queues a job's gang may go to (`spec.runPolicy.schedulingPolicy.queue`; a job
+    /// whose replicas say `BatchScheduler: volcano` and name none goes to `default`). Absent: any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_queues: Option<Vec<String>>,
+    /// The priority classes a job may name: its gang's (`schedulingPolicy.priorityClass`) and its
+    /// pods' (a template's `priorityClassName`). Absent: any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_priority_classes: Option<Vec<String>>,
     /// The job masters' ServiceAccount, as the controller's `--master-service-account` names it
     /// (the chart fills it from the same value). A task template may not run as it, nor a master
     /// template of the job's own unless `allowUserMasters`; the chart's name,
@@ -186,6 +194,19 @@ impl Settings {
                     Code::InvalidName,
                     format!("{name:?} is not a scheduler name: `volcano`, or the name scheduler-plugins' scheduler runs under (a DNS-1123 subdomain)"),
                 ));
+            }
+        }
+        for (setting, list) in
+            [("allowedQueues", &self.allowed_queues), ("allowedPriorityClasses", &self.allowed_priority_classes)]
+        {
+            for (i, name) in list.iter().flatten().enumerate() {
+                if !naming::is_dns1123_subdomain(name) {
+                    p.push(Problem::new(
+                        format!("{setting}[{i}]"),
+                        Code::InvalidName,
+                        format!("{name:?} is not a name of one: a DNS-1123 subdomain"),
+                    ));
+                }
             }
         }
         into_result(p)

@@ -32,6 +32,7 @@ impl<'a> Planner<'a> {
         let finished = matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
         if self.job.spec.suspend == Some(true) && !finished {
             self.suspend(&mut status, now);
+            self.note_gang(&mut status, Some("is suspended"), now);
             self.set_job_status(&before, status);
             return Ok(());
         }
@@ -58,9 +59,8 @@ impl<'a> Planner<'a> {
             self.clean_up(&status);
             self.expire(&status, now);
         }
-        if !matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed)) {
-            self.note_gang(&mut status, now);
-        }
+        let ended = matches!(status.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
+        self.note_gang(&mut status, ended.then_some("has finished"), now);
         self.requeue(&status, now);
         self.set_job_status(&before, status);
         Ok(())
@@ -338,7 +338,8 @@ pub(crate) fn controller_pass(
     actions.extend(adoptions);
     let layout_plan = job::plan_or_initial(job, current);
     let finished = matches!(status_now.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
-    let (gang_actions, gang_wait) = gang::pod_group_pass(job, &layout_plan, options, gates.pod_group, finished);
+    let (gang_actions, gang_wait) =
+        gang::pod_group_pass(job, &layout_plan, options, gates.pod_group, &jobs_pods, finished);
     actions.extend(gang_actions);
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
     planner.wait_for_gang(gang_wait);

@@ -355,9 +355,10 @@ impl<'a> Planner<'a> {
             || self.factory.tf_config(replica_type, rank, None).is_ok()
     }
 
-    /// Creates the master pod and service when the job has no master pod.
+    /// Creates the master pod and service when the job has no master pod (and no PodGroup of the
+    /// job's name that another controls would receive it).
     pub(crate) fn ensure_master(&mut self) -> Result<()> {
-        if !self.of_type(ReplicaType::DlroverMaster).is_empty() {
+        if !self.of_type(ReplicaType::DlroverMaster).is_empty() || self.gang_not_controlled() {
             return Ok(());
         }
         let name = naming::master_name(self.job.name());

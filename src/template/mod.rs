@@ -119,7 +119,8 @@ pub fn gang(job: &ElasticJob, options: &Options) -> Option<Gang> {
 
 /// Puts a pod of the job under its gang scheduler: the scheduler's name (when the template names
 /// none; [`crate::validate`] refuses one that names another) and, for a member of the job's
-/// PodGroup (a task pod: `member` is its type), the annotations or label that name the group.
+/// PodGroup (`member` is its type: a task pod, and the master under Volcano), the annotations or
+/// label that name the group.
 fn join_gang(pod: &mut Pod, job: &ElasticJob, gang: Option<&Gang>, member: Option<ReplicaType>) {
     let Some(gang) = gang else { return };
     let spec = pod.spec.get_or_insert_with(Default::default);
@@ -270,9 +271,12 @@ pub fn master_pod(job: &ElasticJob, options: &Options) -> Result<Pod> {
     if let (Some(account), Some(spec)) = (given, pod.spec.as_mut()) {
         spec.service_account_name = Some(account);
     }
-    // On the gang scheduler, but not a member of the job's PodGroup: the master writes the plans
-    // that make the members, so a gang that waited for it and them together would never start.
-    join_gang(&mut pod, job, gang(job, options).as_ref(), None);
+    // On the gang scheduler; under Volcano a member of the job's PodGroup, so that the room Volcano
+    // admits holds it; under scheduler-plugins outside it, placed ahead of the task pods, whose
+    // group then counts what the nodes have left (docs/gang.md).
+    let gang = gang(job, options);
+    let member = matches!(gang, Some(Gang::Volcano)).then_some(ReplicaType::DlroverMaster);
+    join_gang(&mut pod, job, gang.as_ref(), member);
     let namespace = job::namespace(job);
     let container = first_container(&mut pod, ReplicaType::DlroverMaster)?;
     if container.image.as_deref().is_none_or(str::is_empty) {

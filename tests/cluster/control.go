@@ -34,13 +34,19 @@ const (
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
 // given) and waits until they are established, creates the nodes, and with kueue given starts
 // Kueue's manager from that folder unless it runs, with gang given scheduler-plugins' gang
-// scheduler (gang.go), with volcano given Volcano's scheduler and controllers (volcano.go). It
-// reports whether it started the server.
-func (c cluster) up(crds, kueue, gang, volcano string, shape nodeShape) (started bool, err error) {
+// scheduler (gang.go), with volcano given Volcano's scheduler and controllers (volcano.go); with
+// audit, a server it starts logs every request of a ServiceAccount (auditPolicy). It reports
+// whether it started the server.
+func (c cluster) up(crds, kueue, gang, volcano string, shape nodeShape, audit bool) (started bool, err error) {
 	pid, running := c.running()
 	if !running {
 		if err := c.removeData(); err != nil {
 			return false, err
+		}
+		if audit {
+			if err := c.writeAuditPolicy(); err != nil {
+				return false, err
+			}
 		}
 		if pid, err = c.start(); err != nil {
 			return false, err
@@ -155,14 +161,14 @@ func (c cluster) restart() error {
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
-func (c cluster) run(crds, kueue, gang, volcano string, shape nodeShape, argv []string) (int, error) {
+func (c cluster) run(crds, kueue, gang, volcano string, shape nodeShape, audit bool, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("run: no command after --")
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	started, err := c.up(crds, kueue, gang, volcano, shape)
+	started, err := c.up(crds, kueue, gang, volcano, shape, audit)
 	if err != nil {
 		return 0, err
 	}

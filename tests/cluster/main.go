@@ -51,6 +51,7 @@ func main() {
 	kueue := flags.String("kueue", "", "a folder with Kueue's manager and module (kueue/build.sh) to run beside the cluster (up, run)")
 	gang := flags.String("gang", "", "a folder with scheduler-plugins' scheduler and PodGroup CRD (gang/build.sh) to run beside the cluster's scheduler (up, run)")
 	volcano := flags.String("volcano", "", "a folder with Volcano's scheduler, controller manager and CRDs (volcano/build.sh) to run beside the cluster's scheduler (up, run)")
+	audit := flags.Bool("audit", false, "the API server logs every request of a ServiceAccount to D/data/audit.log (audit.k8s.io/v1 events at Metadata level, one JSON object a line), from a start (up, run)")
 	var shape nodeShape
 	flags.IntVar(&shape.count, "nodes", 4, "how many fake nodes kwok runs (up, run)")
 	flags.StringVar(&shape.cpu, "node-cpu", "32", "each node's CPU capacity (up, run)")
@@ -72,7 +73,7 @@ func main() {
 	case "serve":
 		err = c.serve()
 	case "up":
-		_, err = c.up(*crds, *kueue, *gang, *volcano, shape)
+		_, err = c.up(*crds, *kueue, *gang, *volcano, shape, *audit)
 		if err == nil {
 			fmt.Printf("export KUBECONFIG=%s\n", c.kubeconfig())
 		}
@@ -82,7 +83,7 @@ func main() {
 		err = c.restart()
 	case "run":
 		var code int
-		code, err = c.run(*crds, *kueue, *gang, *volcano, shape, flags.Args())
+		code, err = c.run(*crds, *kueue, *gang, *volcano, shape, *audit, flags.Args())
 		if err == nil {
 			os.Exit(code)
 		}
@@ -95,7 +96,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--gang G] [--volcano V] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--gang G] [--volcano V] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q] [--audit]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 
@@ -116,11 +117,13 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 // cluster is the layout of one control plane's files.
 type cluster struct{ root string }
 
-func (c cluster) kubeconfig() string { return filepath.Join(c.root, "kubeconfig") }
-func (c cluster) data() string       { return filepath.Join(c.root, "data") }
-func (c cluster) pki() string        { return filepath.Join(c.data(), "pki") }
-func (c cluster) pidFile() string    { return filepath.Join(c.data(), "serve.pid") }
-func (c cluster) logFile() string    { return filepath.Join(c.data(), "serve.log") }
+func (c cluster) kubeconfig() string  { return filepath.Join(c.root, "kubeconfig") }
+func (c cluster) data() string        { return filepath.Join(c.root, "data") }
+func (c cluster) pki() string         { return filepath.Join(c.data(), "pki") }
+func (c cluster) pidFile() string     { return filepath.Join(c.data(), "serve.pid") }
+func (c cluster) logFile() string     { return filepath.Join(c.data(), "serve.log") }
+func (c cluster) auditPolicy() string { return filepath.Join(c.data(), "audit-policy.yaml") }
+func (c cluster) auditLog() string    { return filepath.Join(c.data(), "audit.log") }
 func (c cluster) pkiFile(n string) string {
 	return filepath.Join(c.pki(), n)
 }

@@ -118,7 +118,7 @@ func (c cluster) startComponents(ctx context.Context) {
 // owner reference with blockOwnerDeletion need `update` on the owner's finalizers, as some
 // distributions enforce).
 func (c cluster) apiServerArgs(apiPort, etcdClient int) []string {
-	return []string{
+	args := []string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(apiPort),
@@ -138,6 +138,33 @@ func (c cluster) apiServerArgs(apiPort, etcdClient int) []string {
 		"--cert-dir=" + filepath.Join(c.data(), "apiserver-certs"),
 		"--v=0",
 	}
+	if _, err := os.Stat(c.auditPolicy()); err == nil {
+		args = append(args, "--audit-policy-file="+c.auditPolicy(), "--audit-log-path="+c.auditLog(),
+			"--audit-log-format=json", "--audit-log-maxsize=0")
+	}
+	return args
+}
+
+// auditPolicy is the policy of `up --audit`: every request of a ServiceAccount at Metadata level
+// (who, what verb on which object, the answer's code), once its answer is sent; nothing of
+// anyone else. A test reads the log to see which calls a component running as a ServiceAccount
+// made (tests/image/master.test.js: every rule of the job master's Role used).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  userGroups: ["system:serviceaccounts"]
+- level: None
+`
+
+// writeAuditPolicy makes the data folder and writes auditPolicy there: a server started on it
+// (serve, restart-apiserver) logs to auditLog.
+func (c cluster) writeAuditPolicy() error {
+	if err := os.MkdirAll(c.data(), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(c.auditPolicy(), []byte(auditPolicy), 0o600)
 }
 
 // startEtcd starts a one-member etcd on loopback, with fsync off (the data lives as long as a test

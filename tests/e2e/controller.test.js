@@ -99,8 +99,12 @@ describe("one job's life under the controller", () => {
   it("the master's first scale plan: the task pods and services, with exactly the TF_CONFIG of `elasticjob tf-config`", async () => {
     const plan = await createPlan(job, firstPlanSpec(job));
     await planSucceeded(ns, plan.metadata.name);
-    job = await getJob(ns, JOB);
-    assert.equal(job.status.scalePlan, plan.metadata.name);
+    // The plan's status and the job's are written side by side (the pass's status phase): the
+    // job's may land after the plan's.
+    job = await eventually("the job's status naming the plan", async () => {
+      const stored = await getJob(ns, JOB);
+      return stored.status?.scalePlan === plan.metadata.name && stored;
+    });
     const pods = (await podsOf(ns, JOB)).filter((p) => label(p, "replica-type") !== "dlrover-master");
     // The master made one of the two workers the chief.
     assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ["mnist-edljob-chief-0", "mnist-edljob-ps-0", "mnist-edljob-worker-0"]);

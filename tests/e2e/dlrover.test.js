@@ -234,6 +234,40 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     step(t, `${entry.name} replaces ${worker1.metadata.name} at rank 1 with relaunch-count ${label(replacement, "relaunch-count")}`);
   });
 
+  // DLRover 0.6.1 decides by the exit code (`_get_pod_exit_reason`, k8s_watcher.py) and
+  // `_should_relaunch` (dist_job_manager.py): 1 is a fatal error (NodeExitReason.FATAL_ERROR, which
+  // it logs as "Error"), never relaunched; 2 ("UnknownError") is relaunched
+  // while the rank's relaunches are below restartCount (3 here). Worker id 0 is critical in a PS job
+  // (`get_critical_worker_index`): exit 1 there would end the job, so the fatal error is given to
+  // rank 1's replacement (id 2), and exit 2 to rank 0. The master handles pod events one at a time in
+  // order (`_monitor_nodes`), so once rank 0's relaunch plan is written, rank 1's failure was wholly
+  // handled: no plan for it by then is no plan for it at all.
+  it("exit code 1 (a fatal error) is not relaunched, exit code 2 is: the master's rules, not the replica's restartPolicy", async (t) => {
+    const before = (await plans()).length;
+    const liveAt = async (rank) => (await podsOf()).find((p) => label(p, "replica-type") === "worker" && label(p, "rank-index") === String(rank) && isLive(p));
+    const fatal = await liveAt(1);
+    await kubelet.fail(admin, ns, fatal.metadata.name, { exitCode: 1, reason: "Error" });
+    await eventually(`the master's log: ${fatal.metadata.name} Failed, a fatal error`, () => master.has(new RegExp(`${fatal.metadata.name} status change: \\w+ to Failed .*Exit reason is Error\\b`)), 90).catch((e) =>
+      assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`),
+    );
+    step(t, `${fatal.metadata.name} (relaunch-count ${label(fatal, "relaunch-count")}) failed with exit code 1`);
+    const retried = await liveAt(0);
+    await kubelet.fail(admin, ns, retried.metadata.name, { exitCode: 2, reason: "Error" });
+    step(t, `${retried.metadata.name} failed with exit code 2`);
+    const relaunch = await eventually("the master's relaunch plan for rank 0", async () => (await plans()).slice(before).find((p) => (p.spec.createPods ?? []).length > 0), 60).catch((e) =>
+      assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`),
+    );
+    const created = (await plans()).slice(before).flatMap((p) => (p.spec.createPods ?? []).map((c) => `${c.type}-${c.rankIndex}`));
+    assert.deepEqual(created, ["worker-0"], "one relaunch, rank 0's; none for the fatal error");
+    step(t, `relaunch plan ${relaunch.metadata.name}: ${JSON.stringify(relaunch.spec.createPods)}`);
+    const replacement = await eventually("the replacement at rank 0", () => liveAt(0));
+    assert.equal(replacement.metadata.name, relaunch.spec.createPods[0].name);
+    await kubelet.running(admin, ns, replacement.metadata.name);
+    assert.equal(await liveAt(1), undefined, "rank 1 stays ended");
+    const job = await getJob();
+    assert.equal(job.status?.phase, "Running", "a non-critical worker's fatal error does not end the job");
+  });
+
   it("no type and rank was held twice at any sample; the master's service settled", async (t) => {
     const twice = samples.filter((s) => new Set(s).size !== s.length);
     assert.deepEqual(twice, [], `samples with a rank held twice (of ${samples.length})`);

@@ -11,8 +11,14 @@
 // 50001 to its --port) and writes its ScalePlans `<job>-scaleplan-<n>` (tests/e2e/dlrover.test.js
 // runs the same master as a process through the whole of a job).
 //
+// It runs as the masters' ServiceAccount with the Role of charts/elasticjob/files/master-rules.yaml,
+// and every rule of that Role is used: the cluster's API server logs every request of a
+// ServiceAccount (`cluster run --audit`, AUDIT_LOG), and the master's are held to the rules. To
+// reach each call the master makes, a pod of the job that Succeeded is there at its start (it
+// deletes it), and the master is started a second time (it finds its service, and patches it).
+//
 // Run by `make test-image` (mk/image.mk, mk/master-image.mk), which sets MASTER_IMAGE (NAME:TAG),
-// MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION and CONTAINERS_CONF.
+// MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION, AUDIT_LOG and CONTAINERS_CONF.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -32,6 +38,8 @@ const IMAGE = process.env.MASTER_IMAGE;
 const ARCHIVE = process.env.MASTER_IMAGE_ARCHIVE;
 /** mk/master-image.mk's DLRover version, the one tests/e2e/dlrover-requirements.txt pins. */
 const DLROVER_VERSION = process.env.MASTER_IMAGE_DLROVER_VERSION;
+/** The API server's audit log (`cluster run --audit`): every request of a ServiceAccount. */
+const AUDIT_LOG = process.env.AUDIT_LOG;
 const QUALIFIED = `docker.io/library/${IMAGE}`;
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const work = mkdtempSync(join(tmpdir(), "elasticjob-master-image-"));
@@ -45,7 +53,7 @@ const MASTER_ACCOUNT = "elasticjob-dlrover-master";
 const MASTER_RULES = parse(readFileSync(join(ROOT, "charts/elasticjob/files/master-rules.yaml"), "utf8"));
 
 before(() => {
-  assert.ok(IMAGE && ARCHIVE && DLROVER_VERSION && process.env.CONTAINERS_CONF, "run with `make test-image` (MASTER_IMAGE, MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION and CONTAINERS_CONF)");
+  assert.ok(IMAGE && ARCHIVE && DLROVER_VERSION && AUDIT_LOG && process.env.CONTAINERS_CONF, "run with `make test-image` (MASTER_IMAGE, MASTER_IMAGE_ARCHIVE, MASTER_IMAGE_DLROVER_VERSION, AUDIT_LOG and CONTAINERS_CONF)");
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -73,6 +81,23 @@ describe("the OCI archive of make master-image", () => {
     assert.match(versions[4], /^12\./, "Debian 12");
   });
 });
+
+/** The API server's audit events of a user (AUDIT_LOG: one JSON object a line, once answered). */
+function auditEvents(user) {
+  return readFileSync(AUDIT_LOG, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.user?.username === user && e.stage !== "RequestReceived");
+}
+
+/** The calls of a user the API server allowed, as `group/resource[/subresource]:verb`. */
+function calls(user) {
+  return new Set(
+    auditEvents(user)
+      .filter((e) => e.objectRef && (e.responseStatus?.code ?? 200) < 400)
+      .map((e) => `${e.objectRef.apiGroup ?? ""}/${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ""}:${e.verb}`),
+  );
+}
+
+/** The calls of a user the API server refused (403). */
+const refused = (user) => auditEvents(user).filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.requestURI}`);
 
 describe("the image run as a job's master pod", () => {
   const name = `elasticjob-master-image-test-${randomBytes(3).toString("hex")}`;
@@ -128,22 +153,33 @@ describe("the image run as a job's master pod", () => {
     const env = (main.env ?? []).map((e) => `${e.name}=${e.value ?? downward[e.valueFrom?.fieldRef?.fieldPath]}`);
     assert.ok(!env.some((e) => e.endsWith("=undefined")), env.join(" "));
 
+    // A pod of the job that Succeeded (a task pod as the core makes it, at an id and rank no plan
+    // asks for): DLRover's master deletes such a pod when it lists the job's pods.
+    const done = api.render(stored).items.find((o) => o.kind === "Pod" && o.metadata.labels?.["elasticjob.dlrover/replica-type"] !== "dlrover-master");
+    done.metadata.name = `${job.metadata.name}-edljob-${done.metadata.labels["elasticjob.dlrover/replica-type"]}-99`;
+    Object.assign(done.metadata.labels, { "elasticjob.dlrover/replica-index": "99", "elasticjob.dlrover/rank-index": "99" });
+    const made = expectStatus(await request(admin, "POST", collection("v1", "Pod", ns), { body: done }), [201], "a pod of the job");
+    expectStatus(await request(admin, "PATCH", `${objectPath(made)}/status`, { body: { status: { phase: "Succeeded" } }, contentType: "application/merge-patch+json" }), [200], "the pod Succeeded");
+
     const lines = [];
-    container = spawn(
-      "podman",
-      [
-        "run", "--rm", "--name", name, "--hostname", pod.metadata.name, "--network", "host",
-        "--cap-drop", "ALL", "--security-opt", "no-new-privileges", // podman's default seccomp profile, as RuntimeDefault
-        "--env", `KUBERNETES_SERVICE_HOST=${server.hostname}`, "--env", `KUBERNETES_SERVICE_PORT=${server.port}`,
-        ...env.flatMap((e) => ["--env", e]),
-        "--volume", `${secrets}:${SERVICE_ACCOUNT_DIR}:ro`,
-        QUALIFIED, ...command,
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    for (const stream of [container.stdout, container.stderr]) {
-      createInterface({ input: stream }).on("line", (l) => lines.push(l));
-    }
+    const start = () => {
+      container = spawn(
+        "podman",
+        [
+          "run", "--rm", "--name", name, "--hostname", pod.metadata.name, "--network", "host",
+          "--cap-drop", "ALL", "--security-opt", "no-new-privileges", // podman's default seccomp profile, as RuntimeDefault
+          "--env", `KUBERNETES_SERVICE_HOST=${server.hostname}`, "--env", `KUBERNETES_SERVICE_PORT=${server.port}`,
+          ...env.flatMap((e) => ["--env", e]),
+          "--volume", `${secrets}:${SERVICE_ACCOUNT_DIR}:ro`,
+          QUALIFIED, ...command,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      for (const stream of [container.stdout, container.stderr]) {
+        createInterface({ input: stream }).on("line", (l) => lines.push(l));
+      }
+    };
+    start();
     const log = () => lines.slice(-30).join("\n");
     t.diagnostic(`the master: podman run ${QUALIFIED} ${command.join(" ")}`);
 
@@ -169,5 +205,32 @@ describe("the image run as a job's master pod", () => {
     assert.ok(!lines.some((l) => /\(403\)|Forbidden/.test(l)), `the master was refused nothing:\n${lines.filter((l) => /\(403\)|Forbidden/.test(l)).join("\n")}`);
     t.diagnostic(`service ${serviceName} -> ${port}; plan ${plan.metadata.name}: ${JSON.stringify(plan.spec)}`);
     expectStatus(await request(admin, "GET", objectPath(stored)), [200], "the job");
+    await eventually("the Succeeded pod deleted by the master", async () => (await request(admin, "GET", objectPath(made))).status === 404, 60)
+      .catch((e) => assert.fail(`${e.message}\nthe master's log:\n${log()}`));
+
+    // The master started again, as after a restart of its pod: it finds its service, and patches it.
+    const user = `system:serviceaccount:${ns}:${MASTER_ACCOUNT}`;
+    execFileSync("podman", ["rm", "--force", "--time", "0", name], { stdio: "ignore" });
+    await new Promise((resolve) => (container.exitCode === null ? container.on("exit", resolve) : resolve()));
+    start();
+    await eventually("the master's service patched by its second start", () => calls(user).has("/services:patch"), 90)
+      .catch((e) => assert.fail(`${e.message}\nthe master's log:\n${log()}`));
+    assert.equal(container.exitCode, null, `the master runs again\n${log()}`);
+
+    // Every rule of the Role used by a call the master made, and every call it made allowed. The
+    // rule on the job's finalizers is the one the API server's OwnerReferencesPermissionEnforcement
+    // admission checks for an owner reference with blockOwnerDeletion, which the master's service
+    // and ScalePlans carry: their creation allowed is that rule used.
+    const granted = MASTER_RULES.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}:${v}`))));
+    const checkedByAdmission = "elastic.iml.github.io/elasticjobs/finalizers:update";
+    const unused = () => granted.filter((g) => g !== checkedByAdmission && !calls(user).has(g));
+    await eventually("every rule used", () => unused().length === 0, 60)
+      .catch((e) => assert.fail(`${e.message}: ${unused().join(", ")} not used; the master's calls: ${[...calls(user)].sort().join(", ")}\nthe master's log:\n${log()}`));
+    const used = calls(user);
+    assert.ok(used.has("/services:create") && used.has("elastic.iml.github.io/scaleplans:create"), "the service and ScalePlans created");
+    assert.ok([...service.metadata.ownerReferences, ...plan.metadata.ownerReferences].every((o) => o.blockOwnerDeletion === true), "owner references that admission checks");
+    assert.deepEqual(refused(user), [], "no call of the master refused");
+    assert.deepEqual([...used].filter((c) => !granted.includes(c)), [], "no call beyond the Role");
+    t.diagnostic(`the master's calls (audit log): ${[...used].sort().join(", ")}`);
   });
 });

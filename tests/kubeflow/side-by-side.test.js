@@ -2,9 +2,13 @@
 // test-kubeflow`): each TFJob of examples/tfjob/ runs as written under Kubeflow's operator (the
 // binary and module benches/kubeflow/operator.sh builds, named by KUBEFLOW_OPERATOR and
 // KUBEFLOW_SRC), and as the ElasticJob `elasticjob convert` makes of it under `elasticjob
-// controller`, DLRover's master played as scenario.js plays it (its first plan). TensorFlow's
+// controller`, with the first plan DLRover 0.6.1's real master writes for that job
+// (tests/e2e/master_first_plan.py runs the master's own code on the stored job, in the venv named
+// by DLROVER_PYTHON), which must ask for as many pods of each type as Kubeflow's operator runs
+// (a Master counted as the chief; a job without one: DLRover's chief is Kubeflow's first worker)
+// and equal the plan the other tests play (jobs.js's firstPlanSpec). TensorFlow's
 // TFConfigClusterResolver (resolve.py, in the consumers' venv named by PYTHON) then reads every
-// task's TF_CONFIG from both sides.
+// task's TF_CONFIG from both sides, each ours from the pod's `tensorflow` container.
 //
 // The two are not the same text (other host names and ports), and by design not the same cluster:
 // an ElasticJob follows DLRover's rules (docs/spec, "TF_CONFIG"), which `expectedOfDlrover` applies
@@ -25,19 +29,22 @@
 // multi_worker_util finds no worker but 0.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { kubeflowFromEnv, startKubeflow } from "../../benches/node/kubeflow.js";
 import { collection, eventually, expectStatus, request } from "../e2e/kube.js";
-import { BIN, Controller, MASTER_IMAGE, admin, createJob, createPlan, firstPlanSpec, masterName, masterRunning, namespace, podsOf, tfConfigOf, useCluster } from "../e2e/scenario.js";
+import { BIN, Controller, MASTER_IMAGE, admin, createJob, createPlan, firstPlanSpec, masterName, masterRunning, namespace, podsOf, useCluster } from "../e2e/scenario.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const EXAMPLES = join(ROOT, "examples/tfjob");
 const RESOLVE = fileURLToPath(new URL("resolve.py", import.meta.url));
 const PYTHON = process.env.PYTHON ?? "python3";
+const DLROVER_PYTHON = process.env.DLROVER_PYTHON;
+const MASTER_FIRST_PLAN = join(ROOT, "tests/e2e/master_first_plan.py");
 const KUBEFLOW = kubeflowFromEnv();
 /** TF_CONFIG's task types, Kubeflow's replica types (its pods' replica-type label is lower case). */
 const TYPE_LABEL = "training.kubeflow.org/replica-type";
@@ -60,6 +67,30 @@ function convert(file) {
 function resolveAll(configs) {
   return JSON.parse(execFileSync(PYTHON, [RESOLVE], { input: JSON.stringify(configs), encoding: "utf8", maxBuffer: 1 << 24 }));
 }
+
+/** The first plan DLRover's real master writes for the stored job (master_first_plan.py). */
+function realMastersFirstPlan(job) {
+  const dir = mkdtempSync(join(tmpdir(), "elasticjob-side-"));
+  try {
+    const file = join(dir, `${job.metadata.name}.json`);
+    writeFileSync(file, JSON.stringify(job));
+    const out = JSON.parse(execFileSync(DLROVER_PYTHON, [MASTER_FIRST_PLAN, file], { encoding: "utf8", maxBuffer: 1 << 24, timeout: 300_000 }));
+    const plan = out[job.metadata.name];
+    assert.ok(!plan.error, `${job.metadata.name}: DLRover's master stops on the job: ${plan.error}`);
+    return plan;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A pod's containers' TF_CONFIGs, as [container name, value]. */
+const tfConfigs = (pod) => pod.spec.containers.flatMap((c) => (c.env ?? []).filter((e) => e.name === "TF_CONFIG").map((e) => [c.name, e.value]));
+
+/** How many of each type. */
+const perType = (types) => types.reduce((m, t) => ({ ...m, [t]: (m[t] ?? 0) + 1 }), {});
+
+/** A plan's replicas by type, the types it asks none of left out. */
+const replicasOf = (plan) => Object.fromEntries(Object.entries(plan.replicaResourceSpecs).map(([type, s]) => [type, s.replicas]).filter(([, n]) => n > 0));
 
 const key = ({ type, index }) => `${type}:${index}`;
 
@@ -112,7 +143,9 @@ export function expectedOfDlrover(tasks) {
   });
 }
 
-describe("Kubeflow's TFJob and the ElasticJob `elasticjob convert` makes of it, as TensorFlow reads their TF_CONFIGs", { skip: !KUBEFLOW && "KUBEFLOW_OPERATOR and KUBEFLOW_SRC name Kubeflow's operator (make test-kubeflow)" }, () => {
+const skip = (!KUBEFLOW && "KUBEFLOW_OPERATOR and KUBEFLOW_SRC name Kubeflow's operator (make test-kubeflow)") || (!DLROVER_PYTHON && "DLROVER_PYTHON names DLRover 0.6.1's venv (make test-kubeflow)");
+
+describe("Kubeflow's TFJob and the ElasticJob `elasticjob convert` makes of it, as TensorFlow reads their TF_CONFIGs", { skip }, () => {
   useCluster();
   let kfNs;
   let ourNs;
@@ -168,24 +201,30 @@ describe("Kubeflow's TFJob and the ElasticJob `elasticjob convert` makes of it, 
           return { type: type === "master" ? "chief" : type, index: Number(p.metadata.labels[INDEX_LABEL]), value: masterAsChief(value) };
         });
 
-        // Ours: the converted ElasticJob, its master Running, the master's first plan carried out.
+        // Ours: the converted ElasticJob, its master Running, the first plan DLRover's real master
+        // writes for the stored job carried out.
         const job = { ...converted[i], metadata: { ...converted[i].metadata, namespace: ourNs } };
         assert.equal(job.metadata.name, name);
         await createJob(job);
         const stored = await masterRunning(ourNs, name);
-        const plan = firstPlanSpec(stored);
-        await createPlan(stored, plan);
-        const planned = Object.values(plan.replicaResourceSpecs).reduce((n, s) => n + s.replicas, 0);
-        assert.equal(planned, tasks, "the master's first plan asks for every task of the TFJob");
+        const real = realMastersFirstPlan(stored);
+        const planned = replicasOf(real);
+        assert.deepEqual(replicasOf(firstPlanSpec(stored)), planned, `${name}: the plan the other tests play is the real master's`);
+        // As many pods of each type as Kubeflow runs, by DLRover's rule 1 (its chief, Kubeflow's first worker).
+        const kubeflows = perType(expectedOfDlrover(kfConfigs.map(({ type, index }) => ({ type, index, jobs: {} }))).map((c) => c.type));
+        assert.deepEqual(planned, kubeflows, `${name}: DLRover's master asks for the pods Kubeflow runs, type by type`);
+        t.diagnostic(`${name}: DLRover's master's first plan ${JSON.stringify(planned)}; Kubeflow's pods ${JSON.stringify(perType(kfConfigs.map((c) => c.type)))}`);
+        await createPlan(stored, { replicaResourceSpecs: real.replicaResourceSpecs, psHosts: real.psHosts });
         const ourPods = await eventually(`${name}: our ${tasks} task pods`, async () => {
           const pods = (await podsOf(ourNs, name)).filter((p) => p.metadata.name !== masterName(name));
           return pods.length === tasks && pods;
         }, 60);
-        const ourConfigs = ourPods.map((p) => ({ value: tfConfigOf(p), pod: p.metadata.name }));
-
-        for (const c of ourConfigs) {
-          assert.ok(c.value, `${c.pod}: a TF_CONFIG`);
-        }
+        // One TF_CONFIG a pod, in its `tensorflow` container, where Kubeflow's operator sets it.
+        const ourConfigs = ourPods.map((p) => {
+          const found = tfConfigs(p);
+          assert.deepEqual(found.map(([c]) => c), ["tensorflow"], `${p.metadata.name}: TF_CONFIG in its tensorflow container alone`);
+          return { value: found[0][1], pod: p.metadata.name };
+        });
         const kfRead = resolveAll(kfConfigs.map((c) => c.value));
         // Kubeflow's pod labels and the resolver agree on every task.
         assert.deepEqual(kfRead.map(key).sort(), kfConfigs.map(key).sort(), "Kubeflow's TF_CONFIG names each pod's own task");

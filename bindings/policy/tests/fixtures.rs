@@ -68,6 +68,7 @@ fn every_kind_of_case_has_a_fixture() {
         "reject-deny-privileged",
         "reject-max-restart-count",
         "reject-require-queue-name",
+        "reject-allowed-queues-and-priority-classes",
         "accept-pod-security-baseline",
         "reject-pod-security-baseline",
         "accept-pod-security-restricted",

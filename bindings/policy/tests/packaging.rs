@@ -33,6 +33,8 @@ fn every_setting() -> Vec<String> {
         max_restart_count: Some(0),
         require_queue_name: true,
         allowed_gang_schedulers: Some(vec!["volcano".to_owned()]),
+        allowed_queues: Some(vec!["default".to_owned()]),
+        allowed_priority_classes: Some(vec!["batch".to_owned()]),
         master_service_account: Some("elasticjob-dlrover-master".to_owned()),
         allow_user_masters: true,
         master_image: Some("registry.example.com/m:1".to_owned()),

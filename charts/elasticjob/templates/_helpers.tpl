@@ -44,7 +44,7 @@ compares these rules with the calls the controller's adapter sends). */}}
 # controls is there: read first), deleted with a rank a scale-down removes.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, create, patch, delete]
+  verbs: [get, list, watch, create, update, delete]
 {{- end -}}
 
 {{/* Leader election (--leader-elect): its own Lease, read, renewed and released by name; created the first
@@ -112,11 +112,11 @@ another name: scheduler-plugins'), and Volcano's with volcanoPodGroups; a comma-
 
 {{/* With a gang scheduler: the jobs' PodGroups, exactly the calls of pkg/controller/handlers.js and its cache. */}}
 {{- define "elasticjob.gangRules" -}}
-# The jobs' PodGroups: watched (the gang scheduler sets their phase), created before a job's pods, their spec
-# merge-patched as the plan changes (read first when the cache lacks one that exists), deleted once the job has finished.
+# The jobs' PodGroups: watched (the gang scheduler sets their phase), created before a job's pods, updated whole at
+# the resourceVersion read as the job changes (read first when the cache lacks one that exists), deleted once the job has finished.
 - apiGroups: [{{ include "elasticjob.gangGroups" . | replace "," ", " }}]
   resources: [podgroups]
-  verbs: [get, list, watch, create, patch, delete]
+  verbs: [get, list, watch, create, update, delete]
 {{- end -}}
 
 {{/* The ServiceAccount of the job masters' pods (--master-service-account): masterServiceAccount, else
