@@ -142,7 +142,7 @@ impl std::fmt::Display for MasterCpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             MasterCpu::Whole(n) => write!(f, "{n}"),
-            MasterCpu::Tenths(x) => write!(f, "{x:.1}"),
+            MasterCpu::Tenths(x) => write_tenths(f, *x),
         }
     }
 }
@@ -201,10 +201,84 @@ pub fn master_reading(spec: &ReplicaSpec) -> MasterGroup {
     MasterGroup { count: spec.replicas(), cpu: MasterCpu::Tenths(cpu), memory_mi, gpu }
 }
 
-/// Python's `round(x, 1)`: the nearest tenth of the exact binary value, ties to even (Rust's
-/// formatting rounds the same way).
+/// Python's `round(x, 1)`: the nearest tenth of the exact binary value, ties to even, as the
+/// double nearest to it: what `format!("{x:.1}").parse()` gives, computed on the bits. Printing
+/// and parsing compiled Rust's exact float printer and its parser, with their tables, into both
+/// WebAssembly modules for this one line (15 KB of each gzipped module).
 fn tenths(x: f64) -> f64 {
-    format!("{x:.1}").parse().unwrap_or(0.0)
+    let Some(t) = tenths_of(x) else { return x };
+    let nearest = if t < 1 << 53 {
+        // Both exact, so the one division rounds once, as a parser does.
+        t as f64 / 10.0
+    } else {
+        // t / 10 = q + rem / 10 with 2^49 <= q < 2^52: the doubles there are 2^-k apart (k = 52 -
+        // the bits of q after its first); count in those steps, rounding ties to the even one.
+        let (q, rem) = (t / 10, t % 10);
+        let k = (q.leading_zeros() + 52).saturating_sub(127);
+        let steps = rem << k;
+        let (up, left) = (steps / 10, steps % 10);
+        let m = (q << k) + up;
+        let m = if left > 5 || (left == 5 && m % 2 == 1) { m + 1 } else { m };
+        m as f64 / (1u64 << k) as f64
+    };
+    if x.is_sign_negative() { -nearest } else { nearest }
+}
+
+/// `x` written as `format!("{x:.1}")` writes it (the nearest tenth, ties to even, the sign of a
+/// negative value kept), without Rust's exact float printer (see [`tenths`]).
+fn write_tenths(f: &mut std::fmt::Formatter<'_>, x: f64) -> std::fmt::Result {
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    match tenths_of(x) {
+        Some(t) => write!(f, "{sign}{}.{}", t / 10, t % 10),
+        None if x.is_finite() => {
+            f.write_str(sign)?;
+            write_whole(f, x.abs())?;
+            f.write_str(".0")
+        }
+        None => write!(f, "{x}"),
+    }
+}
+
+/// Every digit of a whole, finite `x` of 2^52 or more (m * 2^e, e >= 0), in limbs of nine digits.
+fn write_whole(f: &mut std::fmt::Formatter<'_>, x: f64) -> std::fmt::Result {
+    const LIMB: u64 = 1_000_000_000;
+    let bits = x.to_bits();
+    let m = (bits & ((1 << 52) - 1)) | 1 << 52;
+    let mut limbs = vec![m % LIMB, m / LIMB % LIMB, m / LIMB / LIMB];
+    for _ in 0..((bits >> 52) & 0x7ff).saturating_sub(1075) {
+        let mut carry = 0;
+        for limb in &mut limbs {
+            let v = *limb * 2 + carry;
+            (*limb, carry) = (v % LIMB, v / LIMB);
+        }
+        if carry > 0 {
+            limbs.push(carry);
+        }
+    }
+    let mut digits = limbs.iter().rev().skip_while(|l| **l == 0);
+    if let Some(top) = digits.next() {
+        write!(f, "{top}")?;
+    }
+    digits.try_for_each(|limb| write!(f, "{limb:09}"))
+}
+
+/// The number of tenths nearest to |x| (ties to even) when |x| < 2^52, from the exact binary value
+/// m * 2^e; `None` for a larger value (a whole number) or one that is not finite.
+fn tenths_of(x: f64) -> Option<u128> {
+    let bits = x.abs().to_bits();
+    let exponent = (bits >> 52) & 0x7ff;
+    let fraction = u128::from(bits & ((1 << 52) - 1));
+    if exponent >= 1075 {
+        return None;
+    }
+    let (m, shift) = if exponent == 0 { (fraction, 1074) } else { (fraction | 1 << 52, 1075 - exponent) };
+    // 10 * m * 2^-shift, below 2^57 * 2^-shift.
+    let n = 10 * m;
+    if shift >= 64 {
+        return Some(0);
+    }
+    let (whole, rest, half) = (n >> shift, n & ((1 << shift) - 1), 1u128 << (shift - 1));
+    Some(if rest > half || (rest == half && whole % 2 == 1) { whole + 1 } else { whole })
 }
 
 /// The resource limits DLRover's master assumes when the job gives none (`DefaultResourceLimits`,
@@ -336,6 +410,64 @@ pub fn plan_or_initial<'p>(job: &ElasticJob, scale_plan: Option<&'p ScalePlan>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Doubles around every kind of boundary of [`tenths`] and [`write_tenths`]: ties, the
+    /// powers of two, the smallest and largest, and a sweep of pseudo-random bit patterns.
+    fn tenths_cases() -> Vec<f64> {
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            0.05,
+            0.15,
+            0.25,
+            0.35,
+            0.45,
+            1.25,
+            2.5,
+            1e-9,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1e15,
+            1e30,
+            1e300,
+        ];
+        cases.extend([f64::MAX, f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+        for e in -80..130 {
+            let p = 2f64.powi(e);
+            cases.extend([p, p * 0.75, p * 1.25, p - p * f64::EPSILON, p + p * f64::EPSILON, p + 0.05]);
+        }
+        for k in 0..4000u64 {
+            cases.push(k as f64 / 20.0);
+            cases.push(k as f64 * 1e-3);
+            cases.push((k * 1_000_003) as f64 * 1e-9);
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            cases.push(f64::from_bits(state));
+            cases.push(f64::from_bits((state >> 12) | 0x4000_0000_0000_0000) * 1e3);
+        }
+        for i in 0..100_000u64 {
+            // From 2^52 down to 2^49, where the count of tenths passes 2^53; and the last steps.
+            cases.push(f64::from_bits(0x4330_0000_0000_0000 - i * 135_107_988_821));
+            cases.push(f64::from_bits(0x4330_0000_0000_0000 - i));
+        }
+        cases
+    }
+
+    #[test]
+    fn tenths_are_what_printing_and_parsing_give() {
+        for x in tenths_cases() {
+            let printed = format!("{x:.1}");
+            assert_eq!(format!("{}", MasterCpu::Tenths(x)), printed, "{x:e}");
+            if x.is_finite() {
+                let parsed: f64 = printed.parse().unwrap();
+                assert_eq!(tenths(x).to_bits(), parsed.to_bits(), "{x:e}");
+            }
+        }
+    }
 
     fn job(value: serde_json::Value) -> ElasticJob {
         serde_json::from_value(value).unwrap_or_default()

@@ -320,6 +320,7 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
         self.hinted(Hint::Seq, visitor)
     }
 
+    #[inline(never)]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
         match self.value {
             Value::Null => visitor.visit_none(),
@@ -437,6 +438,7 @@ impl SeqReader<'_> {
 impl<'de> SeqAccess<'de> for SeqReader<'_> {
     type Error = ReadError;
 
+    #[inline(never)]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, ReadError> {
         let Some(value) = self.advance() else { return Ok(None) };
         let read = seed.deserialize(Reader { value, track: &mut *self.track });
@@ -485,6 +487,7 @@ impl<'de> MapAccess<'de> for MapReader<'_> {
         read.map(Some)
     }
 
+    #[inline(never)]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, ReadError> {
         let value = self.take_value()?;
         let read = seed.deserialize(Reader { value, track: &mut *self.track });

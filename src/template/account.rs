@@ -1,7 +1,7 @@
 //! The job masters' ServiceAccount and who may run as it: the controller's own master, never a
 //! task pod, a master the job wrote itself only when the admin allows it.
 
-use k8s_openapi::api::core::v1::PodSpec;
+use k8s_openapi::api::core::v1::{PodSpec, Probe};
 
 use super::Options;
 use crate::api::{ElasticJob, ReplicaType};
@@ -25,21 +25,6 @@ pub(super) fn named_account(spec: &PodSpec) -> Option<(&'static str, &str)> {
         .or_else(|| given(&spec.service_account).map(|a| ("serviceAccount", a)))
 }
 
-/// The fields of the master's container that leave the code it runs the controller's: what it
-/// asks for and how it is run, never what it runs (image, command, arguments, environment,
-/// mounts, hooks and exec probes run code of the job's).
-const OWN_MASTER_CONTAINER_FIELDS: [&str; 9] = [
-    "name",
-    "imagePullPolicy",
-    "resources",
-    "resizePolicy",
-    "securityContext",
-    "ports",
-    "terminationMessagePath",
-    "terminationMessagePolicy",
-    "restartPolicy",
-];
-
 /// `None` when the job's master is the controller's own: no `dlrover-master` template, or one
 /// whose pod runs one container of the controller's master image (none given, or
 /// [`Options::master_image`]) with the master's own command, no environment, mounts, hooks or
@@ -58,22 +43,35 @@ pub fn is_own_master(job: &ElasticJob, options: &Options) -> Option<String> {
     if spec.containers.len() > 1 {
         return Some("containers[1]".to_owned());
     }
-    let container = spec.containers.first()?;
-    let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(container) else {
-        return Some("containers[0]".to_owned());
-    };
-    for (key, value) in &fields {
-        let own = match key.as_str() {
-            "image" => value.as_str().is_none_or(|i| i.is_empty() || *i == options.master_image),
-            "livenessProbe" | "readinessProbe" | "startupProbe" => value.get("exec").is_none(),
-            "command" | "args" | "env" | "envFrom" | "volumeMounts" | "volumeDevices" => {
-                value.as_array().is_none_or(Vec::is_empty)
-            }
-            other => OWN_MASTER_CONTAINER_FIELDS.contains(&other),
-        };
-        if !own {
-            return Some(format!("containers[0].{key}"));
-        }
+    let c = spec.containers.first()?;
+    let empty = |list: Option<usize>| list.is_none_or(|n| n == 0);
+    let no_exec = |probe: &Option<Probe>| probe.as_ref().is_none_or(|p| p.exec.is_none());
+    // Every field of the container that may run code of the job's (an image, a command, arguments,
+    // environment, mounts, hooks, exec probes, a terminal), in the order of its keys, and whether
+    // this one leaves it the controller's. The others (name, imagePullPolicy, resources,
+    // resizePolicy, securityContext, ports, terminationMessage*, restartPolicy) say what it asks
+    // for and how it is run. Read from the typed container: serialising it to a `Value` compiled a
+    // second writer of every container type into the modules.
+    let fields = [
+        ("args", empty(c.args.as_ref().map(Vec::len))),
+        ("command", empty(c.command.as_ref().map(Vec::len))),
+        ("env", empty(c.env.as_ref().map(Vec::len))),
+        ("envFrom", empty(c.env_from.as_ref().map(Vec::len))),
+        ("image", c.image.as_deref().is_none_or(|i| i.is_empty() || *i == options.master_image)),
+        ("lifecycle", c.lifecycle.is_none()),
+        ("livenessProbe", no_exec(&c.liveness_probe)),
+        ("readinessProbe", no_exec(&c.readiness_probe)),
+        ("restartPolicyRules", c.restart_policy_rules.is_none()),
+        ("startupProbe", no_exec(&c.startup_probe)),
+        ("stdin", c.stdin.is_none()),
+        ("stdinOnce", c.stdin_once.is_none()),
+        ("tty", c.tty.is_none()),
+        ("volumeDevices", empty(c.volume_devices.as_ref().map(Vec::len))),
+        ("volumeMounts", empty(c.volume_mounts.as_ref().map(Vec::len))),
+        ("workingDir", c.working_dir.is_none()),
+    ];
+    if let Some((key, _)) = fields.iter().find(|(_, own)| !own) {
+        return Some(format!("containers[0].{key}"));
     }
     None
 }

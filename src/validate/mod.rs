@@ -372,9 +372,35 @@ fn non_negative(p: &mut Vec<Problem>, path: &str, n: Option<i32>, what: &str) {
 }
 
 fn valid_priority(s: &str) -> bool {
-    let fraction =
-        s.bytes().all(|c| c.is_ascii_digit() || c == b'.') && s.parse::<f64>().is_ok_and(|f| (0.0..=1.0).contains(&f));
+    let fraction = s.bytes().all(|c| c.is_ascii_digit() || c == b'.') && decimal_to_one(s);
     s == "high" || s == "low" || fraction
+}
+
+/// Whether `s`, digits and dots, is a decimal from 0 to 1 as Rust's float parser reads it
+/// (`1.`, `.5`; `1.0000000000000001` is 1 once rounded to a double), without compiling that
+/// parser and its tables into the modules: one dot at most, a digit somewhere, and below 1, or 1
+/// with a fraction no more than half the gap to the next double (2^-53, which rounds to even, 1).
+fn decimal_to_one(s: &str) -> bool {
+    /// The digits of 2^-53 after the point.
+    const HALF_GAP: &str = "00000000000000011102230246251565404236316680908203125";
+    let (whole, fraction) = s.split_once('.').unwrap_or((s, ""));
+    if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) {
+        return false;
+    }
+    match whole.trim_start_matches('0') {
+        "" => true,
+        "1" => {
+            let fraction = fraction.trim_end_matches('0').as_bytes();
+            let gap = HALF_GAP.as_bytes();
+            // Digit by digit, a missing digit being 0: the first that differs decides.
+            let digit = |d: &[u8], i: usize| d.get(i).copied().unwrap_or(b'0');
+            (0..fraction.len().max(gap.len()))
+                .map(|i| digit(fraction, i).cmp(&digit(gap, i)))
+                .find(|o| o.is_ne())
+                .is_none_or(std::cmp::Ordering::is_lt)
+        }
+        _ => false,
+    }
 }
 
 fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_image: bool) {
@@ -575,6 +601,49 @@ fn plan_fits_job(p: &mut Vec<Problem>, job: &ElasticJob, plan: &ScalePlan, count
                 Code::ExceedsResourceLimits,
                 format!("the replicas ask for {total} {name} in all, more than the job's limit of {}; raise the limit or lower replicas or resources", limit.0),
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn priorities_read_as_the_float_parser_reads_them() {
+        let mut cases: Vec<String> = [
+            "",
+            ".",
+            "..",
+            "0",
+            "1",
+            "2",
+            "1.",
+            ".5",
+            "0.5",
+            "1.5",
+            "00001",
+            "1.0.0",
+            "0.",
+            "10",
+            "01.000",
+            "1.00000000000000011102230246251565404236316680908203125",
+            "1.00000000000000011102230246251565404236316680908203126",
+            "1.0000000000000001110223024625156540423631668090820312",
+            "1.00000000000000011102230246251565404236316680908203124999",
+            "1.000000000000000111022302462515654042363166809082031250000",
+            "1.0000000000000001",
+            "1.0000000000000002",
+            "0.99999999999999999999",
+            "9",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        cases.extend((0..2000).map(|i| format!("{}.{:03}", i / 1000, i % 1000)));
+        for s in cases {
+            let reference = s.parse::<f64>().is_ok_and(|f| (0.0..=1.0).contains(&f));
+            assert_eq!(decimal_to_one(&s), reference, "{s:?}");
+            assert_eq!(valid_priority(&s), reference, "{s:?}");
         }
     }
 }
