@@ -395,6 +395,9 @@ const figures = {
   violations: observer.violationsByKind(),
   evidence: evidencePaths.length ? EVIDENCE : null,
   convergenceSeconds: { p50: q(0.5), p99: q(0.99), max: convergence.length ? Number(Math.max(...convergence).toFixed(2)) : null, count: convergence.length, undisturbed },
+  // Pods the scheduler left unbound for want of room: made as asked, so not the controllers'
+  // convergence to count; reported apart with the scheduler's reasons.
+  unschedulable: observer.unschedulableReport(),
   apiCallsPerPod: pods ? Number((calls / pods).toFixed(1)) : null,
   controllerCpuSeconds: Number(samples.reduce((a, s) => a + s.cpu, 0).toFixed(1)),
   controllerPeakRssMB: Math.round(Math.max(0, ...samples.map((s) => s.rss))),

@@ -273,3 +273,33 @@ test("a rank that ended for good stays ended when its failed pod goes with its n
   observer.pods.delete("j3-edljob-worker-4");
   assert.deepEqual(observer.unconverged(), ["j3: worker 1/2 Running"]);
 });
+
+test("a pod the scheduler leaves unbound for want of room was made as asked: not the controllers' to mend, reported apart with the scheduler's reason (issue 50)", () => {
+  const { observer } = quietObserver();
+  const uid = "job-uid";
+  const noRoom = "0/8 nodes are available: 8 Insufficient cpu. preemption: 0/8 nodes are available: 8 No preemption victims found for incoming pod.";
+  const labels = (type, rank) => ({ "elasticjob.dlrover/name": "real4", "elasticjob.dlrover/replica-type": type, "elasticjob.dlrover/rank-index": String(rank), "elasticjob.dlrover/replica-index": String(rank) });
+  const pod = (type, rank, status, nodeName) => ({ metadata: { name: `real4-edljob-${type}-${rank}`, uid: `${type}${rank}`, labels: labels(type, rank) }, spec: { nodeName }, status });
+  const keep = (p) => {
+    observer.pods.set(p.metadata.name, p);
+    observer.onPod(p, false);
+  };
+  observer.jobs.set("real4", { metadata: { name: "real4", uid, creationTimestamp: new Date(observer.clock.now() - 60_000).toISOString() }, status: { phase: "Running" } });
+  observer.plans.set("real4-scaleplan-0", { metadata: { name: "real4-scaleplan-0", ownerReferences: [{ uid }] }, spec: { replicaResourceSpecs: { worker: { replicas: 3 } } }, status: { phase: "Succeeded" } });
+  keep({ metadata: { name: "elasticjob-real4-dlrover-master", uid: "m", labels: { "elasticjob.dlrover/name": "real4", "elasticjob.dlrover/replica-type": "dlrover-master" } }, spec: { nodeName: "n0" }, status: { phase: "Running" } });
+  keep(pod("worker", 0, { phase: "Running" }, "n0"));
+  // Made, but not yet looked at by the scheduler: the controllers' part is done, the rank is not.
+  keep(pod("worker", 1, { phase: "Pending" }));
+  keep(pod("worker", 2, { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: noRoom }] }));
+  assert.deepEqual(observer.unconverged(), ["real4: worker 2/3 Running"]);
+  // The scheduler has no room for it either: every pod the plan asks for is made.
+  keep(pod("worker", 1, { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: noRoom }] }));
+  assert.deepEqual(observer.unconverged(), []);
+  assert.deepEqual(observer.unschedulableReport(), { pods: 2, jobs: ["real4"], reasons: { [noRoom]: 2 } });
+  // A pod not scheduled for another reason (a gate, a scheduler that is not there) is no excuse.
+  keep(pod("worker", 1, { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "SchedulingGated" }] }));
+  assert.deepEqual(observer.unconverged(), ["real4: worker 2/3 Running"]);
+  // A rank with no pod at all is owed, whatever the cluster's room.
+  observer.pods.delete("real4-edljob-worker-1");
+  assert.deepEqual(observer.unconverged(), ["real4: worker 2/3 Running"]);
+});
