@@ -176,7 +176,7 @@ SOAK_NODES := --nodes 8 --node-cpu 320 --node-memory 512Gi --node-pods 250
 SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
   $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 
-soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, nine fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed
+soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, thirteen fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed
 	SOAK_MINUTES=$(SOAK_MINUTES) $(SOAK_RUN)
 
 test-soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for 6 minutes (every fault kind comes in that time): fails on any invariant violation or a fault kind that never happened
