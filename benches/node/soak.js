@@ -97,7 +97,9 @@ class Replica {
     this.faults ??= await faultProxy(`https://127.0.0.1:${this.proxy.port}`, serverCa);
     this.incarnation += 1;
     const kc = tokenConfig(admin, CONTROLLER_SA.name, token);
-    kc.clusters = [{ name: kc.getCurrentCluster().name, server: this.faults.url }];
+    // Plain HTTP on loopback to the fault proxy (client-node takes an http server only with
+    // skipTLSVerify, there being no TLS to verify); the proxy speaks TLS to the API server.
+    kc.clusters = [{ name: kc.getCurrentCluster().name, server: this.faults.url, skipTLSVerify: true }];
     this.fieldManager = `soak-${this.name}-${this.incarnation}`;
     const args = ["--namespace", NS, "--leader-elect", "--leader-elect-namespace", CONTROLLER_SA.namespace, "--leader-elect-name", LEASE_NAME];
     args.push("--leader-elect-lease-duration", String(LEASE.duration), "--leader-elect-renew-deadline", String(LEASE.renew), "--leader-elect-retry-period", String(LEASE.retry));
