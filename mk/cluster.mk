@@ -169,13 +169,14 @@ SOAK_MINUTES ?= 30
 # and an evaluator at 0.5 CPU (416 CPU), and the job of DLRover's real master, whose own first plan
 # asks 16 CPU for each PS, chief and worker whatever the job's template says (DLRover 0.6.1's
 # local_optimizer.py, job_stage_create: min(ceil(its resource limit of 100 CPU / 5), 16)): up to
-# 104 pods, 1,664 CPU. 8 x 64 CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"):
-# two violations of each run that drew it.
+# 104 pods, 1,664 CPU, one such job at a time (the next once the last one's pods are gone). 8 x 64
+# CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"): two violations of each run
+# that drew it. A pod still unschedulable is reported apart, with the scheduler's reason.
 SOAK_NODES := --nodes 8 --node-cpu 320 --node-memory 512Gi --node-pods 250
 SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
   $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 
-soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, nine fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed
+soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, thirteen fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed
 	SOAK_MINUTES=$(SOAK_MINUTES) $(SOAK_RUN)
 
 test-soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for 6 minutes (every fault kind comes in that time): fails on any invariant violation or a fault kind that never happened

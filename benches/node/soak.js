@@ -1,7 +1,7 @@
 // The chaos soak (make soak, make test-soak; docs/controller.md says what it tries and guarantees):
 // two `elasticjob controller` replicas with leader election on the test cluster, jobs arriving and
 // leaving all through SOAK_MINUTES, each job's master played as DLRover's 0.6.1 writes its plans
-// (soak/master.js) and one job at a time driven by DLRover's real master, faults of nine kinds on a
+// (soak/master.js) and one job at a time driven by DLRover's real master, faults of thirteen kinds on a
 // schedule drawn from a seed (SOAK_SEED, printed: the same seed gives the same schedule), and an
 // observer with watches of its own (soak/observer.js) that checks the invariants from what the
 // API server shows, trusting no log. Figures at the end, printed and written to BENCH_JSON.
@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } fro
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { stallableProxy } from "../../tests/e2e/proxy.js";
+import { faultProxy, stallableProxy } from "../../tests/e2e/proxy.js";
 import { CONTROLLER_SA, applyManifests, collection, grantLease, request, serviceAccountToken, tokenConfig } from "../../tests/e2e/kube.js";
 import { Controller, admin, writeKubeconfig } from "../../tests/e2e/scenario.js";
 import { tookEffect } from "./soak/effect.js";
@@ -43,7 +43,11 @@ const API_DOWN_MS = 60_000;
 const DLROVER_RELIST_MS = 35_000;
 // The jobs' loop not turning for this long stops the run.
 const PLAYERS_STUCK_MS = 120_000;
-const KINDS = ["kill-leader", "stop-leader", "restart-apiserver", "stall", "delete-node", "pod-fail", "delete-job-mid-plan", "refuse-creates", "relist"];
+const KINDS = [
+  "kill-leader", "stop-leader", "restart-apiserver", "stall", "delete-node", "pod-fail", "delete-job-mid-plan", "refuse-creates", "relist",
+  // What a real cluster's network and API server add (tests/e2e/proxy.js's faultProxy, on loopback).
+  "api-latency", "partition", "throttle", "watch-expired",
+];
 
 console.log(`soak: seed ${SEED} (replay: SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES} make soak), ${MINUTES} min`);
 const rand = random(SEED);
@@ -65,7 +69,20 @@ await ok(request(admin, "POST", "/api/v1/namespaces", { body: { apiVersion: "v1"
 const token = await serviceAccountToken(admin, CONTROLLER_SA, 7200);
 const server = admin.getCurrentCluster().server;
 
-/** A replica: its proxy (for stalls), its incarnations (each a process with a field manager of its own). */
+/**
+ * The options that reach the API server for the fault proxies: its CA alone. No client
+ * certificate: the API server takes a certificate before a token, and each replica's requests must
+ * be its ServiceAccount's, as they come.
+ */
+const upstreamTls = {};
+await admin.applyToHTTPSOptions(upstreamTls);
+const serverCa = { ca: upstreamTls.ca };
+
+/**
+ * A replica: its proxies (the TCP one for stalls and partitions, in front of it the HTTP one for
+ * latency, 429s and expired watches, which the replica talks to), its incarnations (each a process
+ * with a field manager of its own).
+ */
 class Replica {
   constructor(name) {
     this.name = name;
@@ -77,9 +94,12 @@ class Replica {
 
   async start() {
     this.proxy ??= await stallableProxy(server);
+    this.faults ??= await faultProxy(`https://127.0.0.1:${this.proxy.port}`, serverCa);
     this.incarnation += 1;
     const kc = tokenConfig(admin, CONTROLLER_SA.name, token);
-    kc.clusters = [{ ...admin.getCurrentCluster(), server: `https://127.0.0.1:${this.proxy.port}`, name: kc.getCurrentCluster().name }];
+    // Plain HTTP on loopback to the fault proxy (client-node takes an http server only with
+    // skipTLSVerify, there being no TLS to verify); the proxy speaks TLS to the API server.
+    kc.clusters = [{ name: kc.getCurrentCluster().name, server: this.faults.url, skipTLSVerify: true }];
     this.fieldManager = `soak-${this.name}-${this.incarnation}`;
     const args = ["--namespace", NS, "--leader-elect", "--leader-elect-namespace", CONTROLLER_SA.namespace, "--leader-elect-name", LEASE_NAME];
     args.push("--leader-elect-lease-duration", String(LEASE.duration), "--leader-elect-renew-deadline", String(LEASE.renew), "--leader-elect-retry-period", String(LEASE.retry));
@@ -281,6 +301,41 @@ const faults = {
     await ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/resourcequotas/soak-refuse`), [200], "quota gone");
     return scaled ?? "no played job to scale";
   },
+  async "api-latency"() {
+    // A slow network between the controllers and the API server: every request of both held.
+    const ms = rand.int(5, 20) * 100;
+    for (const r of replicas) r.faults.latency(ms);
+    await sleep(rand.int(8, 12) * 1000);
+    for (const r of replicas) r.faults.latency(0);
+    return `${ms} ms before every request`;
+  },
+  async partition() {
+    // Both replicas cut off from the API server for longer than the lease, then the connections held
+    // dropped (what was sent meanwhile never arrives) and new ones flow.
+    const seconds = rand.int(6, 12);
+    for (const r of replicas) r.proxy.stall();
+    await sleep(seconds * 1000);
+    for (const r of replicas) r.proxy.heal();
+    return `${seconds} s`;
+  },
+  async throttle() {
+    // API Priority and Fairness rejecting: every second request of both replicas answered 429 with
+    // Retry-After 1 s, while a job scales up.
+    const before = replicas.reduce((a, r) => a + r.faults.counts.throttled, 0);
+    for (const r of replicas) r.faults.throttle(1);
+    const scaled = await players.scaleSome();
+    await sleep(rand.int(5, 10) * 1000);
+    for (const r of replicas) r.faults.throttle(undefined);
+    const n = replicas.reduce((a, r) => a + r.faults.counts.throttled, 0) - before;
+    return `${n} requests answered 429${scaled ? `; ${scaled}` : ""}`;
+  },
+  async "watch-expired"() {
+    // The leader's watches cut and answered 410 Expired when they come back: each lists again.
+    const r = leader();
+    const n = r.faults.expireWatches();
+    if (n === 0) return false;
+    return `${r.fieldManager}: ${n} watches expired`;
+  },
   async relist() {
     // A burst of watch events: every pod of the soak touched, and the leader's connections cut
     // (its watches open again).
@@ -305,7 +360,7 @@ await sleep(10_000);
 while (Date.now() < endAt - 15_000) {
   const kind = schedule.next();
   if (kind === undefined) {
-    // Every kind found nothing since the last injection (never seen: six of the nine always act).
+    // Every kind found nothing since the last injection (never seen: most kinds always act).
     await sleep(1000);
     schedule.reset();
     continue;
@@ -372,6 +427,7 @@ for (const r of replicas) {
   await r.sample();
   r.process.stop();
   await r.process.exited;
+  await r.faults.close();
   await r.proxy.close();
 }
 observer.stop();
@@ -395,6 +451,9 @@ const figures = {
   violations: observer.violationsByKind(),
   evidence: evidencePaths.length ? EVIDENCE : null,
   convergenceSeconds: { p50: q(0.5), p99: q(0.99), max: convergence.length ? Number(Math.max(...convergence).toFixed(2)) : null, count: convergence.length, undisturbed },
+  // Pods the scheduler left unbound for want of room: made as asked, so not the controllers'
+  // convergence to count; reported apart with the scheduler's reasons.
+  unschedulable: observer.unschedulableReport(),
   apiCallsPerPod: pods ? Number((calls / pods).toFixed(1)) : null,
   controllerCpuSeconds: Number(samples.reduce((a, s) => a + s.cpu, 0).toFixed(1)),
   controllerPeakRssMB: Math.round(Math.max(0, ...samples.map((s) => s.rss))),

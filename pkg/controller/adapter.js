@@ -12,6 +12,7 @@
 // objects lose their managedFields on the way in (controller-runtime's TransformStripManagedFields):
 // the controller never reads them, and they are often the larger part of an object.
 import { setMaxListeners } from "node:events";
+import { setTimeout as delay } from "node:timers/promises";
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -26,6 +27,13 @@ export const FIELD_MANAGER = "elasticjob-controller";
 const USER_AGENT = "elasticjob-controller";
 /** A request that gets no answer in this time fails (and its reconcile is retried). */
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Tries of a request the API server answered 429, or 5xx, with a whole number of seconds in
+ * `Retry-After` (API Priority and Fairness' rejections carry one): client-go's `checkWait` and
+ * `maxRetries: 10` (k8s.io/client-go rest/with_retry.go, rest/request.go), each retry after the
+ * seconds the server asked and a token of the rate limit.
+ */
+const MAX_RETRIES = 10;
 /** Items a list page holds; a larger collection is listed in pages. */
 const LIST_PAGE = 500;
 const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
@@ -56,13 +64,28 @@ export const podGroupKind = (apiVersion) => Object.keys(KINDS).find((k) => KINDS
 
 /** An answer of the API server other than success: `status` (HTTP) and `reason` (the Status reason). */
 export class ApiError extends Error {
-  constructor(what, status, body) {
+  /** `retryAfterSeconds`: the server's word that the request may be sent again after that long (retryAfter). */
+  constructor(what, status, body, retryAfterSeconds) {
     const detail = typeof body === "object" && body !== null ? body.message : String(body ?? "").slice(0, 300);
     super(`${what}: HTTP ${status}${detail ? `: ${detail}` : ""}`);
     this.name = "ApiError";
     this.status = status;
     this.reason = (typeof body === "object" && body?.reason) || "";
+    this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/**
+ * The seconds an answer asks the client to wait before sending its request again: a 429 (Priority
+ * and Fairness) or any 5xx with a whole number of seconds in `Retry-After`, as client-go's
+ * `checkWait` and `retryAfterSeconds` read it; else undefined (an HTTP date is not read, as there).
+ */
+export function retryAfter(res) {
+  const header = res.headers?.["retry-after"];
+  if ((res.statusCode === 429 || res.statusCode >= 500) && typeof header === "string" && /^[0-9]{1,9}$/.test(header.trim())) {
+    return Number(header.trim());
+  }
+  return undefined;
 }
 
 /**
@@ -152,9 +175,12 @@ export class KubeAdapter {
    * @param {() => boolean} [options.mayWrite] asked right before each write goes out: false fails it
    *   without sending (a leader whose renew deadline passed, its timers not yet run: a process that
    *   was stopped and continued)
+   * @param {(ms: number, signal: AbortSignal) => Promise<void>} [options.sleep] waits out a
+   *   server's Retry-After (the timers' by default; a test gives its own clock's)
    */
-  constructor(kc, { onRequest = () => {}, qps = 0, burst = 1, fieldManager = FIELD_MANAGER, mayWrite = () => true } = {}) {
+  constructor(kc, { onRequest = () => {}, qps = 0, burst = 1, fieldManager = FIELD_MANAGER, mayWrite = () => true, sleep = (ms, signal) => delay(ms, undefined, { signal }) } = {}) {
     this.kc = kc;
+    this.sleep = sleep;
     this.onRequest = onRequest;
     this.fieldManager = fieldManager;
     /** Asked right before each write is sent; false refuses it (a leader past its renew deadline). */
@@ -206,11 +232,31 @@ export class KubeAdapter {
 
   /**
    * One request: resolves to the answer's JSON, rejects with an ApiError for an HTTP error status
-   * (or the network's error). `verb` and `resource` name it for the count; `signal` cuts it short
-   * (in its wait for a token too).
+   * (or the network's error). An answer that asks for a retry (a 429 or 5xx with `Retry-After`
+   * seconds) is waited out and sent again, up to MAX_RETRIES times, as client-go does; a write
+   * asks `mayWrite` again before each try. `verb` and `resource` name it for the count (each try
+   * counted); `signal` cuts it short (in its waits too).
    */
-  async request(method, path, { query, body, contentType = "application/json", verb, resource, signal: callerSignal }) {
-    const signal = callerSignal ? AbortSignal.any([callerSignal, this.aborter.signal]) : this.aborter.signal;
+  async request(method, path, options) {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.aborter.signal]) : this.aborter.signal;
+    for (let retries = 0; ; retries += 1) {
+      try {
+        return await this.send(method, path, options, signal);
+      } catch (e) {
+        if (e.retryAfterSeconds === undefined || retries === MAX_RETRIES) {
+          throw e;
+        }
+        try {
+          await this.sleep(e.retryAfterSeconds * 1000, signal);
+        } catch (cut) {
+          throw new RequestError(`${options.verb} ${path}`, cut);
+        }
+      }
+    }
+  }
+
+  /** One try of a request (request() says what it resolves to and when it tries again). */
+  async send(method, path, { query, body, contentType = "application/json", verb, resource }, signal) {
     try {
       await this.limiter.take(signal);
     } catch (e) {
@@ -249,7 +295,7 @@ export class KubeAdapter {
           const chunks = [];
           res.on("data", (c) => chunks.push(c));
           res.on("error", reject);
-          res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }));
+          res.on("end", () => resolve({ status: res.statusCode, retryAfter: retryAfter(res), text: Buffer.concat(chunks).toString("utf8") }));
         });
         req.on("timeout", () => req.destroy(new Error(`${what}: no answer in ${REQUEST_TIMEOUT_MS / 1000} s`)));
         req.on("error", reject);
@@ -267,7 +313,7 @@ export class KubeAdapter {
       // Not JSON (a proxy's error page): the text goes into the error.
     }
     if (answer.status < 200 || answer.status > 299) {
-      throw new ApiError(what, answer.status, parsed);
+      throw new ApiError(what, answer.status, parsed, answer.retryAfter);
     }
     return parsed;
   }

@@ -604,3 +604,56 @@ test("a write the lease fence refuses is never sent, and fails as the cluster's 
   assert.deepEqual(seen, ["POST /api/v1/namespaces/ns/pods", "PATCH /api/v1/namespaces/ns/pods/a?fieldManager=replica-b", "GET /api/v1/namespaces/ns/pods/a"]);
   assert.deepEqual(calls, ["200", "200", "fenced", "fenced", "200"]);
 });
+
+test("an answer that asks for a retry (429 or 5xx with Retry-After seconds) is waited out and sent again, up to 10 times, as client-go does; without the header it fails at once", async () => {
+  const seen = [];
+  /** Per path: the answers to give in turn, [status, retryAfter] (the last one repeats). */
+  const script = {
+    "/api/v1/namespaces/ns/pods/throttled": [[429, "1"], [503, "2"], [200]],
+    "/api/v1/namespaces/ns/pods/plain": [[429]],
+    "/api/v1/namespaces/ns/pods/date": [[429, "Wed, 21 Oct 2015 07:28:00 GMT"]],
+    "/api/v1/namespaces/ns/pods/forever": [[429, "1"]],
+    "/api/v1/namespaces/ns/pods": [[429, "3"], [201]],
+  };
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url, "http://localhost").pathname;
+    seen.push(`${req.method} ${path}`);
+    const answers = script[path];
+    const [status, retryAfter] = answers.length > 1 ? answers.shift() : answers[0];
+    res.writeHead(status, { "content-type": "application/json", ...(retryAfter ? { "retry-after": retryAfter } : {}) });
+    res.end(JSON.stringify(status < 300 ? { metadata: { name: "a" } } : { kind: "Status", reason: status === 429 ? "TooManyRequests" : "ServiceUnavailable", message: "slow down" }));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const waits = [];
+  const calls = [];
+  let holds = true;
+  // The server's waits on a clock of the test: recorded, not slept.
+  const adapter = new KubeAdapter(kubeConfigOf(server), { onRequest: (call) => calls.push(call.code), sleep: async (ms) => waits.push(ms), mayWrite: () => holds });
+  await adapter.connect();
+  try {
+    assert.deepEqual(await adapter.get("Pod", "ns", "throttled"), { metadata: { name: "a" } });
+    assert.deepEqual([waits, calls], [[1000, 2000], ["429", "503", "200"]]);
+    for (const name of ["plain", "date"]) {
+      waits.length = 0;
+      await assert.rejects(adapter.get("Pod", "ns", name), (e) => e.name === "ApiError" && e.status === 429, name);
+      assert.deepEqual(waits, [], `${name}: no wait, no retry`);
+    }
+    waits.length = 0;
+    seen.length = 0;
+    await assert.rejects(adapter.get("Pod", "ns", "forever"), (e) => e.name === "ApiError" && e.status === 429 && /slow down/.test(e.message));
+    assert.equal(seen.length, 11, "the first try and 10 retries");
+    assert.deepEqual(waits, Array(10).fill(1000));
+    // A write asks the lease fence again before its retry: a lease lost meanwhile sends nothing more.
+    seen.length = 0;
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "a", namespace: "ns" } };
+    adapter.sleep = async () => {
+      holds = false;
+    };
+    await assert.rejects(adapter.create("Pod", pod), /no longer holds the leader lease/);
+    assert.deepEqual(seen, ["POST /api/v1/namespaces/ns/pods"]);
+  } finally {
+    adapter.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});

@@ -4,8 +4,10 @@
 // Its evidence (soak/evidence.js): a violation's file holds the faults of its window, the lease's
 // holders, its job's timeline and the controllers' lines for that job, and no other job's. When a
 // fault took effect (soak/effect.js), from which convergence is counted, and the garbage
-// collector's bound counted from the control plane serving again (soak/observer.js).
+// collector's bound counted from the control plane serving again (soak/observer.js). The fault
+// proxy of the network faults (tests/e2e/proxy.js).
 import assert from "node:assert/strict";
+import http from "node:http";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +18,7 @@ import { nextId } from "../../benches/node/soak/master.js";
 import { Observer } from "../../benches/node/soak/observer.js";
 import { random } from "../../benches/node/soak/random.js";
 import { Schedule } from "../../benches/node/soak/schedule.js";
+import { faultProxy } from "../../tests/e2e/proxy.js";
 import { ManualClock } from "./clock.js";
 
 const KINDS = ["a", "b", "c", "d", "e"];
@@ -272,4 +275,103 @@ test("a rank that ended for good stays ended when its failed pod goes with its n
   assert.deepEqual(observer.unconverged(), []);
   observer.pods.delete("j3-edljob-worker-4");
   assert.deepEqual(observer.unconverged(), ["j3: worker 1/2 Running"]);
+});
+
+test("a pod the scheduler leaves unbound for want of room was made as asked: not the controllers' to mend, reported apart with the scheduler's reason (issue 50)", () => {
+  const { observer } = quietObserver();
+  const uid = "job-uid";
+  const noRoom = "0/8 nodes are available: 8 Insufficient cpu. preemption: 0/8 nodes are available: 8 No preemption victims found for incoming pod.";
+  const labels = (type, rank) => ({ "elasticjob.dlrover/name": "real4", "elasticjob.dlrover/replica-type": type, "elasticjob.dlrover/rank-index": String(rank), "elasticjob.dlrover/replica-index": String(rank) });
+  const pod = (type, rank, status, nodeName) => ({ metadata: { name: `real4-edljob-${type}-${rank}`, uid: `${type}${rank}`, labels: labels(type, rank) }, spec: { nodeName }, status });
+  const keep = (p) => {
+    observer.pods.set(p.metadata.name, p);
+    observer.onPod(p, false);
+  };
+  observer.jobs.set("real4", { metadata: { name: "real4", uid, creationTimestamp: new Date(observer.clock.now() - 60_000).toISOString() }, status: { phase: "Running" } });
+  observer.plans.set("real4-scaleplan-0", { metadata: { name: "real4-scaleplan-0", ownerReferences: [{ uid }] }, spec: { replicaResourceSpecs: { worker: { replicas: 3 } } }, status: { phase: "Succeeded" } });
+  keep({ metadata: { name: "elasticjob-real4-dlrover-master", uid: "m", labels: { "elasticjob.dlrover/name": "real4", "elasticjob.dlrover/replica-type": "dlrover-master" } }, spec: { nodeName: "n0" }, status: { phase: "Running" } });
+  keep(pod("worker", 0, { phase: "Running" }, "n0"));
+  // Made, but not yet looked at by the scheduler: the controllers' part is done, the rank is not.
+  keep(pod("worker", 1, { phase: "Pending" }));
+  keep(pod("worker", 2, { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: noRoom }] }));
+  assert.deepEqual(observer.unconverged(), ["real4: worker 2/3 Running"]);
+  // The scheduler has no room for it either: every pod the plan asks for is made.
+  keep(pod("worker", 1, { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: noRoom }] }));
+  assert.deepEqual(observer.unconverged(), []);
+  assert.deepEqual(observer.unschedulableReport(), { pods: 2, jobs: ["real4"], reasons: { [noRoom]: 2 } });
+  // A pod not scheduled for another reason (a gate, a scheduler that is not there) is no excuse.
+  keep(pod("worker", 1, { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "SchedulingGated" }] }));
+  assert.deepEqual(observer.unconverged(), ["real4: worker 2/3 Running"]);
+  // A rank with no pod at all is owed, whatever the cluster's room.
+  observer.pods.delete("real4-edljob-worker-1");
+  assert.deepEqual(observer.unconverged(), ["real4: worker 2/3 Running"]);
+});
+
+test("the fault proxy: requests go on with their credentials; throttled, every second request that is no watch gets 429 with Retry-After and APF's Status; an expired watch is cut and its next connection gets the 410 Expired event once", async (t) => {
+  const seen = [];
+  /** Watches held open by the fake API server. */
+  const open = new Set();
+  const upstream = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+    if (new URL(req.url, "http://x").searchParams.get("watch") === "true") {
+      res.writeHead(200, { "content-type": "application/json" }).flushHeaders();
+      open.add(res);
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "7" }, items: [] }));
+  });
+  await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const proxy = await faultProxy(`http://127.0.0.1:${upstream.address().port}`);
+  t.after(async () => {
+    await proxy.close();
+    for (const res of open) res.destroy();
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+  const get = (path) =>
+    new Promise((resolve, reject) => {
+      const req = http.get(`${proxy.url}${path}`, { headers: { authorization: "Bearer replica-a" } }, (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode, retryAfter: res.headers["retry-after"], text }));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+    });
+  const pods = "/api/v1/namespaces/soak/pods";
+  assert.equal((await get(pods)).status, 200);
+  assert.deepEqual(seen, [`GET ${pods} Bearer replica-a`], "sent on with the client's own credentials");
+
+  proxy.throttle(1);
+  const answers = [await get(pods), await get(pods), await get(pods), await get(pods)];
+  proxy.throttle(undefined);
+  assert.deepEqual(answers.map((a) => [a.status, a.retryAfter]), [[429, "1"], [200, undefined], [429, "1"], [200, undefined]]);
+  const status = JSON.parse(answers[0].text);
+  assert.deepEqual([status.kind, status.code, status.reason, status.details], ["Status", 429, "TooManyRequests", { retryAfterSeconds: 1 }]);
+  assert.equal((await get(pods)).status, 200, "throttling ended");
+  assert.equal(proxy.counts.throttled, 2);
+
+  // A watch open through the proxy, then expired: cut, and its next connection gets 410 once.
+  const cut = new Promise((resolve) => {
+    const req = http.get(`${proxy.url}${pods}?watch=true&resourceVersion=7`, (res) => {
+      res.on("data", () => {});
+      res.on("error", () => resolve("cut"));
+      res.on("close", () => resolve("cut"));
+    });
+    req.on("error", () => resolve("cut"));
+  });
+  // Until the watch has reached the API server (at most 400 turns of 5 ms; what is waited for is said).
+  for (let i = 0; i < 400 && open.size === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(open.size, 1, "the watch reached the API server");
+  assert.equal(proxy.expireWatches(), 1);
+  assert.equal(await cut, "cut");
+  const again = await get(`${pods}?watch=true&resourceVersion=7`);
+  const event = JSON.parse(again.text.trim());
+  assert.deepEqual([again.status, event.type, event.object.code, event.object.reason], [200, "ERROR", 410, "Expired"]);
+  assert.match(event.object.message, /^too old resource version: 7 \(8\)$/);
+  assert.equal(proxy.counts.expired, 1);
+  // Listed again, then watched again: both go on.
+  const before = seen.length;
+  assert.equal((await get(pods)).status, 200);
+  assert.equal(seen.length, before + 1);
 });

@@ -10,6 +10,13 @@
 //   later than the election's own bound after the fault began (the lease's duration and two retry
 //   periods: 5 s here) or its end: an election slower than that is the controllers', and counts
 //   against their 30 s.
+// - partition: both instances cut off from the API server for longer than the lease, then the
+//   connections dropped: none can renew or take the lease while it lasts (every write fails), so
+//   the earliest a controller may act is when it ends; a candidate takes the lease once it has seen
+//   it unchanged for its duration, which it has by then. Counted as the leader kinds, from the
+//   first change of holder, with the election's bound counted from the partition's end.
+// - api-latency, throttle, watch-expired: take effect by their end (the latency gone, no 429 more,
+//   the watches listing again), as the others below.
 // - restart-apiserver: from the API server serving again (the restart returns once /readyz
 //   answers), the earliest anything in the cluster can act; but the observer's own watches were cut
 //   by the restart, and until each has connected again its caches show the cluster as it was
@@ -20,7 +27,7 @@
 //   relist) take effect by their end.
 /** How long an effect is waited for; past it the clock counts from the fault's end, and the log says so. */
 export const EFFECT_WAIT_S = 30;
-const LEADER_KINDS = new Set(["kill-leader", "stop-leader", "stall"]);
+const LEADER_KINDS = new Set(["kill-leader", "stop-leader", "stall", "partition"]);
 
 /**
  * When `fault` ({kind, from, to, pods?}: ms; `pods`, the uids a delete-node removed) took effect,
@@ -32,7 +39,8 @@ const LEADER_KINDS = new Set(["kill-leader", "stop-leader", "stall"]);
 export async function tookEffect(fault, observer, { waitS = EFFECT_WAIT_S, electionS } = {}) {
   const { kind, from, to } = fault;
   if (LEADER_KINDS.has(kind)) {
-    const latest = Math.max(to, from + electionS * 1000);
+    // No election can end inside a partition: its bound counts from the partition's end.
+    const latest = kind === "partition" ? to + electionS * 1000 : Math.max(to, from + electionS * 1000);
     const change = await observer.until(() => observer.holderSince(from), waitS);
     if (!change) return { at: latest, checkFrom: observer.clock.now(), note: `no new holder of the lease within ${waitS} s: counted from the election's bound` };
     const at = Math.max(to, Math.min(change.at, latest));

@@ -36,7 +36,8 @@ export class Players {
     this.jobs = new Map();
     this.jobsStarted = 0;
     this.realJobs = 0;
-    this.real = undefined;
+    /** The name of the last job of the real master (its pods may outlive it). */
+    this.lastReal = undefined;
     this.work = mkdtempSync(join(tmpdir(), "elasticjob-soak-"));
     this.children = new Set();
     /** When the jobs' loop last turned, and what it was doing (the soak's watchdog reads them). */
@@ -57,7 +58,10 @@ export class Players {
     const state = { job: answer.body, name, index: 0, real, restartPolicy, lifetime: this.rand.int(60, 150) * 1000, born: Date.now(), relaunched: new Set() };
     this.jobs.set(name, state);
     this.log(`job ${name}: ${shape}, ${workers} workers (${restartPolicy})${real ? ", DLRover's real master" : ""}`);
-    if (real) this.startReal(state);
+    if (real) {
+      this.lastReal = name;
+      this.startReal(state);
+    }
     return state;
   }
 
@@ -228,7 +232,11 @@ export class Players {
       while (going() && !this.stopping) {
         const now = Date.now();
         this.tick = now;
-        if (this.python && ![...this.jobs.values()].some((s) => s.real)) {
+        // One job of the real master at a time, counting the pods of the last one still going:
+        // the soak's cluster has room for one (its 16-CPU pods; mk/cluster.mk's SOAK_NODES), and
+        // a second made while the garbage collector deletes the first's pods left 72 of them
+        // unschedulable (the 30-minute run of issue 50).
+        if (this.python && ![...this.jobs.values()].some((s) => s.real) && !this.realPodsLeft()) {
           this.realJobs += 1;
           await this.create("ps", true).catch((e) => this.log(`real job: ${e.message}`));
         }
@@ -248,6 +256,11 @@ export class Players {
         await new Promise((r) => setTimeout(r, 500));
       }
     })();
+  }
+
+  /** Whether a pod of the last job of the real master is still there (its job deleted or not). */
+  realPodsLeft() {
+    return this.lastReal !== undefined && [...this.observer.pods.values()].some((p) => L(p, "name") === this.lastReal);
   }
 
   /** Ends the real masters at once (a run that stops). */

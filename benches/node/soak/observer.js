@@ -9,6 +9,16 @@ const L = (o, k) => o.metadata.labels?.[`elasticjob.dlrover/${k}`];
 const live = (p) => ["Pending", "Running"].includes(p.status?.phase) && !p.metadata.deletionTimestamp;
 /** A pod that ended with a failure the master leaves ended: Failed, but not OOMKilled (relaunched). */
 const endedForGood = (p) => p.status?.phase === "Failed" && p.status?.containerStatuses?.[0]?.state?.terminated?.reason !== "OOMKilled";
+/**
+ * The scheduler's reason a live pod is not bound (its PodScheduled condition False with reason
+ * `Unschedulable`: no node has room or fits), else undefined. Such a pod was made: what it waits
+ * for is room, not a controller.
+ */
+export const unschedulable = (p) => {
+  if (p.status?.phase !== "Pending" || p.spec?.nodeName || p.metadata.deletionTimestamp) return undefined;
+  const c = (p.status?.conditions ?? []).find((x) => x.type === "PodScheduled" && x.status === "False" && x.reason === "Unschedulable");
+  return c && (c.message || c.reason);
+};
 const PHASE_ORDER = { "": 0, Created: 1, Pending: 2, Running: 3, Scaling: 3, Restarting: 3, Succeeded: 4, Failed: 4 };
 const PLAN_ORDER = { "": 0, Created: 1, Pending: 2, Scaling: 3, Succeeded: 4, Failed: 4 };
 const RSS_BOUND_MB = 500;
@@ -47,6 +57,11 @@ export class Observer {
     this.controlPlaneBack = 0;
     /** When DLRover's real master watches its pods again after the last restart (clockOf). */
     this.realMasterBack = 0;
+    /**
+     * The pods the scheduler left unbound for want of room, reported apart from the controllers'
+     * convergence: pod name -> {job, at (first seen so), reason (the scheduler's message)}.
+     */
+    this.unschedulable = new Map();
   }
 
   /** A violation, with the jobs it concerns (their timelines go into its evidence). */
@@ -170,6 +185,11 @@ export class Observer {
     this.created.add(pod.metadata.uid);
     this.written(pod);
     if (gone) return;
+    const reason = unschedulable(pod);
+    if (reason && !this.unschedulable.has(pod.metadata.name)) {
+      this.unschedulable.set(pod.metadata.name, { job: L(pod, "name"), at: this.clock.now(), reason });
+      this.log(`unschedulable: ${pod.metadata.name}: ${reason}`);
+    }
     const job = L(pod, "name");
     const type = L(pod, "replica-type");
     if (job && type && type !== "dlrover-master") {
@@ -288,16 +308,23 @@ export class Observer {
     return { want, plans };
   }
 
-  /** Why each job is not converged now: every task of its newest plans Running, each rank once, every plan done. */
+  /**
+   * Why each job is not converged now: what the controllers owe it, every task of its newest plans
+   * made and Running, each rank once, every plan done. A pod the scheduler leaves unbound for want
+   * of room was made as asked: it counts as delivered here and is reported apart
+   * (`this.unschedulable`, with the scheduler's reason).
+   */
   unconverged() {
     const why = [];
+    // Running, or made and waiting for room the cluster does not have.
+    const delivered = (p) => p.status.phase === "Running" || unschedulable(p) !== undefined;
     for (const job of this.jobs.values()) {
       const name = job.metadata.name;
       if (job.metadata.deletionTimestamp || ["Succeeded", "Failed"].includes(job.status?.phase)) continue;
       const { want, plans } = this.desired(job);
       const pods = [...this.pods.values()].filter((p) => L(p, "name") === name && live(p));
       const young = this.clock.now() - Date.parse(job.metadata.creationTimestamp) < 30_000;
-      if (!pods.some((p) => L(p, "replica-type") === "dlrover-master" && p.status.phase === "Running") && !young) why.push(`${name}: master not Running`);
+      if (!pods.some((p) => L(p, "replica-type") === "dlrover-master" && delivered(p)) && !young) why.push(`${name}: master not Running`);
       // A job's first plan comes once its master runs (the master's to write): not yet, not a fault.
       if (plans.length === 0) continue;
       const all = [...this.pods.values()].filter((p) => L(p, "name") === name);
@@ -312,7 +339,7 @@ export class Observer {
           const gone = endedId !== undefined && newest === undefined;
           if ((newest && endedForGood(newest)) || gone) ended.add(r);
         }
-        const ranks = pods.filter((p) => L(p, "replica-type") === type && p.status.phase === "Running").map((p) => Number(L(p, "rank-index")));
+        const ranks = pods.filter((p) => L(p, "replica-type") === type && delivered(p)).map((p) => Number(L(p, "rank-index")));
         const ok = ranks.length === n - ended.size && ranks.every((r) => r < n && !ended.has(r)) && new Set(ranks).size === ranks.length;
         if (!ok) why.push(`${name}: ${type} ${ranks.length}/${n} Running`);
       }
@@ -370,6 +397,13 @@ export class Observer {
 
   podsCreated() {
     return this.created.size;
+  }
+
+  /** The pods left unbound for want of room, for the figures: how many, and each reason's count. */
+  unschedulableReport() {
+    const reasons = {};
+    for (const { reason } of this.unschedulable.values()) reasons[reason] = (reasons[reason] ?? 0) + 1;
+    return { pods: this.unschedulable.size, jobs: [...new Set([...this.unschedulable.values()].map((u) => u.job))].sort(), reasons };
   }
 }
 
