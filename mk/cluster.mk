@@ -18,7 +18,9 @@
 #                       happened
 #   make test-kueue     Kueue's real manager beside a cluster of its own (`cluster run --kueue`):
 #                       quota, admission, flavours, preemption, Finished, deactivation, its webhooks;
-#                       then `elasticjob controller --kueue` in the issue's five scenarios
+#                       then `elasticjob controller --kueue` in the issue's five scenarios; then
+#                       Workload slices, on a second cluster whose Kueue has the gate
+#                       ElasticJobsViaWorkloadSlices on (`--kueue-feature-gates`, figures printed)
 #   make test-gang-scheduler
 #                       scheduler-plugins' gang scheduler (Coscheduling) beside a cluster of its own
 #                       (`cluster run --gang`): two groups of pods of which one fits are placed one
@@ -79,12 +81,21 @@ $(KUEUE_DIR)/manager: $(CLUSTER_SRC)/kueue/build.sh
 	@sh $< $(KUEUE_DIR) >/dev/null
 
 # The Go tests (Kueue itself) first, then the controller's scenarios (tests/e2e/kueue/), on
-# one cluster: its CRDs, Kueue's and 2 nodes, the flavour's one labelled and tainted by the test.
+# one cluster: its CRDs, Kueue's and 2 nodes, the flavour's one labelled and tainted by the test;
+# Kueue's feature gates as it ships them, so TestWorkloadSlicesGateOff (tests/cluster/kueue/
+# slices_test.go) runs there. Then, on a second cluster in the same folder (the first is down by
+# then), Kueue with ElasticJobsViaWorkloadSlices on for TestWorkloadSlices alone, its figures
+# printed (-v). KUEUE_WORKLOAD_SLICES tells each run which gate its Kueue has: a test whose probe
+# of the gate disagrees fails instead of skipping.
 KUEUE_CLUSTER_DIR ?= $(TOOLS)/cluster-kueue
+KUEUE_SLICES_GATE := ElasticJobsViaWorkloadSlices=true
 
-test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager npm ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1; then the controller's five scenarios with it
-	$(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) --nodes 2 -- \
-	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 ./kueue/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/kueue/*.test.js'
+test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager npm ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1; then the controller's five scenarios with it; then Workload slices with Kueue's gate on (figures printed)
+	KUEUE_WORKLOAD_SLICES=off $(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) --nodes 2 -- \
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -skip "^TestWorkloadSlices$$" ./kueue/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/kueue/*.test.js'
+	KUEUE_WORKLOAD_SLICES=on $(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) \
+	  --kueue-feature-gates $(KUEUE_SLICES_GATE) --nodes 2 -- \
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -v -run "^TestWorkloadSlices$$" ./kueue/'
 
 # scheduler-plugins' kube-scheduler with the Coscheduling plugin, built once from the
 # sigs.k8s.io/scheduler-plugins module (tests/cluster/gang/build.sh), the PodGroup CRD beside it.

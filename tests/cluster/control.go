@@ -33,11 +33,12 @@ const (
 
 // up starts the control plane unless it runs, waits for /readyz, installs the CRDs of crds (when
 // given) and waits until they are established, creates the nodes, and with kueue given starts
-// Kueue's manager from that folder unless it runs, with gang given scheduler-plugins' gang
+// Kueue's manager from that folder unless it runs (with kueueGates set among its feature gates),
+// with gang given scheduler-plugins' gang
 // scheduler (gang.go), with volcano given Volcano's scheduler and controllers (volcano.go); with
 // audit, a server it starts logs every request of a ServiceAccount (auditPolicy). It reports
 // whether it started the server.
-func (c cluster) up(crds, kueue, gang, volcano string, shape nodeShape, audit bool) (started bool, err error) {
+func (c cluster) up(crds, kueue string, kueueGates map[string]bool, gang, volcano string, shape nodeShape, audit bool) (started bool, err error) {
 	pid, running := c.running()
 	if !running {
 		if err := c.removeData(); err != nil {
@@ -78,7 +79,7 @@ func (c cluster) up(crds, kueue, gang, volcano string, shape nodeShape, audit bo
 		return false, err
 	}
 	if kueue != "" {
-		if err := c.upKueue(kueue); err != nil {
+		if err := c.upKueue(kueue, kueueGates); err != nil {
 			if started {
 				c.stop(pid)
 			}
@@ -161,14 +162,14 @@ func (c cluster) restart() error {
 // run brings the control plane up unless it runs, runs argv with KUBECONFIG set, and stops the
 // control plane afterwards if it started it: when argv fails too, and when the run is interrupted
 // (the signal goes to argv first).
-func (c cluster) run(crds, kueue, gang, volcano string, shape nodeShape, audit bool, argv []string) (int, error) {
+func (c cluster) run(crds, kueue string, kueueGates map[string]bool, gang, volcano string, shape nodeShape, audit bool, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("run: no command after --")
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	started, err := c.up(crds, kueue, gang, volcano, shape, audit)
+	started, err := c.up(crds, kueue, kueueGates, gang, volcano, shape, audit)
 	if err != nil {
 		return 0, err
 	}

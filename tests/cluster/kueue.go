@@ -33,11 +33,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,8 +80,9 @@ func (c cluster) kueueCerts() string { return filepath.Join(c.kueue().dir, "cert
 
 // upKueue starts Kueue's manager from dir unless it runs, after installing its CRDs, its namespace,
 // its certificate and its webhook configurations, and waits until its readiness probe (which
-// waits for the webhook server) answers.
-func (c cluster) upKueue(dir string) error {
+// waits for the webhook server) answers. gates are set among its feature gates; a manager that
+// runs already with other gates is an error (a gate is read once, at its start).
+func (c cluster) upKueue(dir string, gates map[string]bool) error {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -87,7 +90,7 @@ func (c cluster) upKueue(dir string) error {
 	manager := filepath.Join(dir, "manager")
 	module := filepath.Join(dir, "module")
 	if _, running := c.kueue().running(manager); running {
-		return nil
+		return c.kueueRunsWith(gates)
 	}
 	for _, p := range []string{manager, filepath.Join(module, "go.mod")} {
 		if _, err := os.Stat(p); err != nil {
@@ -140,7 +143,7 @@ func (c cluster) upKueue(dir string) error {
 	if err := applyWebhooks(ctx, client, mutating, validating); err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.kueue().config(), kueueConfiguration(webhookPort, healthPort, c.kueueCerts()), 0o600); err != nil {
+	if err := os.WriteFile(c.kueue().config(), kueueConfiguration(webhookPort, healthPort, c.kueueCerts(), gates), 0o600); err != nil {
 		return err
 	}
 	pid, err := c.startKueue(manager)
@@ -158,10 +161,11 @@ func (c cluster) upKueue(dir string) error {
 // kueueConfiguration is the manager's Configuration (config.kueue.x-k8s.io/v1beta2): webhooks on
 // 127.0.0.1 with the certificate in certDir, its health probes on 127.0.0.1 (readiness waits for the
 // webhook server), no metrics server, no leader election, the batch/job integration only (Kueue
-// then runs no controller for job kinds this cluster lacks), and no visibility server (an API
-// server of its own on port 8082 of every interface).
-func kueueConfiguration(webhookPort, healthPort int, certDir string) []byte {
-	return fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
+// then runs no controller for job kinds this cluster lacks), no visibility server (an API server
+// of its own on port 8082 of every interface), and gates set among its feature gates (the manager
+// takes them from its Configuration or from --feature-gates, never both: config.ValidateFeatureGates).
+func kueueConfiguration(webhookPort, healthPort int, certDir string, gates map[string]bool) []byte {
+	config := fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 namespace: %s
 health:
@@ -183,8 +187,60 @@ integrations:
   frameworks:
   - batch/job
 featureGates:
-  VisibilityOnDemand: false
 `, kueueNamespace, healthPort, webhookPort, certDir)
+	all := kueueFeatureGates(gates)
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		config = fmt.Appendf(config, "  %s: %t\n", name, all[name])
+	}
+	return config
+}
+
+// kueueFeatureGates is the manager's feature gates: VisibilityOnDemand off, then gates.
+func kueueFeatureGates(gates map[string]bool) map[string]bool {
+	all := map[string]bool{"VisibilityOnDemand": false}
+	maps.Copy(all, gates)
+	return all
+}
+
+// parseFeatureGates reads `Name=true,Other=false` (the form of Kubernetes' --feature-gates).
+func parseFeatureGates(s string) (map[string]bool, error) {
+	gates := map[string]bool{}
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(item, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q: want Name=true or Name=false", item)
+		}
+		on, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err != nil {
+			return nil, fmt.Errorf("%q: want Name=true or Name=false", item)
+		}
+		gates[name] = on
+	}
+	return gates, nil
+}
+
+// kueueRunsWith checks that the running manager was started with gates: the Configuration it was
+// started with holds the feature gates kueueConfiguration writes for them.
+func (c cluster) kueueRunsWith(gates map[string]bool) error {
+	raw, err := os.ReadFile(c.kueue().config())
+	if err != nil {
+		return err
+	}
+	var config struct {
+		FeatureGates map[string]bool `json:"featureGates"`
+	}
+	if err := yaml.Unmarshal(raw, &config); err != nil {
+		return fmt.Errorf("%s: %w", c.kueue().config(), err)
+	}
+	if want := kueueFeatureGates(gates); !maps.Equal(config.FeatureGates, want) {
+		return fmt.Errorf("--kueue-feature-gates: the running Kueue manager has the feature gates %v, not %v: `cluster down --dir %s` first", config.FeatureGates, want, c.root)
+	}
+	return nil
 }
 
 // kueueCertificate makes the webhook server's certificate: for 127.0.0.1 (the address the API server

@@ -4,14 +4,16 @@
 // kubelet of fake nodes: pods are scheduled, get addresses, become Running, and fail or succeed when
 // a test annotates them, by the stages of stages.yaml. No containers run.
 //
-//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--gang G] [--volcano V] [--nodes N]
-//	             [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q]
+//	cluster up   [--dir D] [--crds DIR] [--kueue K] [--kueue-feature-gates G=B,...] [--gang G]
+//	             [--volcano V] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N]
+//	             [--node-storage Q]
 //	                                      start it in the background (idempotent), wait for
 //	                                      /readyz, install the CRDs, create the nodes and wait
 //	                                      until they are Ready, write D/kubeconfig and print
 //	                                      `export KUBECONFIG=...`; with --kueue, also run Kueue's
 //	                                      manager from K (kueue/build.sh builds it) with its CRDs
-//	                                      and webhooks (kueue.go); with --gang, also run
+//	                                      and webhooks (kueue.go), and with --kueue-feature-gates
+//	                                      those of its feature gates set; with --gang, also run
 //	                                      scheduler-plugins' gang scheduler from G (gang/build.sh
 //	                                      builds it) with its PodGroup CRD (gang.go); with
 //	                                      --volcano, also run Volcano's scheduler and controller
@@ -49,6 +51,7 @@ func main() {
 	dir := flags.String("dir", ".tools/cluster", "the folder of the kubeconfig and of the cluster's data")
 	crds := flags.String("crds", "", "a folder of CustomResourceDefinition YAML files to install (up, run)")
 	kueue := flags.String("kueue", "", "a folder with Kueue's manager and module (kueue/build.sh) to run beside the cluster (up, run)")
+	kueueGates := flags.String("kueue-feature-gates", "", "Kueue's feature gates to set, Name=true|false separated by commas, e.g. ElasticJobsViaWorkloadSlices=true; needs --kueue (up, run)")
 	gang := flags.String("gang", "", "a folder with scheduler-plugins' scheduler and PodGroup CRD (gang/build.sh) to run beside the cluster's scheduler (up, run)")
 	volcano := flags.String("volcano", "", "a folder with Volcano's scheduler, controller manager and CRDs (volcano/build.sh) to run beside the cluster's scheduler (up, run)")
 	audit := flags.Bool("audit", false, "the API server logs every request of a ServiceAccount to D/data/audit.log (audit.k8s.io/v1 events at Metadata level, one JSON object a line), from a start (up, run)")
@@ -64,6 +67,13 @@ func main() {
 	if err := shape.validate(); err != nil {
 		fatal(err)
 	}
+	gates, err := parseFeatureGates(*kueueGates)
+	if err != nil {
+		fatal(fmt.Errorf("--kueue-feature-gates: %w", err))
+	}
+	if len(gates) > 0 && *kueue == "" {
+		fatal(errors.New("--kueue-feature-gates needs --kueue"))
+	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
 		fatal(err)
@@ -73,7 +83,7 @@ func main() {
 	case "serve":
 		err = c.serve()
 	case "up":
-		_, err = c.up(*crds, *kueue, *gang, *volcano, shape, *audit)
+		_, err = c.up(*crds, *kueue, gates, *gang, *volcano, shape, *audit)
 		if err == nil {
 			fmt.Printf("export KUBECONFIG=%s\n", c.kubeconfig())
 		}
@@ -83,7 +93,7 @@ func main() {
 		err = c.restart()
 	case "run":
 		var code int
-		code, err = c.run(*crds, *kueue, *gang, *volcano, shape, *audit, flags.Args())
+		code, err = c.run(*crds, *kueue, gates, *gang, *volcano, shape, *audit, flags.Args())
 		if err == nil {
 			os.Exit(code)
 		}
@@ -96,7 +106,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--gang G] [--volcano V] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q] [--audit]\n       cluster run [the same flags] -- CMD ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: cluster up|down|restart-apiserver|serve [--dir D] [--crds DIR] [--kueue K] [--kueue-feature-gates G=B,...] [--gang G] [--volcano V] [--nodes N] [--node-cpu Q] [--node-memory Q] [--node-pods N] [--node-storage Q] [--audit]\n       cluster run [the same flags] -- CMD ARGS...")
 	os.Exit(2)
 }
 

@@ -3,7 +3,8 @@
 // server calls on 127.0.0.1. Its Workloads are made as the elasticjob controller makes a job's (one
 // pod set per replica type, the master's first; owned by nothing here), and the test writes what
 // that controller writes to a Workload's status (Finished; the quota released after an eviction),
-// as Kueue's own job integrations (pkg/controller/jobframework/reconciler.go) write it.
+// as Kueue's own job integrations (pkg/controller/jobframework/reconciler.go) write it. Workload
+// slices (the gate ElasticJobsViaWorkloadSlices) are slices_test.go's.
 package kueue
 
 import (
@@ -116,13 +117,21 @@ func isTrue(u *unstructured.Unstructured, kind string) bool {
 	return c != nil && c["status"] == "True"
 }
 
-// eventually polls the Workload until check holds, and fails with its last status otherwise.
+// eventually polls the Workload of testNamespace until check holds, and fails with its last status
+// otherwise.
 func eventually(t *testing.T, client dynamic.Interface, name, what string, check func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
+	t.Helper()
+	return eventuallyIn(t, client, testNamespace, name, what, check)
+}
+
+// eventuallyIn polls the Workload of namespace until check holds, and fails with its last status
+// otherwise.
+func eventuallyIn(t *testing.T, client dynamic.Interface, namespace, name, what string, check func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
 	t.Helper()
 	deadline := time.Now().Add(waitFor)
 	var last *unstructured.Unstructured
 	for time.Now().Before(deadline) {
-		u, err := client.Resource(workloads).Namespace(testNamespace).Get(context.Background(), name, metav1.GetOptions{})
+		u, err := client.Resource(workloads).Namespace(namespace).Get(context.Background(), name, metav1.GetOptions{})
 		if err == nil {
 			last = u
 			if check(u) {
@@ -131,8 +140,11 @@ func eventually(t *testing.T, client dynamic.Interface, name, what string, check
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if last == nil {
+		t.Fatalf("Workload %s/%s: not %s within %s; never read", namespace, name, what, waitFor)
+	}
 	status, _, _ := unstructured.NestedMap(last.Object, "status")
-	t.Fatalf("Workload %s: not %s within %s; its status: %v", name, what, waitFor, status)
+	t.Fatalf("Workload %s/%s: not %s within %s; its status: %v", namespace, name, what, waitFor, status)
 	return nil
 }
 
@@ -146,7 +158,7 @@ func patchStatus(t *testing.T, client dynamic.Interface, u *unstructured.Unstruc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.Resource(workloads).Namespace(testNamespace).Patch(context.Background(), u.GetName(),
+	if _, err := client.Resource(workloads).Namespace(u.GetNamespace()).Patch(context.Background(), u.GetName(),
 		types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		t.Fatalf("patching the status of %s: %v", u.GetName(), err)
 	}
