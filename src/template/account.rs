@@ -1,7 +1,7 @@
 //! The job masters' ServiceAccount and who may run as it: the controller's own master, never a
 //! task pod, a master the job wrote itself only when the admin allows it.
 
-use k8s_openapi::api::core::v1::{PodSpec, Probe};
+use k8s_openapi::api::core::v1::{PodSpec, Probe, Volume, VolumeMount};
 
 use super::Options;
 use crate::api::{ElasticJob, ReplicaType};
@@ -67,13 +67,27 @@ pub fn is_own_master(job: &ElasticJob, options: &Options) -> Option<String> {
         ("stdinOnce", c.stdin_once.is_none()),
         ("tty", c.tty.is_none()),
         ("volumeDevices", empty(c.volume_devices.as_ref().map(Vec::len))),
-        ("volumeMounts", empty(c.volume_mounts.as_ref().map(Vec::len))),
+        // None, or the default master's alone: its emptyDir on /tmp (a template Kueue wrote back).
+        (
+            "volumeMounts",
+            empty(c.volume_mounts.as_ref().map(Vec::len))
+                || default_tmp(c.volume_mounts.as_deref(), spec.volumes.as_deref()),
+        ),
         ("workingDir", c.working_dir.is_none()),
     ];
     if let Some((key, _)) = fields.iter().find(|(_, own)| !own) {
         return Some(format!("containers[0].{key}"));
     }
     None
+}
+
+/// Whether a container's mounts are the default master's alone, its emptyDir on /tmp, and the
+/// pod's volume of that name is that emptyDir: a place the master writes that nothing of the job's
+/// fills (a volume of the job's mounted where the master runs from could run the job's code).
+fn default_tmp(mounts: Option<&[VolumeMount]>, volumes: Option<&[Volume]>) -> bool {
+    let (volume, mount) = super::master_tmp();
+    mounts == Some(std::slice::from_ref(&mount))
+        && volumes.is_some_and(|v| v.iter().filter(|v| v.name == volume.name).eq([&volume]))
 }
 
 /// The problem of a name given as the masters' ServiceAccount, at `path`: not a ServiceAccount
@@ -245,9 +259,26 @@ mod tests {
         let mut j = job(None, worker());
         let default = crate::template::master_template(&j, &options);
         let spec = serde_json::to_value(default.spec).unwrap();
-        j = job(Some(spec), worker());
+        j = job(Some(spec.clone()), worker());
         assert_eq!(is_own_master(&j, &options), None);
         assert_eq!(master(&j, &options), (Some("masters".into()), false));
+        // Its /tmp made anything but the emptyDir (the master runs from /tmp: files of the job's
+        // there could be imported), or another mount beside it: the job's own master.
+        for volumes in [
+            json!([{"name": "tmp", "hostPath": {"path": "/"}}]),
+            json!([{"name": "tmp", "configMap": {"name": "code"}}]),
+            json!([{"name": "tmp", "emptyDir": {}}, {"name": "tmp", "configMap": {"name": "code"}}]),
+            json!([]),
+        ] {
+            let mut s = spec.clone();
+            s["volumes"] = volumes.clone();
+            let j = job(Some(s), worker());
+            assert_eq!(is_own_master(&j, &options).as_deref(), Some("containers[0].volumeMounts"), "{volumes}");
+        }
+        let mut s = spec;
+        s["containers"][0]["volumeMounts"] =
+            json!([{"name": "tmp", "mountPath": "/tmp"}, {"name": "tmp", "mountPath": "/opt"}]);
+        assert_eq!(is_own_master(&job(Some(s), worker()), &options).as_deref(), Some("containers[0].volumeMounts"));
     }
 
     #[test]

@@ -20,8 +20,9 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSecurityContext, PodSpec,
-    PodTemplateSpec, ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec,
+    Capabilities, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, ObjectFieldSelector, Pod, PodSecurityContext,
+    PodSpec, PodTemplateSpec, ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec,
+    Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -565,7 +566,18 @@ fn canonical_quantities(resources: &mut ResourceRequirements) {
     }
 }
 
+/// The default master's one writable place: an emptyDir on /tmp (within its ephemeral-storage),
+/// as the volume and its mount.
+pub(crate) fn master_tmp() -> (Volume, VolumeMount) {
+    let name = "tmp".to_owned();
+    (
+        Volume { name: name.clone(), empty_dir: Some(EmptyDirVolumeSource::default()), ..Volume::default() },
+        VolumeMount { name, mount_path: "/tmp".to_owned(), ..VolumeMount::default() },
+    )
+}
+
 fn default_master_template(image: &str) -> PodTemplateSpec {
+    let (tmp, tmp_mount) = master_tmp();
     let resource: ResourceList = [("cpu", "1"), ("ephemeral-storage", "2Gi"), ("memory", "2Gi")]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(v.to_owned())))
@@ -585,13 +597,16 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
                 security_context: Some(SecurityContext {
                     allow_privilege_escalation: Some(false),
                     capabilities: Some(Capabilities { drop: Some(vec!["ALL".to_owned()]), add: None }),
-                    // DLRover 0.6.1's master writes no file (its code opens files only to read;
-                    // make test-image runs it on a read-only root with no tmpfs beside it).
+                    // A read-only root: DLRover 0.6.1's master writes only its training events,
+                    // under /tmp/dlrover (`training_event/config.py`, `Config.init_logger`), on the
+                    // volume below (make test-image runs it so, nothing else writable).
                     read_only_root_filesystem: Some(true),
                     ..SecurityContext::default()
                 }),
+                volume_mounts: Some(vec![tmp_mount]),
                 ..Container::default()
             }],
+            volumes: Some(vec![tmp]),
             restart_policy: Some("Never".to_owned()),
             // Pod Security `restricted`: the image runs as a numeric non-root user
             // (deploy/master.Dockerfile's `USER 65532:65532`), which the kubelet checks; the

@@ -120,12 +120,13 @@ describe("the image run as a job's master pod", () => {
     assert.equal(pod.spec.serviceAccountName, MASTER_ACCOUNT);
     const [main] = pod.spec.containers;
     // Pod Security restricted (issue 46): run below as a kubelet applies it, every capability dropped,
-    // no privilege escalation, the root file system read-only with nothing writable mounted (podman's
-    // --read-only alone would put tmpfs on /tmp, /var/tmp and /run; a kubelet mounts none);
+    // no privilege escalation, the root file system read-only with nothing writable but the pod's
+    // emptyDir on /tmp, where DLRover's master writes its training events (a tmpfs below: podman's
+    // --read-only alone would put tmpfs on /tmp, /var/tmp and /run too; a kubelet mounts none);
     // runAsNonRoot holds for the image's numeric USER 65532 (the test above).
     assert.deepEqual(pod.spec.securityContext, { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
     assert.deepEqual(main.securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] }, readOnlyRootFilesystem: true });
-    assert.deepEqual([pod.spec.volumes, main.volumeMounts], [undefined, undefined], "nothing writable mounted");
+    assert.deepEqual([pod.spec.volumes, main.volumeMounts], [[{ name: "tmp", emptyDir: {} }], [{ name: "tmp", mountPath: "/tmp" }]], "the one writable place: /tmp");
     assert.deepEqual(main.command.slice(0, 9), ["python", "-m", "dlrover.python.master.main", "--platform", "k8s", "--namespace", ns, "--job_name", job.metadata.name]);
 
     // The ServiceAccount, Role and RoleBinding the chart makes in each of its jobNamespaces, the Role's
@@ -171,7 +172,7 @@ describe("the image run as a job's master pod", () => {
         [
           "run", "--rm", "--name", name, "--hostname", pod.metadata.name, "--network", "host",
           "--cap-drop", "ALL", "--security-opt", "no-new-privileges", // podman's default seccomp profile, as RuntimeDefault
-          "--read-only", "--read-only-tmpfs=false",
+          "--read-only", "--read-only-tmpfs=false", "--tmpfs", "/tmp:rw,mode=1777", // the emptyDir on /tmp
           "--env", `KUBERNETES_SERVICE_HOST=${server.hostname}`, "--env", `KUBERNETES_SERVICE_PORT=${server.port}`,
           ...env.flatMap((e) => ["--env", e]),
           "--volume", `${secrets}:${SERVICE_ACCOUNT_DIR}:ro`,
