@@ -257,7 +257,14 @@ export class Reconciler {
         } catch (e) {
           const conflict = e instanceof StatusConflict || e instanceof WriteConflict;
           this.metrics.actions.inc({ action: action.action, outcome: conflict ? "conflict" : "error" });
-          this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...handler.describe(action), error: e });
+          if (conflict) {
+            // Another writer's change since the caches were read (a scheduler's status on a
+            // PodGroup, say): routine under optimistic concurrency, the job planned again from
+            // fresher caches. Said at info, not as a refusal.
+            this.log.info(`${action.action} conflict`, { job: key, conflict: action.action, ...handler.describe(action), error: e });
+          } else {
+            this.log.warn(`${action.action} refused`, { job: key, refused: action.action, ...handler.describe(action), error: e });
+          }
           if (!conflict && !e.aborted && !this.isStopping()) {
             tell("Warning", handler.refused, `${action.action} ${handler.describe(action).name ?? ""}: ${e.message}`);
           }
