@@ -126,11 +126,19 @@ async function atFloor(ns, name, floor) {
   });
 }
 
-/** The end of a scenario: nothing refused, the job deleted, the controller stopped. */
+/**
+ * The end of a scenario: nothing refused, the job deleted, the controller stopped; the job deleted
+ * even when something was refused, so that the next scenario has the cluster's room.
+ */
 async function finish(controller, ns, name) {
-  noRefusal(controller);
-  await deleteJob(ns, name);
-  assert.equal((await controller.stop()).code, 0);
+  let stopped;
+  try {
+    noRefusal(controller);
+  } finally {
+    await deleteJob(ns, name);
+    stopped = await controller.stop();
+  }
+  assert.equal(stopped.code, 0);
 }
 
 it("(a) two jobs of a 1-CPU master and three 4-CPU task pods created at once on two nodes of 8 CPUs: one runs whole within 30 s, the other has no pod bound until the first is deleted, then runs whole (figures volcano.a.*)", async (t) => {
