@@ -554,8 +554,9 @@ test("a gang-scheduled job: the page lists its PodGroup first, the same as the p
   const job = parse(readFileSync(fileURLToPath(new URL("../../examples/gang-job.yaml", import.meta.url)), "utf8"));
   const { renderSummary } = await import("../../pkg/node.js");
   const [group] = renderSummary(job);
-  // The PS, the chief DLRover's master makes of a worker and a worker: 2 + 16 + 16 CPUs.
-  assert.deepEqual([group.kind, group.name, group.cpu, group.memory], ["PodGroup", "deepctr-gang", "34", "20Gi"]);
+  // The PS, the chief DLRover's master makes of a worker and a worker, and the master, a member of
+  // its job's gang (issue 47): 2 + 16 + 16 + 1 CPUs, 20Gi and the master's 2Gi.
+  assert.deepEqual([group.kind, group.name, group.cpu, group.memory], ["PodGroup", "deepctr-gang", "35", "22Gi"]);
   const [first] = await tableRows(gang);
   assert.ok(first.includes("PodGroup") && first.includes("deepctr-gang"), `first row: ${first}`);
   // Down to no worker (the PS and the chief left): the gang can no longer be 3 task pods, so its PodGroup follows the plan.
