@@ -559,11 +559,12 @@ test("a gang-scheduled job: the page lists its PodGroup first, the same as the p
   assert.deepEqual([group.kind, group.name, group.cpu, group.memory], ["PodGroup", "deepctr-gang", "35", "22Gi"]);
   const [first] = await tableRows(gang);
   assert.ok(first.includes("PodGroup") && first.includes("deepctr-gang"), `first row: ${first}`);
-  // Down to no worker (the PS and the chief left): the gang can no longer be 3 task pods, so its PodGroup follows the plan.
+  // Down to no worker (the PS and the chief left): the gang can no longer be 3 task pods, so its PodGroup follows the
+  // job: minMember the PS, the chief and the master.
   await gang.fill("#sim-worker-replicas", "0");
   await gang.waitForFunction(() => document.getElementById("sim-summary").textContent === "Delete 3 pods and 3 services; update the job's PodGroup (its gang follows the plan).");
   const diff = await gang.$$eval("#sim-diff li", (lis) => lis.map((li) => [li.className, li.querySelector("code").textContent, li.querySelector(".reason").textContent]));
-  assert.deepEqual(diff[0], ["update", "PodGroup/deepctr-gang", "the gang of ElasticJob deepctr-gang follows its plan: 2 task pods"]);
+  assert.deepEqual(diff[0], ["update", "PodGroup/deepctr-gang", "the gang of ElasticJob deepctr-gang follows the job: minMember 3"]);
 });
 
 test("a pasted Kubeflow TFJob: the page shows the ElasticJob it becomes beside its objects, and its notes as warnings in the TFJob", async () => {

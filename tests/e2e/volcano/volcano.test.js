@@ -298,6 +298,8 @@ it("(f) a priorityClass removed from the job: the PodGroup updated in one pass, 
   await patchJobSpec(ns, "ranked", { runPolicy: { schedulingPolicy: { priorityClass: null } } });
   await eventually("the PodGroup without priorityClassName", async () => (await podGroupOf(VOLCANO, ns, "ranked"))?.spec.priorityClassName === undefined, 10);
   t.diagnostic(`volcano.f.update: priorityClass removed -> PodGroup without it: ${seconds(removed)} s`);
+  // The controller logs an action once its call has returned: the line may come after the change is seen.
+  await eventually("the controller's log line of the update", () => controller.actions("createOrUpdatePodGroup").length > writes, 10);
   assert.equal(controller.actions("createOrUpdatePodGroup").length, writes + 1, "one update");
   await finish(controller, ns, "ranked");
   expectStatus(await request(admin, "DELETE", `/apis/scheduling.k8s.io/v1/priorityclasses/${klass.metadata.name}`), [200, 404], "delete PriorityClass");
