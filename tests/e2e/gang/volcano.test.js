@@ -107,7 +107,8 @@ for (const { title, flag, batchScheduler } of [
     await kubelet.succeed(admin, ns, masterName("mnist"));
     await eventually("job Succeeded", async () => (await getJob(ns, "mnist")).status?.phase === "Succeeded");
     await eventually("its PodGroup deleted", async () => (await podGroupOf(VOLCANO, ns, "mnist")) === undefined);
-    assert.ok(controller.actions("deletePodGroup").some((l) => l.outcome === "done"), "deletePodGroup carried out");
+    // The controller logs an action once its call has returned: the line may come after the change is seen.
+    await eventually("deletePodGroup carried out (the controller's log line)", () => controller.actions("deletePodGroup").some((l) => l.outcome === "done"), 10);
     // Made, then updated once when the job ran: the stored PodGroup (Volcano's defaults, the phase
     // the test set) reads as the one the core wants; and no pass waited for a write the caches
     // never showed.
