@@ -597,9 +597,9 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
                 security_context: Some(SecurityContext {
                     allow_privilege_escalation: Some(false),
                     capabilities: Some(Capabilities { drop: Some(vec!["ALL".to_owned()]), add: None }),
-                    // A read-only root: DLRover 0.6.1's master writes only its training events,
-                    // under /tmp/dlrover (`training_event/config.py`, `Config.init_logger`), on the
-                    // volume below (make test-image runs it so, nothing else writable).
+                    // A read-only root: DLRover 0.6.1's master writes its training events under
+                    // /tmp/dlrover (`training_event/config.py`, `Config.init_logger`), on the
+                    // volume below, and nothing outside /tmp (make test-image runs it so).
                     read_only_root_filesystem: Some(true),
                     ..SecurityContext::default()
                 }),

@@ -78,13 +78,15 @@ export async function stallableProxy(server) {
  * that reach it: ca, cert, key) that plays what a real cluster's network and API server add, each
  * until it is turned off:
  * - `latency(ms)`: every request held `ms` before it is sent on (a slow network);
- * - `throttle(retryAfterS)`: every second request that is not a watch answered 429 with
- *   `Retry-After` and the Status API Priority and Fairness sends when it rejects one (reason
- *   `TooManyRequests`, `details.retryAfterSeconds`; k8s.io/apiserver's `tooManyRequests`);
+ * - `throttle(retryAfterS)`: every second request that is not a watch answered as API Priority
+ *   and Fairness (and the max-in-flight filter) rejects one: 429, `Retry-After`, and the plain
+ *   text of `http.Error` (k8s.io/apiserver pkg/server/filters/priority-and-fairness.go,
+ *   `tooManyRequests`: no Status object);
  * - `expireWatches()`: the watches open now cut, and each one's next connection answered with the
  *   event an API server sends for a resourceVersion older than its watch cache holds (an `ERROR`
- *   event, a Status of code 410, reason `Expired`, "too old resource version"), so its client
- *   lists again.
+ *   event, a Status of code 410, reason `Expired`, "too old resource version": k8s.io/apiserver
+ *   pkg/storage/cacher/watch_cache_history.go, `errors.NewResourceExpired`), so its client lists
+ *   again.
  * The client speaks plain HTTP to it (its credentials go on as they came); it speaks to `upstream`
  * as the client would have. `close()` ends it; `counts` says what it did.
  */
@@ -108,8 +110,8 @@ export async function faultProxy(upstream, tls = {}) {
       if (retryAfterS !== undefined && !isWatch && (turn++ % 2 === 0)) {
         counts.throttled += 1;
         req.resume();
-        res.writeHead(429, { "content-type": "application/json", "retry-after": String(retryAfterS) });
-        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Too many requests, please try again later.", reason: "TooManyRequests", details: { retryAfterSeconds: retryAfterS }, code: 429 }));
+        res.writeHead(429, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "retry-after": String(retryAfterS) });
+        res.end("Too many requests, please try again later.\n");
         return;
       }
       if (isWatch && expired.delete(url.pathname)) {
