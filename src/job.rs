@@ -95,6 +95,24 @@ pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
     first_plan(job, specs)
 }
 
+/// The first plan as DLRover 0.6.1's master writes it for a job in a namespace: the
+/// [`initial_scale_plan`] with each PS address in the master's form
+/// `<service>.<namespace>.svc:2222` (`K8sElasticJob.get_node_service_addr` in
+/// `dlrover/python/scheduler/kubernetes.py`, which `_create_initial_scale_plan` lists as
+/// `psHosts`). The controller starts a new job's task pods from it, so their `TF_CONFIG`s are the
+/// ones the master's own first plan would give them. Without a namespace, the initial plan.
+pub fn master_scale_plan(job: &ElasticJob) -> ScalePlan {
+    let mut plan = initial_scale_plan(job);
+    if let Some(ns) = namespace(job) {
+        for host in &mut plan.spec.ps_hosts {
+            if let Some((service, port)) = naming::service_of_address(host) {
+                *host = format!("{service}.{ns}.svc:{port}");
+            }
+        }
+    }
+    plan
+}
+
 /// The plan `<job>-initial` of the job with these targets, listing the PS addresses of its `ps`.
 fn first_plan(job: &ElasticJob, specs: BTreeMap<ReplicaType, ReplicaResourceSpec>) -> ScalePlan {
     let name = job.name();
@@ -405,6 +423,12 @@ pub fn is_plan_of(job: &ElasticJob, plan: &ScalePlan) -> bool {
 /// The given plan, or the job's first plan ([`initial_scale_plan`]).
 pub fn plan_or_initial<'p>(job: &ElasticJob, scale_plan: Option<&'p ScalePlan>) -> Cow<'p, ScalePlan> {
     scale_plan.map_or_else(|| Cow::Owned(initial_scale_plan(job)), Cow::Borrowed)
+}
+
+/// `scale_plan`, or without one the first plan as the master writes it ([`master_scale_plan`]):
+/// the plan a pass lays new task pods out by.
+pub fn plan_or_masters_first<'p>(job: &ElasticJob, scale_plan: Option<&'p ScalePlan>) -> Cow<'p, ScalePlan> {
+    scale_plan.map_or_else(|| Cow::Owned(master_scale_plan(job)), Cow::Borrowed)
 }
 
 #[cfg(test)]

@@ -47,9 +47,12 @@ pub fn relaunch_count(pod: &Pod) -> Option<i32> {
     label(pod, naming::LABEL_RELAUNCH_COUNT).map(|v| v.parse().unwrap_or(0))
 }
 
-/// The pod phase.
-pub fn pod_phase(pod: &Pod) -> Option<&str> {
-    pod.status.as_ref()?.phase.as_deref()
+/// The pod phase; `Pending` for a pod without one. The API server gives every pod it stores a
+/// phase, `Pending` when it is created (`PrepareForCreate` in `pkg/registry/core/pod/strategy.go`),
+/// so a pod without one is one this controller has just made (its own object, when the create found
+/// the name taken): a pod that is there, not yet started.
+pub fn pod_phase(pod: &Pod) -> &str {
+    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("Pending")
 }
 
 /// Whether the pod is being deleted.
@@ -66,12 +69,12 @@ pub fn is_disrupted(pod: &Pod) -> bool {
 
 /// Whether the pod is alive: Running, Pending or Succeeded, and not being deleted.
 pub fn is_alive(pod: &Pod) -> bool {
-    !is_terminating(pod) && matches!(pod_phase(pod), Some("Running" | "Pending" | "Succeeded"))
+    !is_terminating(pod) && matches!(pod_phase(pod), "Running" | "Pending" | "Succeeded")
 }
 
 /// Whether stopping the pod means deleting it: Running or Pending, and not being deleted.
 pub fn is_stoppable(pod: &Pod) -> bool {
-    !is_terminating(pod) && matches!(pod_phase(pod), Some("Running" | "Pending"))
+    !is_terminating(pod) && matches!(pod_phase(pod), "Running" | "Pending")
 }
 
 /// A container's resource: its requests, else its limits (the rule for templates and pods alike).

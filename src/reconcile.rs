@@ -127,7 +127,7 @@ pub fn reconcile_pods(
 /// [`crate::Error::Invalid`] when the job or the pods are invalid.
 pub fn handle_fault_pods(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod], options: &Options) -> Result<Plan> {
     validate::check_job(job)?;
-    let layout_plan = job::plan_or_initial(job, None);
+    let layout_plan = job::plan_or_masters_first(job, None);
     let mut planner = Planner::new(job, options, pods, &layout_plan)?;
     planner.handle_faults(replica_type)?;
     Ok(planner.finish())
@@ -198,7 +198,7 @@ pub fn reconcile(
     options: &Options,
 ) -> Result<Plan> {
     validate::check_job_and_plan(job, scale_plan)?;
-    let layout_plan = job::plan_or_initial(job, scale_plan);
+    let layout_plan = job::plan_or_masters_first(job, scale_plan);
     let mut planner = Planner::new(job, options, pods, &layout_plan)?;
     planner.pass(scale_plan, now)?;
     Ok(planner.finish())

@@ -176,13 +176,18 @@ test("validate and validateScalePlan answer instead of throwing", () => {
 /** Every action of a plan, phase by phase. */
 const actionsOf = (plan) => plan.phases.flatMap((p) => p.actions);
 
-test("reconcile: a new job gets its master and a status, in phases: services, pods, status", () => {
+test("reconcile: a new job gets its first plan's pods, then its master, and a status, in phases: services, pods, status", () => {
   const plan = api.reconcile(job(), null, [], "2026-01-02T03:04:05Z");
+  const objects = (p) => p.actions.map((a) => (a.pod ?? a.service).metadata.name);
   assert.deepEqual(
-    plan.phases.map((p) => [p.phase, p.actions.map((a) => a.action)]),
-    [["services", ["createOrUpdateService"]], ["createPods", ["createPod"]], ["status", ["setJobStatus"]]],
+    plan.phases.map((p) => [p.phase, p.phase === "status" ? p.actions.map((a) => a.action) : objects(p)]),
+    [
+      ["services", ["mnist-edljob-ps-0", "mnist-edljob-chief-0", "mnist-edljob-worker-0", "elasticjob-mnist-dlrover-master"]],
+      ["createPods", ["mnist-edljob-ps-0", "mnist-edljob-chief-0", "mnist-edljob-worker-0", "elasticjob-mnist-dlrover-master"]],
+      ["status", ["setJobStatus"]],
+    ],
   );
-  const status = actionsOf(plan)[2].status;
+  const status = actionsOf(plan).at(-1).status;
   // DLRover's status shape: the common job status under `status`, beside `phase`.
   assert.equal(status.phase, "Created");
   assert.equal(status.status.startTime, "2026-01-02T03:04:05Z");

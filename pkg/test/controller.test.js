@@ -258,11 +258,12 @@ test("a status write that conflicts is read again and planned again, and what th
   };
   const reconciler = reconcilerOf(adapter, job);
   assert.deepEqual(await reconciler.reconcile("training/mnist"), { result: "success" });
+  const made = ["mnist-edljob-ps-0", "mnist-edljob-chief-0", "mnist-edljob-worker-0", "elasticjob-mnist-dlrover-master"];
   assert.deepEqual(calls, [
-    "create Service elasticjob-mnist-dlrover-master", // services first
-    "create Pod elasticjob-mnist-dlrover-master",
+    ...made.map((name) => `create Service ${name}`), // services first
+    ...made.map((name) => `create Pod ${name}`), // the first plan's pods, the master last
     "status ElasticJob mnist at 7",
-    "get ElasticJob mnist", // read again: the new version, planned again with the master created
+    "get ElasticJob mnist", // read again: the new version, planned again with what it made: nothing made twice
     "status ElasticJob mnist at 8",
   ]);
   // The caches still show version 7 and no master: the next pass waits for them.

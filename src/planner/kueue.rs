@@ -340,7 +340,7 @@ fn same_request(a: &WorkloadSpec, b: &WorkloadSpec) -> bool {
 
 /// Whether a pod still holds what the admission gave: Running or Pending.
 fn is_active(p: &Pod) -> bool {
-    matches!(pod::pod_phase(p), Some("Running" | "Pending"))
+    matches!(pod::pod_phase(p), "Running" | "Pending")
 }
 
 /// A condition of the Workload as Kueue sets one (`apimeta.SetStatusCondition`): the transition

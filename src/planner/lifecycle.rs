@@ -80,10 +80,18 @@ impl<'a> Planner<'a> {
                 if common.start_time.is_none() {
                     common.start_time = Some(now.clone());
                 }
-                self.ensure_master()?;
+                self.start_tasks(status)?;
+                // Made after every task pod of the first plan: a master that finds a task pod
+                // Pending or Running at its start writes no first plan, so none may be left then.
+                if !self.deferred {
+                    self.ensure_master()?;
+                }
                 self.sync_all(status, now);
             }
-            Some(JobConditionType::Pending) => self.sync_all(status, now),
+            Some(JobConditionType::Pending) => {
+                self.start_tasks(status)?;
+                self.sync_all(status, now);
+            }
             Some(JobConditionType::Running | JobConditionType::Restarting | JobConditionType::Scaling) => {
                 // A finished master finishes the job in this pass: creating pods would only create
                 // pods to stop.
@@ -144,6 +152,35 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// A new job's task pods, made with its master rather than after it: the first plan DLRover's
+    /// master would write ([`job::master_scale_plan`]), carried out while the master has not
+    /// started (no master pod, or one still Pending) and no plan was taken up.
+    ///
+    /// DLRover 0.6.1's master takes them as its own: `DistributedJobManager.start` writes its
+    /// first plan only when `_has_running_workers` finds no pod of the job Pending or Running, and
+    /// `_process_list_nodes` reads the pods it finds by type and id into the nodes it made from
+    /// the same job (`dist_job_manager.py`). So the pods are the ones it would have asked for, made
+    /// without waiting for its process to start, and what it plans next (relaunches, scaling)
+    /// follows as for its own. Nothing is made while a gang scheduler has not admitted the job
+    /// (its pods wait as for the master's plan).
+    fn start_tasks(&mut self, status: &mut ElasticJobStatus) -> Result<()> {
+        let master_started = self.of_type(ReplicaType::DlroverMaster).iter().any(|m| pod::pod_phase(m) != "Pending");
+        if master_started || status.scale_plan.is_some() || self.gang_wait.is_some() {
+            return Ok(());
+        }
+        let plan = job::master_scale_plan(self.job);
+        for replica_type in ReplicaType::TASKS {
+            self.reconcile_type(replica_type, &plan)?;
+        }
+        for (replica_type, target) in &plan.spec.replica_resource_specs {
+            let entry = status.common_mut().replica_statuses.entry(*replica_type).or_default();
+            if entry.initial == 0 {
+                entry.initial = target.replicas;
+            }
+        }
+        Ok(())
+    }
+
     /// Fault handling of one type: a missing master is recreated (a master that is gone cannot plan
     /// anything, and a new one reads the job's pods when it starts). Failed task pods are left to
     /// DLRover's master: running in ScalePlan mode it decides every relaunch (it reads the exit
@@ -158,7 +195,7 @@ impl<'a> Planner<'a> {
     fn master_finished(&self) -> bool {
         self.of_type(ReplicaType::DlroverMaster)
             .last()
-            .is_some_and(|m| matches!(pod::pod_phase(m), Some("Succeeded" | "Failed")))
+            .is_some_and(|m| matches!(pod::pod_phase(m), "Succeeded" | "Failed"))
     }
 
     /// Deletes every Running or Pending pod of the type.
@@ -199,9 +236,8 @@ impl<'a> Planner<'a> {
         if !tracked {
             return;
         }
-        let count = |phase: &str| {
-            i32::try_from(pods.iter().filter(|p| pod::pod_phase(p) == Some(phase)).count()).unwrap_or(i32::MAX)
-        };
+        let count =
+            |phase: &str| i32::try_from(pods.iter().filter(|p| pod::pod_phase(p) == phase).count()).unwrap_or(i32::MAX);
         let counts = status.common_mut().replica_statuses.entry(replica_type).or_default();
         counts.pending = count("Pending");
         counts.active = count("Running");
@@ -218,7 +254,7 @@ impl<'a> Planner<'a> {
             None => self.job.name().to_owned(),
         };
         match pod::pod_phase(master) {
-            Some(phase @ ("Succeeded" | "Failed")) => {
+            phase @ ("Succeeded" | "Failed") => {
                 let common = status.common_mut();
                 if common.completion_time.is_none() {
                     common.completion_time = Some(now.clone());
@@ -234,14 +270,14 @@ impl<'a> Planner<'a> {
             }
             // Only before the job first ran: a master made again later (its pod has the same name and
             // id) leaves the job's phase where it is, since a phase never goes back.
-            Some("Pending")
+            "Pending"
                 if pod::pod_id(master).unwrap_or(0) == 0
                     && matches!(status.phase, None | Some(JobConditionType::Created | JobConditionType::Pending)) =>
             {
                 let message = format!("job({job}) is pending.");
                 update_status(status, JobConditionType::Pending, status::REASON_PENDING, message, now);
             }
-            Some("Running") if status.phase != Some(JobConditionType::Running) => {
+            "Running" if status.phase != Some(JobConditionType::Running) => {
                 let message = format!("job({job}) is running.");
                 update_status(status, JobConditionType::Running, status::REASON_RUNNING, message, now);
             }
@@ -336,7 +372,8 @@ pub(crate) fn controller_pass(
     let current = capped.as_ref().or(current);
     let (jobs_pods, adoptions) = claim_pods(job, pods);
     actions.extend(adoptions);
-    let layout_plan = job::plan_or_initial(job, current);
+    // Without a plan taken up, the new task pods are the first plan's, as the master writes it.
+    let layout_plan = job::plan_or_masters_first(job, current);
     let finished = matches!(status_now.phase, Some(JobConditionType::Succeeded | JobConditionType::Failed));
     let (gang_actions, gang_wait) =
         gang::pod_group_pass(job, &layout_plan, options, gates.pod_group, &jobs_pods, finished);
@@ -565,16 +602,60 @@ mod tests {
         m
     }
 
+    fn created(plan: &Plan) -> Vec<String> {
+        plan.created_pods().map(|p| pod::name(p).to_owned()).collect()
+    }
+
     #[test]
-    fn a_new_job_is_created_and_gets_its_master() {
+    fn a_new_job_gets_the_pods_of_its_first_plan_and_then_its_master() {
         let plan = pass(&job(), &[]);
+        // The master's first plan of 1 PS and 2 workers: one worker is its chief. The master last.
         assert_eq!(
-            plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
-            [naming::master_name("j")]
+            created(&plan),
+            ["j-edljob-ps-0", "j-edljob-chief-0", "j-edljob-worker-0", &naming::master_name("j")]
         );
         let status = plan.job_status().cloned().unwrap_or_default();
         assert_eq!(status.phase, Some(JobConditionType::Created));
         assert_eq!(status.common().and_then(|s| s.start_time.clone()), Some(at("2026-01-01T00:00:00Z")));
+        let initial = |t| status.common().and_then(|s| s.replica_statuses.get(&t)).map(|r| r.initial);
+        assert_eq!(
+            (initial(ReplicaType::Ps), initial(ReplicaType::Chief), initial(ReplicaType::Worker)),
+            (Some(1), Some(1), Some(1))
+        );
+    }
+
+    #[test]
+    fn the_first_plans_pods_are_made_only_before_the_master_starts() {
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Pending), ..Default::default() });
+        let some = [master("Pending"), task(ReplicaType::Ps, 0, 0, "Pending")];
+        // A pod of the first plan not made yet (its create failed) is made while the master waits.
+        assert_eq!(created(&pass(&j, &some)), ["j-edljob-chief-0", "j-edljob-worker-0"]);
+        // Once the master runs, what it finds is what it plans from: nothing more is made.
+        let running = [master("Running"), task(ReplicaType::Ps, 0, 0, "Pending")];
+        assert!(created(&pass(&j, &running)).is_empty());
+        // Nor once a plan of the master's was taken up.
+        j.status = Some(ElasticJobStatus {
+            phase: Some(JobConditionType::Pending),
+            scale_plan: Some("j-scaleplan-0".into()),
+            ..Default::default()
+        });
+        assert!(created(&pass(&j, &some)).is_empty());
+    }
+
+    #[test]
+    fn the_first_plans_pods_list_the_ps_as_the_master_writes_them() {
+        let options = Options::default();
+        let now = at("2026-01-01T00:00:00Z");
+        let Ok(plan) = controller_pass(Some(&job()), &[], &[], &[], Gates::default(), &now, &options) else { panic!() };
+        let tf_config = plan
+            .created_pods()
+            .find(|p| pod::name(p) == "j-edljob-worker-0")
+            .and_then(|p| {
+                p.spec.as_ref()?.containers.first()?.env.as_ref()?.iter().find(|e| e.name == "TF_CONFIG")?.value.clone()
+            })
+            .unwrap_or_default();
+        assert!(tf_config.contains(r#""ps":["j-edljob-ps-0.ns.svc:2222"]"#), "{tf_config}");
     }
 
     #[test]

@@ -278,7 +278,7 @@ impl<'a> Planner<'a> {
         let kept = self.of_type(replica_type).iter().copied().filter(|p| !removed.contains(pod::name(p)));
         newest_by_rank(kept)
             .into_iter()
-            .filter_map(|(rank, p)| (pod::pod_phase(p) == Some("Failed") && !pod::is_terminating(p)).then_some(rank))
+            .filter_map(|(rank, p)| (pod::pod_phase(p) == "Failed" && !pod::is_terminating(p)).then_some(rank))
     }
 
     /// Creates a task pod and its service, unless the pods of this plan already list as many

@@ -107,7 +107,7 @@ impl Planner<'_> {
     /// container restarts, never counted, and which a Kubernetes Job's pod failure policy
     /// excludes with `onPodConditions: [{type: DisruptionTarget}]`.
     fn failed_task_pods(&self) -> usize {
-        let failed = |p: &&&Pod| pod::pod_phase(p) == Some("Failed") && !pod::is_disrupted(p);
+        let failed = |p: &&&Pod| pod::pod_phase(p) == "Failed" && !pod::is_disrupted(p);
         ReplicaType::TASKS.into_iter().map(|t| self.of_type(t).iter().filter(failed).count()).sum()
     }
 

@@ -167,7 +167,7 @@ impl<'a> Planner<'a> {
                     Cause::Migration,
                 )?;
             }
-            Some(new) if pod::pod_phase(new) == Some("Running") => {
+            Some(new) if pod::pod_phase(new) == "Running" => {
                 let reason = format!("migrated: its replacement {} runs", pod::name(new));
                 self.delete(old, reason, Cause::Migration);
             }

@@ -60,8 +60,8 @@ describe("a job adopts its orphans and nothing else", () => {
       app: "dlrover",
       "elasticjob.dlrover/name": JOB,
       "elasticjob.dlrover/replica-type": "worker",
-      "elasticjob.dlrover/replica-index": "0",
-      "elasticjob.dlrover/rank-index": "0",
+      "elasticjob.dlrover/replica-index": "7",
+      "elasticjob.dlrover/rank-index": "7",
     };
     const lookalike = {
       apiVersion: "v1",
@@ -78,8 +78,9 @@ describe("a job adopts its orphans and nothing else", () => {
     const pod = expectStatus(await request(admin, "GET", podPath("lookalike")), [200], "the lookalike");
     assert.equal(pod.metadata.ownerReferences, undefined, "not adopted");
     assert.equal(pod.metadata.deletionTimestamp, undefined, "not stopped");
-    assert.ok(!(await servicesIn(ns)).some((s) => s.metadata.name === `${JOB}-edljob-worker-0`), "no service for it");
+    assert.ok(!(await servicesIn(ns)).some((s) => s.metadata.name === `${JOB}-edljob-worker-7`), "no service for it");
     assert.ok(!controller.actions("adoptPod").some((a) => a.name === "lookalike"));
+    // Counted are the job's own workers alone (the finished job stopped them): the lookalike runs on.
     const workers = (await getJob(ns, JOB)).status.status.replicaStatuses?.worker ?? {};
     assert.equal(workers.active ?? 0, 0, "not counted");
   });

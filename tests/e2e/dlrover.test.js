@@ -7,7 +7,7 @@
 // thing. Needs DLROVER_PYTHON: the python of a venv with `dlrover[k8s]==0.6.1` (`make test-cluster`
 // installs it).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -114,7 +114,7 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     }
   });
 
-  it("the controller makes the job's master pod, which runs the master in ScalePlan mode", async (t) => {
+  it("the controller makes the job's task pods, then its master pod, which runs the master in ScalePlan mode", async (t) => {
     const spec = (replicas) => ({
       replicas,
       restartCount: 3,
@@ -128,6 +128,12 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
       "the job",
     );
     const pod = await eventually("the master pod", async () => (await podsOf()).find((p) => p.metadata.name === masterName));
+    // Made after every task pod of the first plan: the master finds them all at its start.
+    const made = (p) => Date.parse(p.metadata.creationTimestamp);
+    const early = tasks(await podsOf());
+    step(t, `task pods made before the master: ${early.map((p) => p.metadata.name).join(", ")}`);
+    assert.equal(early.length, 1 + WORKERS, "the first plan's pods: 1 PS, a chief and the other workers");
+    assert.ok(early.every((p) => made(p) <= made(pod)), "each task pod made no later than the master");
     const command = pod.spec.containers[0].command;
     step(t, `master pod ${pod.metadata.name}: ${command.join(" ")}`);
     assert.deepEqual(command.slice(0, 3), ["python", "-m", "dlrover.python.master.main"]);
@@ -146,27 +152,27 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
     step(t, `the master runs as pid ${master.child.pid} on port ${masterPort}; its pod is Running`);
   });
 
-  it("the master's first plan, as it writes it: a chief made of one worker, psHosts as services", async (t) => {
-    firstPlan = await eventually(
-      "the master's first plan",
-      async () => (await plans()).find((p) => Object.keys(p.spec.replicaResourceSpecs ?? {}).length > 0),
-      60,
-    ).catch((e) => assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`));
-    step(t, `first plan ${firstPlan.metadata.name}: ${JSON.stringify(firstPlan.spec)}`);
-    assert.match(firstPlan.metadata.name, new RegExp(`^${JOB}-scaleplan-\\d+$`));
-    assert.deepEqual(firstPlan.metadata.labels, { "scale-type": "auto" });
-    assert.deepEqual(firstPlan.metadata.ownerReferences, [{ apiVersion: JOB_API, kind: "elasticjob", name: JOB, uid: job.metadata.uid, blockOwnerDeletion: true }]);
-    const counts = Object.fromEntries(Object.entries(firstPlan.spec.replicaResourceSpecs).map(([type, s]) => [type, s.replicas]));
-    assert.deepEqual(counts, { chief: 1, ps: 1, worker: WORKERS - 1 });
-    assert.deepEqual(firstPlan.spec.psHosts, [`${JOB}-edljob-ps-0.${ns}.svc:2222`]);
+  it("the master takes them as its own: it writes no first plan (DistributedJobManager.start, _has_running_workers)", async (t) => {
+    await eventually("the master's start", () => master.has(/The (recovered|newly) master/), 60).catch((e) => assert.fail(`${e.message}\nthe master's log:\n${master.tail()}`));
+    assert.ok(master.has(/The recovered master skips launching workers at beginning/), `the master found the task pods:\n${master.tail()}`);
     // Its empty plans (written every 60 s until its autoscaler starts) change nothing and are done at once.
-    for (const plan of (await plans()).filter((p) => Object.keys(p.spec.replicaResourceSpecs ?? {}).length === 0 && (p.spec.createPods ?? []).length === 0)) {
+    for (const plan of await plans()) {
+      assert.deepEqual([Object.keys(plan.spec.replicaResourceSpecs ?? {}).length, (plan.spec.createPods ?? []).length], [0, 0], `${plan.metadata.name} plans nothing`);
       await eventually(`empty plan ${plan.metadata.name} done`, async () => (await get(objectPath(plan))).status?.phase === "Succeeded");
     }
   });
 
-  it("the live task pods are exactly that plan, with the labels the master reads and TF_CONFIGs listing its psHosts", async (t) => {
-    await eventually("the first plan carried out", async () => (await get(objectPath(firstPlan))).status?.phase === "Succeeded");
+  it("the live task pods are exactly the first plan the master's own code computes: the labels it reads, TF_CONFIGs listing its psHosts", async (t) => {
+    // The plan the master would have written, from its own code on the stored job (master_first_plan.py).
+    const stored = await getJob();
+    const file = join(work, `${JOB}.json`);
+    writeFileSync(file, JSON.stringify(stored));
+    const out = execFileSync(PYTHON, [fileURLToPath(new URL("./master_first_plan.py", import.meta.url)), file], { encoding: "utf8", timeout: 120_000 });
+    firstPlan = { apiVersion: JOB_API, kind: "ScalePlan", metadata: { name: `${JOB}-scaleplan-0`, namespace: ns }, spec: JSON.parse(out)[JOB] };
+    step(t, `the master's first plan: ${JSON.stringify(firstPlan.spec)}`);
+    const counts = Object.fromEntries(Object.entries(firstPlan.spec.replicaResourceSpecs).map(([type, s]) => [type, s.replicas]));
+    assert.deepEqual(counts, { chief: 1, ps: 1, worker: WORKERS - 1 });
+    assert.deepEqual(firstPlan.spec.psHosts, [`${JOB}-edljob-ps-0.${ns}.svc:2222`]);
     const live = tasks(await podsOf()).filter(isLive);
     step(t, `task pods: ${live.map((p) => p.metadata.name).join(", ")}`);
     assert.deepEqual(live.map((p) => `${label(p, "replica-type")}-${label(p, "rank-index")}`).sort(), ["chief-0", "ps-0", ...Array.from({ length: WORKERS - 1 }, (_, r) => `worker-${r}`)].sort());
@@ -176,11 +182,12 @@ describe("DLRover's real master (dlrover 0.6.1, ScalePlan mode) drives the contr
         assert.ok(label(pod, key) !== undefined, `${pod.metadata.name} has elasticjob.dlrover/${key}`);
       }
       assert.equal(label(pod, "relaunch-count"), "0", `${pod.metadata.name}: a first launch`);
+      assert.equal(label(pod, "replica-index"), label(pod, "rank-index"), `${pod.metadata.name}: the id the master gives a first launch`);
       const { requests } = pod.spec.containers[0].resources;
       const planned = firstPlan.spec.replicaResourceSpecs[label(pod, "replica-type")].resource;
       assert.deepEqual({ cpu: Number(requests.cpu), memory: requests.memory }, { cpu: Number(planned.cpu), memory: planned.memory === "1024Mi" ? "1Gi" : planned.memory });
       assert.deepEqual(JSON.parse(tfConfigOf(pod)).cluster.ps, firstPlan.spec.psHosts, `${pod.metadata.name} lists the plan's psHosts`);
-      assert.equal(tfConfigOf(pod), api.tfConfig(await getJob(), label(pod, "replica-type"), Number(label(pod, "rank-index")), firstPlan), pod.metadata.name);
+      assert.equal(tfConfigOf(pod), api.tfConfig(stored, label(pod, "replica-type"), Number(label(pod, "rank-index")), firstPlan), pod.metadata.name);
     }
     for (const host of firstPlan.spec.psHosts) {
       const [name, port] = [host.split(".")[0], Number(host.split(":").pop())];
