@@ -196,6 +196,15 @@ function table(dir) {
           `${kfRunning ? `${(f.twentyJobsRunningSeconds / kfRunning).toFixed(2)}x Kubeflow's ${s(kfRunning)}; ` : ""}goal: at most 0.8x${median}`,
         );
       }
+      if (limit === "default" && controller.twentyFloor) {
+        const floor = controller.twentyFloor;
+        const headless = controller.twentyFloorHeadless;
+        row(
+          "the same 20 jobs' 480 pods and services made by a bare client, 8 at once -> every pod Running",
+          s(floor.runningSeconds),
+          `the cluster's own time for these objects; with headless services (as Kubeflow's): ${s(headless?.runningSeconds)}`,
+        );
+      }
       if (f.twentyJobsPlannedSeconds != null) {
         row(`the same 20 jobs, their plans written -> every pod and service, ${label}`, s(f.twentyJobsPlannedSeconds), "the part after DLRover's master has written its plans");
       }

@@ -217,6 +217,35 @@ async function floor(ns) {
   return { seconds: (Date.now() - started) / 1000, objects: items.length };
 }
 
+/**
+ * The floor of the 20 jobs: their task pods and services (the core's render of each job's first
+ * plan, 440 objects) and their masters' (40), made by a bare client 8 at once, to every pod
+ * Running; with `headless`, each service `clusterIP: None` as Kubeflow's are (no cluster IP to
+ * allocate), to tell what the objects themselves cost the cluster.
+ */
+async function twentyFloor(ns, headless) {
+  const items = [];
+  for (let j = 0; j < 20; j += 1) {
+    const job = newJob(ns, `job-${j}`, 10);
+    for (const obj of api.render(job, api.initialScalePlan(job)).items.filter((o) => o.kind === "Pod" || o.kind === "Service")) {
+      items.push(headless && obj.kind === "Service" ? { ...obj, spec: { ...obj.spec, type: "ClusterIP", clusterIP: "None" } } : obj);
+    }
+  }
+  const started = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < items.length) {
+        const obj = items[next++];
+        await ok(request(admin, "POST", collection("v1", obj.kind, ns), { body: obj }), [201], obj.metadata.name);
+      }
+    }),
+  );
+  const created = (Date.now() - started) / 1000;
+  await until(async () => allRunning(await list("v1", "Pod", ns), items.filter((o) => o.kind === "Pod").length));
+  return { seconds: created, runningSeconds: (Date.now() - started) / 1000, objects: items.length };
+}
+
 /** A namespace with 10,000 pods of jobs (labelled as the controller's), made by a bare client. */
 async function tenThousandPods() {
   const PODS = 10_000;
@@ -307,6 +336,11 @@ try {
     if (kubeflow) {
       race.kubeflow.push(await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflow)));
     }
+  }
+  for (const headless of [false, true]) {
+    const floor20 = await inNamespace("bench-20-floor", (ns) => twentyFloor(ns, headless));
+    figures[headless ? "twentyFloorHeadless" : "twentyFloor"] = floor20;
+    console.log(`bare client, the 20 jobs' ${floor20.objects} pods and services${headless ? " (services headless)" : ""}, 8 at once: created ${floor20.seconds.toFixed(2)} s; every pod Running ${floor20.runningSeconds.toFixed(2)} s`);
   }
   const median = (xs) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
   const side = (rs) => rs.length && { seconds: median(rs.map((r) => r.seconds)), runningSeconds: median(rs.map((r) => r.runningSeconds)), plannedSeconds: median(rs.map((r) => r.plannedSeconds ?? 0)), runs: rs.length };
