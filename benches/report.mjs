@@ -205,11 +205,8 @@ function table(dir) {
           `the cluster's own time for these objects; with headless services (as Kubeflow's): ${s(headless?.runningSeconds)}`,
         );
       }
-      if (f.twentyJobsPlannedSeconds != null) {
-        row(`the same 20 jobs, their plans written -> every pod and service, ${label}`, s(f.twentyJobsPlannedSeconds), "the part after DLRover's master has written its plans");
-      }
       row(
-        `the 1,000-worker job's first plan, plan written -> every pod and service, ${label}`,
+        `the 1,000-worker job's first plan, made with the job: job written -> every pod and service, ${label}`,
         s(f.bigPlanSeconds),
         `${f.bigPlanToFloor.toFixed(2)}x a bare client's ${s(controller.floor.seconds)}; goal: at most 15 s and 1.5x${then(`${s(before?.bigPlanSeconds)}, ${before?.bigPlanToFloor.toFixed(2)}x`)}`,
       );
