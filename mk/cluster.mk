@@ -90,12 +90,12 @@ $(KUEUE_DIR)/manager: $(CLUSTER_SRC)/kueue/build.sh
 KUEUE_CLUSTER_DIR ?= $(TOOLS)/cluster-kueue
 KUEUE_SLICES_GATE := ElasticJobsViaWorkloadSlices=true
 
-test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager npm ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1; then the controller's five scenarios with it; then Workload slices with Kueue's gate on (figures printed)
+test-kueue: $(CLUSTER_BIN) $(KUEUE_DIR)/manager npm ## Kueue's real manager on a test cluster of its own: admission, quota, flavours, preemption, Finished, deactivation, its webhooks on 127.0.0.1; then the controller's five scenarios with it; then Workload slices with Kueue's gate on, and a scale-down giving its quota back under the controller (figures printed)
 	KUEUE_WORKLOAD_SLICES=off $(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) --nodes 2 -- \
 	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -skip "^TestWorkloadSlices$$" ./kueue/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/kueue/*.test.js'
 	KUEUE_WORKLOAD_SLICES=on $(CLUSTER_BIN) run --dir $(KUEUE_CLUSTER_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) --kueue $(KUEUE_DIR) \
 	  --kueue-feature-gates $(KUEUE_SLICES_GATE) --nodes 2 -- \
-	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -v -run "^TestWorkloadSlices$$" ./kueue/'
+	  sh -c 'cd $(CLUSTER_SRC) && go test -count=1 -v -run "^TestWorkloadSlices$$" ./kueue/ && cd $(CURDIR) && $(NPM_NODE_TEST) tests/e2e/kueue/slices.test.js'
 
 # scheduler-plugins' kube-scheduler with the Coscheduling plugin, built once from the
 # sigs.k8s.io/scheduler-plugins module (tests/cluster/gang/build.sh), the PodGroup CRD beside it.

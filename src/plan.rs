@@ -4,7 +4,7 @@
 //! a phase starts only once the one before it is done, and a failure in one phase leaves the later
 //! ones to the next pass.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
@@ -119,6 +119,27 @@ pub enum Action {
     CreateOrUpdateWorkload {
         /// The whole Workload.
         workload: Box<Workload>,
+        /// Why, for logs and events.
+        reason: String,
+        /// Why, for programs.
+        cause: Cause,
+    },
+    /// Lower the counts of a Workload's pod sets in place: the Workload as the cluster has it, at
+    /// `resourceVersion`, with each named pod set's `count` set to the one given and nothing else
+    /// changed (an update; a conflict leaves it to the next pass). Kueue frees the difference at
+    /// once. Planned only for an admitted Workload under Kueue's `ElasticJobsViaWorkloadSlices`
+    /// gate, and only lower.
+    SetWorkloadCounts {
+        /// The Workload's namespace, when it names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        /// The Workload's name.
+        name: String,
+        /// The resource version read, for the update's precondition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource_version: Option<String>,
+        /// The new count of each pod set named.
+        counts: BTreeMap<String, i32>,
         /// Why, for logs and events.
         reason: String,
         /// Why, for programs.
@@ -351,6 +372,7 @@ impl Action {
             Action::SetJobStatus { .. }
             | Action::SetScalePlanStatus { .. }
             | Action::SetWorkloadStatus { .. }
+            | Action::SetWorkloadCounts { .. }
             | Action::RecordEvent { .. } => PhaseKind::Status,
             Action::DeleteJob { .. } => PhaseKind::DeleteJob,
         }
@@ -369,6 +391,7 @@ impl Action {
             | Action::CreateOrUpdateWorkload { cause, .. }
             | Action::SetJobSuspend { cause, .. }
             | Action::SetWorkloadStatus { cause, .. }
+            | Action::SetWorkloadCounts { cause, .. }
             | Action::CreateOrUpdatePodGroup { cause, .. }
             | Action::DeletePodGroup { cause, .. }
             | Action::DeleteJob { cause, .. }

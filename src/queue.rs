@@ -159,8 +159,10 @@ pub fn is_jobs_workload(workload: &Workload, job: &ElasticJob) -> bool {
         }
 }
 
-/// How many pods of each type the Workload was admitted for: each assignment's `count`, else its
-/// pod set's. Empty without an admission.
+/// How many pods of each type the Workload was admitted for: each assignment's `count` (else its
+/// pod set's), at most its pod set's count, which may have gone down in place since (the
+/// admission is immutable; Kueue counts `min(admission count, spec count)` as
+/// `totalRequestsFromAdmission` in `pkg/workload/workload.go` does). Empty without an admission.
 pub fn admitted_counts(workload: &Workload) -> BTreeMap<ReplicaType, i32> {
     let Some(admission) = workload.status.as_ref().and_then(|s| s.admission.as_ref()) else {
         return BTreeMap::new();
@@ -170,7 +172,10 @@ pub fn admitted_counts(workload: &Workload) -> BTreeMap<ReplicaType, i32> {
     admission
         .pod_set_assignments
         .iter()
-        .filter_map(|a| Some((ReplicaType::parse(&a.name)?, a.count.unwrap_or_else(|| pod_set_count(&a.name)))))
+        .filter_map(|a| {
+            let spec = pod_set_count(&a.name);
+            Some((ReplicaType::parse(&a.name)?, a.count.map_or(spec, |n| n.min(spec))))
+        })
         .collect()
 }
 

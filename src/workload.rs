@@ -22,6 +22,10 @@ pub const KIND_WORKLOAD: &str = "Workload";
 pub const LABEL_QUEUE_NAME: &str = "kueue.x-k8s.io/queue-name";
 /// The label naming a job's `WorkloadPriorityClass` (Kueue's own priority classes).
 pub const LABEL_PRIORITY_CLASS: &str = "kueue.x-k8s.io/priority-class";
+/// Kueue's annotation of a job whose Workload may change size (`EnabledAnnotationKey` in
+/// `pkg/workloadslicing/workloadslicing.go`), `"true"`: a queued ElasticJob with it gives the quota
+/// of a scale-down back (see [`crate::Options::kueue_workload_slices`]).
+pub const ANNOTATION_ELASTIC_JOB: &str = "kueue.x-k8s.io/elastic-job";
 /// The label Kueue's job integrations put on the pods of an admitted pod set: its name.
 pub const LABEL_POD_SET: &str = "kueue.x-k8s.io/podset";
 

@@ -13,7 +13,7 @@ const SECONDS = {
 
 export default {
   name: "controller",
-  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--allow-user-masters] [--kubeconfig PATH] [--kueue] [--gang-scheduler-name NAME] [--leader-elect] [--metrics-port N] [--health-port N]",
+  usage: "controller [--namespace NS] [--master-image IMAGE] [--master-service-account NAME] [--allow-user-masters] [--kubeconfig PATH] [--kueue [--kueue-workload-slices]] [--gang-scheduler-name NAME] [--leader-elect] [--metrics-port N] [--health-port N]",
   about: "run the ElasticJob controller against a cluster (until SIGTERM)",
   help: `Runs the ElasticJob controller: it watches ElasticJobs, ScalePlans and the jobs' pods, and
 carries out the plans of the elasticjob core (the job master, the task pods and services of each
@@ -39,6 +39,9 @@ Options:
   --kueue                 run with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload
                           and stays suspended until Kueue admits it (watches Workloads and
                           ResourceFlavors; without it nothing of Kueue is watched)
+  --kueue-workload-slices Kueue runs with its ElasticJobsViaWorkloadSlices feature gate (with
+                          --kueue): a queued job scaled down lowers its Workload's counts in
+                          place, giving the quota back (docs/kueue.md)
   --gang-scheduler-name NAME
                           gang scheduling of every job, as training-operator's flag: \`volcano\`
                           (Volcano's PodGroups), or the name of scheduler-plugins' scheduler
@@ -73,6 +76,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
     "allow-user-masters": { type: "boolean" },
     kubeconfig: { type: "string" },
     kueue: { type: "boolean" },
+    "kueue-workload-slices": { type: "boolean" },
     "gang-scheduler-name": { type: "string" },
     "leader-elect": { type: "boolean" },
     "leader-elect-namespace": { type: "string" },
@@ -98,6 +102,7 @@ leader lease (another instance leads now); 2 for wrong usage.`,
       allowUserMasters: values["allow-user-masters"] ?? false,
       kubeconfig: values.kubeconfig,
       kueue: values.kueue ?? false,
+      kueueWorkloadSlices: values["kueue-workload-slices"] ?? false,
       gangSchedulerName: values["gang-scheduler-name"],
       leaderElect: values["leader-elect"] ?? false,
       leaseNamespace: values["leader-elect-namespace"],

@@ -249,6 +249,27 @@ Object.assign(HANDLERS, {
     },
   },
 
+  setWorkloadCounts: {
+    refused: "FailedUpdate",
+    describe: (a) => ({ name: a.name, counts: a.counts, reason: a.reason, cause: a.cause }),
+    expect(pass, a) {
+      const observed = cachedWorkload(pass, namespaceOf(a, pass), a.name);
+      return observed ? pass.expectations.newer(pass.key, "Workload", ...at(observed), [observed.metadata.resourceVersion]) : undefined;
+    },
+    async perform(pass, a) {
+      // The Workload as the cluster has it, each named pod set's count changed and nothing else
+      // (Kueue's webhook compares the rest of each pod set whole), at the version the core read (a
+      // conflict fails the pass, which is tried again from the caches).
+      const there = cachedWorkload(pass, namespaceOf(a, pass), a.name);
+      if (!there) {
+        return "gone";
+      }
+      const podSets = there.spec.podSets.map((set) => (a.counts[set.name] === undefined ? set : { ...set, count: a.counts[set.name] }));
+      const resourceVersion = a.resourceVersion ?? there.metadata.resourceVersion;
+      return doneOrGone(pass.adapter.replace("Workload", { ...there, metadata: { ...there.metadata, resourceVersion }, spec: { ...there.spec, podSets } }));
+    },
+  },
+
   recordEvent: {
     refused: "FailedEvent",
     describe: (a) => ({ type: a.type, eventReason: a.reason, cause: a.cause }),

@@ -67,6 +67,12 @@ export interface ControllerOptions {
    */
   kueue?: boolean;
   /**
+   * With `kueue`: Kueue runs with its `ElasticJobsViaWorkloadSlices` feature gate, so a queued job
+   * scaled down lowers its admitted Workload's counts in place and gives the quota back
+   * (docs/kueue.md); default false (the Workload keeps its counts until the job ends).
+   */
+  kueueWorkloadSlices?: boolean;
+  /**
    * Gang scheduling of every job (training-operator's `--gang-scheduler-name`): `volcano` (Volcano's
    * PodGroups), or the name of scheduler-plugins' scheduler (its Coscheduling PodGroups); the
    * PodGroups of that group are watched, and must be served. Default: none; a job whose replicas say

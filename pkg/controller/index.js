@@ -88,6 +88,7 @@ export class Controller {
       kubeApiBurst: o.kubeApiBurst,
       maxPodCreates: o.maxPodCreates,
       kueue: o.kueue,
+      kueueWorkloadSlices: o.kueueWorkloadSlices,
       gangSchedulerName: o.gangSchedulerName,
       podGroups: this.podGroups ? KINDS[this.podGroups].apiVersion : undefined,
       leaderElect: o.leaderElect,
@@ -107,6 +108,7 @@ export class Controller {
       isStopping: () => this.stopping,
       maxPodCreates: o.maxPodCreates,
       kueue: o.kueue,
+      kueueWorkloadSlices: o.kueueWorkloadSlices,
       gangSchedulerName: o.gangSchedulerName,
     });
     this.runner = new Runner({

@@ -41,13 +41,14 @@ export class Reconciler {
    * @param {number} [options.expectationTimeoutMs] how long a pass waits for the caches to show the last one's writes
    * @param {number} [options.maxPodCreates] pods one pass creates at most (the core leaves the rest for the next passes)
    * @param {boolean} [options.kueue] the passes of a controller that runs with Kueue (the core's queued pass, over the Workloads and ResourceFlavors in the store)
+   * @param {boolean} [options.kueueWorkloadSlices] Kueue runs with ElasticJobsViaWorkloadSlices: a scale-down lowers the Workload's counts (the core's `kueueWorkloadSlices`)
    * @param {string} [options.gangSchedulerName] the gang scheduler of every job (`volcano`, else scheduler-plugins' of that name): the core gives each job its PodGroup
    */
-  constructor({ adapter, caches, masterImage, masterServiceAccount, allowUserMasters, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false, gangSchedulerName }) {
+  constructor({ adapter, caches, masterImage, masterServiceAccount, allowUserMasters, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false, kueueWorkloadSlices = false, gangSchedulerName }) {
     Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, kueue });
     /** `kind/name` of a priority class -> {value, until}: its value as last read. */
     this.priorities = new Map();
-    const options = { masterImage, maxPodCreates, masterServiceAccount, allowUserMasters: allowUserMasters || undefined, gangSchedulerName };
+    const options = { masterImage, maxPodCreates, masterServiceAccount, allowUserMasters: allowUserMasters || undefined, gangSchedulerName, kueueWorkloadSlices: (kueue && kueueWorkloadSlices) || undefined };
     this.options = Object.values(options).some((v) => v !== undefined) ? JSON.stringify(options) : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */

@@ -51,6 +51,8 @@ pub(crate) struct Gate {
     admitted: BTreeMap<ReplicaType, i32>,
     /// What the current plan asks beyond the admitted counts, one sentence a type.
     excess: Vec<String>,
+    /// Whether Kueue runs with its `ElasticJobsViaWorkloadSlices` gate ([`Options`]).
+    slices: bool,
 }
 
 impl Gate {
@@ -115,6 +117,7 @@ impl Gate {
             admitted: admitted.map(queue::admitted_counts).unwrap_or_default(),
             observed,
             excess: Vec::new(),
+            slices: options.kueue_workload_slices,
         })
     }
 
@@ -154,11 +157,70 @@ impl Gate {
         (capped != *plan).then_some(capped)
     }
 
+    /// The Workload's counts lowered to what the job's plans now ask (`targets`: each task type's
+    /// replicas by the newest plan carried out that gives them), once the pods above them are gone,
+    /// for a job that opts in with Kueue's own annotation `kueue.x-k8s.io/elastic-job: "true"` (a
+    /// count given back cannot be raised again in place, so a job that may grow back within its
+    /// admission keeps it):
+    /// under Kueue's `ElasticJobsViaWorkloadSlices` gate an admitted Workload's counts may go down
+    /// in place, and Kueue frees the difference at once (`WorkloadReconciler.Update`, its
+    /// `ScaledDown` case, in `pkg/controller/core/workload_controller.go`), so a scale-down gives
+    /// its quota back to the queue. A chief made from the worker's template is in the worker pod
+    /// set. Without the gate the Workload keeps its counts until the job ends.
+    fn give_back(&self, job: &ElasticJob, targets: &BTreeMap<ReplicaType, i32>, pods: &[Pod]) -> Option<Action> {
+        let elastic = job.metadata.annotations.as_ref().and_then(|a| a.get(crate::workload::ANNOTATION_ELASTIC_JOB)).map(String::as_str);
+        if !self.slices || elastic != Some("true") {
+            return None;
+        }
+        let w = self.observed.as_ref().filter(|w| w.is_admitted() && !w.is_evicted() && !w.is_true(FINISHED))?;
+        let own_chief = job.declared_replica_spec(ReplicaType::Chief).is_some();
+        let mut counts = BTreeMap::new();
+        for set in &w.spec.pod_sets {
+            let types = match ReplicaType::parse(&set.name) {
+                None | Some(ReplicaType::DlroverMaster) => continue,
+                Some(ReplicaType::Worker) if !own_chief => [ReplicaType::Worker, ReplicaType::Chief].as_slice(),
+                Some(t) => &[t][..],
+            };
+            let Some(main) = types.first().and_then(|t| targets.get(t)) else { continue };
+            let wanted = types.iter().skip(1).filter_map(|t| targets.get(t)).fold(*main, |n, m| n.saturating_add(*m)).max(0);
+            let live = pods
+                .iter()
+                .filter(|p| is_active(p) && !pod::is_terminating(p))
+                .filter(|p| pod::pod_type(p).is_some_and(|t| types.contains(&t)))
+                .count();
+            if wanted < set.count && usize::try_from(wanted).is_ok_and(|n| live <= n) {
+                counts.insert(set.name.clone(), wanted);
+            }
+        }
+        if counts.is_empty() {
+            return None;
+        }
+        let lowered = counts.iter().map(|(name, n)| format!("{name} {n}")).collect::<Vec<_>>().join(", ");
+        Some(Action::SetWorkloadCounts {
+            namespace: w.metadata.namespace.clone().filter(|n| !n.is_empty()),
+            name: w.metadata.name.clone().unwrap_or_default(),
+            resource_version: w.metadata.resource_version.clone(),
+            counts,
+            reason: format!("ElasticJob {} was scaled down: its Workload gives the quota back ({lowered})", job.name()),
+            cause: Cause::Queue,
+        })
+    }
+
     /// What the pass writes back, once the job's own actions are known: the Workload's `Finished`
     /// condition when the job has ended, its quota released once an evicted job's pods are gone,
-    /// and the job's `QuotaLimited` condition and Warning when a plan was cut.
-    pub(crate) fn finish(self, job: &ElasticJob, pods: &[Pod], mut actions: Vec<Action>, now: &Time) -> Vec<Action> {
+    /// its counts lowered after a scale-down ([`Gate::give_back`]), and the job's `QuotaLimited`
+    /// condition and Warning when a plan was cut.
+    pub(crate) fn finish(
+        self,
+        job: &ElasticJob,
+        pods: &[Pod],
+        targets: &BTreeMap<ReplicaType, i32>,
+        mut actions: Vec<Action>,
+        now: &Time,
+    ) -> Vec<Action> {
+        let give_back = self.give_back(job, targets, pods);
         let mut all = self.actions;
+        actions.extend(give_back);
         let status = actions
             .iter()
             .rev()
@@ -397,6 +459,7 @@ mod tests {
             observed: None,
             admitted: admitted.iter().copied().collect(),
             excess: Vec::new(),
+            slices: false,
         }
     }
 
@@ -428,6 +491,54 @@ mod tests {
         let mut small = plan(6, None);
         small.spec.create_pods.clear();
         assert!(fits.within_admission(&job, &small).is_none() && fits.excess.is_empty());
+    }
+
+    #[test]
+    fn a_scale_down_gives_back_only_under_the_gate_for_a_job_that_opts_in_once_its_pods_are_gone() {
+        let job: ElasticJob = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "j", "namespace": "ns", "annotations": {"kueue.x-k8s.io/elastic-job": "true"}},
+            "spec": {"replicaSpecs": {"ps": {"replicas": 1}, "worker": {"replicas": 4}}}
+        }))
+        .unwrap_or_default();
+        let workload: Workload = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "elasticjob-j", "namespace": "ns", "resourceVersion": "7"},
+            "spec": {"podSets": [{"name": "dlrover-master", "count": 1}, {"name": "ps", "count": 1}, {"name": "worker", "count": 4}]},
+            "status": {"conditions": [{"type": "QuotaReserved", "status": "True"}, {"type": "Admitted", "status": "True"}],
+                       "admission": {"clusterQueue": "q", "podSetAssignments": [{"name": "worker", "count": 4}]}}
+        }))
+        .unwrap_or_default();
+        let mut on = gate(&[(ReplicaType::Worker, 4)]);
+        on.observed = Some(workload);
+        on.slices = true;
+        let pod = |t: ReplicaType, id: i32| super::super::tests::task(t, id, id, "Running");
+        let targets = BTreeMap::from([(ReplicaType::Ps, 1), (ReplicaType::Chief, 1), (ReplicaType::Worker, 1)]);
+        let counts = |g: &Gate, job: &ElasticJob, pods: &[Pod]| match g.give_back(job, &targets, pods) {
+            Some(Action::SetWorkloadCounts { counts, resource_version, .. }) => Some((counts, resource_version)),
+            _ => None,
+        };
+        let gone = [pod(ReplicaType::Ps, 0), pod(ReplicaType::Chief, 0), pod(ReplicaType::Worker, 0)];
+        // The chief and one worker: the worker pod set goes down to 2, at the version read.
+        assert_eq!(counts(&on, &job, &gone), Some((BTreeMap::from([("worker".to_owned(), 2)]), Some("7".to_owned()))));
+        // Not while a pod above the new count still runs.
+        let more = [gone.as_slice(), &[pod(ReplicaType::Worker, 1), pod(ReplicaType::Worker, 2)]].concat();
+        assert_eq!(counts(&on, &job, &more), None);
+        // Not without the gate, nor for a job that does not opt in.
+        on.slices = false;
+        assert_eq!(counts(&on, &job, &gone), None);
+        on.slices = true;
+        let mut plain = job.clone();
+        plain.metadata.annotations = None;
+        assert_eq!(counts(&on, &plain, &gone), None);
+    }
+
+    #[test]
+    fn a_count_lowered_in_place_bounds_what_was_admitted() {
+        let workload: Workload = serde_json::from_value(serde_json::json!({
+            "spec": {"podSets": [{"name": "worker", "count": 2}]},
+            "status": {"admission": {"clusterQueue": "q", "podSetAssignments": [{"name": "worker", "count": 4}]}}
+        }))
+        .unwrap_or_default();
+        assert_eq!(queue::admitted_counts(&workload), BTreeMap::from([(ReplicaType::Worker, 2)]));
     }
 
     #[test]

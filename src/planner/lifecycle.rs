@@ -2,6 +2,8 @@
 //! controller, stopping pods, and counting pods into the job status (see [`crate::reconcile`]
 //! for the rules).
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
@@ -408,9 +410,22 @@ pub(crate) fn controller_pass(
         actions.push(action);
     }
     if let Some(gate) = gate {
-        actions = gate.finish(original, &jobs_pods, actions, now);
+        actions = gate.finish(original, &jobs_pods, &planned_targets(original, &waiting), actions, now);
     }
     Ok(Plan::from_actions(actions).requeued_at(requeue_at))
+}
+
+/// Each task type's replicas by the newest of the job's plans carried out that gives them
+/// (`plans` oldest first), else by the first plan its master writes.
+fn planned_targets(job: &ElasticJob, plans: &[&ScalePlan]) -> BTreeMap<ReplicaType, i32> {
+    let mut targets: BTreeMap<ReplicaType, i32> = job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)).collect();
+    let done = plans.iter().filter(|p| p.status.as_ref().and_then(|s| s.phase) == Some(JobConditionType::Succeeded));
+    for plan in done {
+        for (t, spec) in &plan.spec.replica_resource_specs {
+            targets.insert(*t, spec.replicas);
+        }
+    }
+    targets
 }
 
 /// Whether a plan takes part in its job's pass: labelled `scale-type: auto`, not being deleted, and

@@ -75,6 +75,13 @@ pub struct Options {
     /// `BatchScheduler: volcano` gets a gang (Volcano's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gang_scheduler_name: Option<String>,
+    /// Whether Kueue runs with its `ElasticJobsViaWorkloadSlices` gate (an admin says so: the
+    /// controller's `--kueue-workload-slices`): a queued job whose plans have lowered a type below
+    /// what its Workload asks gives the difference back by lowering the Workload's counts in place,
+    /// which Kueue allows only under that gate (`validateImmutablePodSet` in
+    /// `pkg/webhooks/workload_webhook.go`). False: the Workload keeps its counts until the job ends.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kueue_workload_slices: bool,
 }
 
 fn default_master_image() -> String {
@@ -89,6 +96,7 @@ impl Default for Options {
             master_service_account: None,
             allow_user_masters: false,
             gang_scheduler_name: None,
+            kueue_workload_slices: false,
         }
     }
 }

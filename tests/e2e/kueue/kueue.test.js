@@ -13,12 +13,11 @@ import * as api from "elasticjob";
 import { CONTROLLER_SA, applyManifests, collection, dryRunCreate, expectStatus, freshNamespace, manifests, objectPath, request, wrongGrants } from "../kube.js";
 import * as kubelet from "../kubelet.js";
 import { psJob } from "../jobs.js";
-import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, isLive, masterName, namespace, podsOf, useCluster } from "../scenario.js";
+import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, masterName, namespace, useCluster } from "../scenario.js";
+import { KUEUE, QUEUE_LABEL, condition, create, isTrue, livePods, workloadOf } from "./queues.js";
 
 useCluster();
 
-const KUEUE = "kueue.x-k8s.io/v1beta2";
-const QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
 /** The node the flavour stands for: labelled `pool: reserved` and tainted, so only its pods go there. */
 const NODE = "kwok-node-1";
 const POOL = { key: "elasticjob.test/pool", value: "reserved" };
@@ -46,16 +45,6 @@ function job(ns, name, { queued = true, priorityClassName } = {}) {
   return j;
 }
 
-const create = async (obj, what = `${obj.kind} ${obj.metadata.name}`) =>
-  expectStatus(await request(admin, "POST", collection(obj.apiVersion, obj.kind, obj.metadata.namespace), { body: obj }), [201], what);
-const workloadPath = (ns, jobName) => `${collection(KUEUE, "Workload", ns)}/elasticjob-${jobName}`;
-const workloadOf = async (ns, jobName) => {
-  const answer = await request(admin, "GET", workloadPath(ns, jobName));
-  return answer.status === 200 ? answer.body : undefined;
-};
-const condition = (obj, type) => obj?.status?.conditions?.find((c) => c.type === type);
-const isTrue = (obj, type) => condition(obj, type)?.status === "True";
-const livePods = async (ns, jobName) => (await podsOf(ns, jobName)).filter(isLive);
 
 /** Waits until the job's Workload is admitted and the controller has unsuspended the job and started its master on the flavour's node. */
 async function runsOnTheFlavour(ns, jobName) {
