@@ -168,7 +168,12 @@ impl Gate {
     /// its quota back to the queue. A chief made from the worker's template is in the worker pod
     /// set. Without the gate the Workload keeps its counts until the job ends.
     fn give_back(&self, job: &ElasticJob, targets: &BTreeMap<ReplicaType, i32>, pods: &[Pod]) -> Option<Action> {
-        let elastic = job.metadata.annotations.as_ref().and_then(|a| a.get(crate::workload::ANNOTATION_ELASTIC_JOB)).map(String::as_str);
+        let elastic = job
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(crate::workload::ANNOTATION_ELASTIC_JOB))
+            .map(String::as_str);
         if !self.slices || elastic != Some("true") {
             return None;
         }
@@ -182,7 +187,8 @@ impl Gate {
                 Some(t) => &[t][..],
             };
             let Some(main) = types.first().and_then(|t| targets.get(t)) else { continue };
-            let wanted = types.iter().skip(1).filter_map(|t| targets.get(t)).fold(*main, |n, m| n.saturating_add(*m)).max(0);
+            let wanted =
+                types.iter().skip(1).filter_map(|t| targets.get(t)).fold(*main, |n, m| n.saturating_add(*m)).max(0);
             let live = pods
                 .iter()
                 .filter(|p| is_active(p) && !pod::is_terminating(p))

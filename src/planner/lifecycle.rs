@@ -383,6 +383,7 @@ pub(crate) fn controller_pass(
     let mut planner = Planner::new(job, options, &jobs_pods, &layout_plan)?;
     planner.wait_for_gang(gang_wait);
     planner.note_planned_removals(waiting.iter().copied());
+    let targets = gate.is_some().then(|| planned_targets(original, &waiting));
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.pass(current, now)?;
@@ -410,7 +411,7 @@ pub(crate) fn controller_pass(
         actions.push(action);
     }
     if let Some(gate) = gate {
-        actions = gate.finish(original, &jobs_pods, &planned_targets(original, &waiting), actions, now);
+        actions = gate.finish(original, &jobs_pods, &targets.unwrap_or_default(), actions, now);
     }
     Ok(Plan::from_actions(actions).requeued_at(requeue_at))
 }
@@ -418,7 +419,8 @@ pub(crate) fn controller_pass(
 /// Each task type's replicas by the newest of the job's plans carried out that gives them
 /// (`plans` oldest first), else by the first plan its master writes.
 fn planned_targets(job: &ElasticJob, plans: &[&ScalePlan]) -> BTreeMap<ReplicaType, i32> {
-    let mut targets: BTreeMap<ReplicaType, i32> = job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)).collect();
+    let mut targets: BTreeMap<ReplicaType, i32> =
+        job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)).collect();
     let done = plans.iter().filter(|p| p.status.as_ref().and_then(|s| s.phase) == Some(JobConditionType::Succeeded));
     for plan in done {
         for (t, spec) in &plan.spec.replica_resource_specs {
