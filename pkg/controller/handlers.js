@@ -260,7 +260,7 @@ Object.assign(HANDLERS, {
       // The Workload as the cluster has it, each named pod set's count changed and nothing else
       // (Kueue's webhook compares the rest of each pod set whole), at the version the core read (a
       // conflict fails the pass, which is tried again from the caches).
-      const there = cachedWorkload(pass, namespaceOf(a, pass), a.name);
+      const there = cachedWorkload(pass, namespaceOf(a, pass), a.name) ?? (await getOrGone(pass.adapter, "Workload", namespaceOf(a, pass), a.name));
       if (!there) {
         return "gone";
       }

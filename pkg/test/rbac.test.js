@@ -280,6 +280,8 @@ test("the rendered RBAC grants exactly what the controller's code sends (deploy/
     createOrUpdateWorkload: [{ workload }, { workload }],
     setJobSuspend: [{ suspend: false }],
     setWorkloadStatus: [{ name: workload.metadata.name, conditions: [] }],
+    // Read, then updated with a pod set's count lowered.
+    setWorkloadCounts: [{ name: workload.metadata.name, counts: { worker: 1 } }],
     recordEvent: [{ type: "Normal", reason: "Created", message: "made" }],
     // Its TTL after finishing passed.
     deleteJob: [{ name: "mnist" }],
