@@ -190,8 +190,8 @@ async function bigPlan(ns, args) {
   const callsBefore = await controller.metric("elasticjob_controller_api_requests_total");
   const written = Date.now();
   await createJob(newJob(ns, "big", WORKERS));
-  // Its 1,002 task pods and the master, each with its service.
-  const objects = 2 * (WORKERS + 3);
+  // Its PS, a chief made of one worker, 999 workers and the master, each with its service.
+  const objects = 2 * (WORKERS + 2);
   await until(async () => (await list("v1", "Pod", ns)).length + (await list("v1", "Service", ns)).length === objects);
   await sleep(500);
   const seconds = (controller.lastCreate() - written) / 1000;
