@@ -191,6 +191,9 @@ const key = (r) => `${r.verb} ${r.group}/${r.resource}${r.name && r.resource ===
 
 test("the rendered RBAC grants exactly what the controller's code sends (deploy/rbac.yaml, deploy/rbac-kueue.yaml, deploy/rbac-gang.yaml)", async (t) => {
   const api = await recordingServer({ served: [KINDS.VolcanoPodGroup.apiVersion, KINDS.SchedulerPluginsPodGroup.apiVersion] });
+  // Closed whatever happens: a server left listening after a failed assertion keeps the test
+  // process from ending (a second close is a no-op).
+  t.after(() => api.close());
   const dir = mkdtempSync(join(tmpdir(), "elasticjob-rbac-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const kubeconfig = join(dir, "kubeconfig");
