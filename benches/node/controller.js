@@ -201,21 +201,26 @@ async function bigPlan(ns, args) {
   return { seconds, callsPerPod: calls / pods, calls, pods };
 }
 
+/** Creates `objects` (core v1 kinds) in `ns` as a bare client does: `at` calls at once, no limit. */
+async function createAll(ns, objects, at) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: at }, async () => {
+      while (next < objects.length) {
+        const obj = objects[next++];
+        await ok(request(admin, "POST", collection("v1", obj.kind, ns), { body: obj }), [201], obj.metadata.name);
+      }
+    }),
+  );
+}
+
 /** The same objects as the 1,000-worker plan, created by a bare client, 32 at once, no limit. */
 async function floor(ns) {
   const job = newJob(ns, "big", 1000);
   const stored = await createJob(job);
   const items = api.render(stored, api.initialScalePlan(stored)).items.filter((o) => (o.kind === "Pod" || o.kind === "Service") && !o.metadata.name.includes("dlrover-master"));
   const started = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < items.length) {
-        const obj = items[next++];
-        await ok(request(admin, "POST", collection("v1", obj.kind, ns), { body: obj }), [201], obj.metadata.name);
-      }
-    }),
-  );
+  await createAll(ns, items, 32);
   return { seconds: (Date.now() - started) / 1000, objects: items.length };
 }
 
@@ -234,15 +239,7 @@ async function twentyFloor(ns, headless) {
     }
   }
   const started = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < items.length) {
-        const obj = items[next++];
-        await ok(request(admin, "POST", collection("v1", obj.kind, ns), { body: obj }), [201], obj.metadata.name);
-      }
-    }),
-  );
+  await createAll(ns, items, 8);
   const created = (Date.now() - started) / 1000;
   await until(async () => allRunning(await list("v1", "Pod", ns), items.filter((o) => o.kind === "Pod").length));
   return { seconds: created, runningSeconds: (Date.now() - started) / 1000, objects: items.length };
@@ -258,15 +255,7 @@ async function tenThousandPods() {
     metadata: { name: `p-${i}`, namespace: ns, labels: { "elasticjob.dlrover/name": `absent-${i % 10}`, "elasticjob.dlrover/replica-type": "worker" } },
     spec: { restartPolicy: "Never", containers: [TASK] },
   }));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < pods.length) {
-        const pod = pods[next++];
-        await ok(request(admin, "POST", collection("v1", "Pod", ns), { body: pod }), [201], pod.metadata.name);
-      }
-    }),
-  );
+  await createAll(ns, pods, 32);
   return { ns, pods: PODS };
 }
 

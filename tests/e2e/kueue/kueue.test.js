@@ -14,7 +14,7 @@ import { CONTROLLER_SA, applyManifests, collection, dryRunCreate, expectStatus, 
 import * as kubelet from "../kubelet.js";
 import { psJob } from "../jobs.js";
 import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, masterName, namespace, useCluster } from "../scenario.js";
-import { KUEUE, QUEUE_LABEL, condition, create, isTrue, livePods, workloadOf } from "./queues.js";
+import { KUEUE, QUEUE_LABEL, clusterQueue, condition, create, isTrue, livePods, workloadOf } from "./queues.js";
 
 useCluster();
 
@@ -133,16 +133,7 @@ describe("ElasticJobs queued by Kueue's real manager", () => {
     const quota = { cpu: String(total("cpu", 1)), memory: `${total("memory", 2 ** 30)}Gi`, "ephemeral-storage": `${total("ephemeral-storage", 2 ** 30)}Gi` };
     assert.deepEqual(quota, { cpu: "6", memory: "7Gi", "ephemeral-storage": "2Gi" });
     await create({ apiVersion: KUEUE, kind: "ResourceFlavor", metadata: { name: FLAVOR }, spec: { nodeLabels: { [POOL.key]: POOL.value }, tolerations: [TOLERATION] } });
-    await create({
-      apiVersion: KUEUE,
-      kind: "ClusterQueue",
-      metadata: { name: CLUSTER_QUEUE },
-      spec: {
-        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
-        preemption: { withinClusterQueue: "LowerPriority" },
-        resourceGroups: [{ coveredResources: Object.keys(quota), flavors: [{ name: FLAVOR, resources: Object.entries(quota).map(([name, nominalQuota]) => ({ name, nominalQuota })) }] }],
-      },
-    });
+    await create(clusterQueue(CLUSTER_QUEUE, ns, FLAVOR, quota, { preemption: { withinClusterQueue: "LowerPriority" } }));
     await create({ apiVersion: KUEUE, kind: "LocalQueue", metadata: { name: LOCAL_QUEUE, namespace: ns }, spec: { clusterQueue: CLUSTER_QUEUE } });
     await create({ apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: HIGH }, value: 1000 });
     controller = new Controller("kueue", ["--kueue", "--namespace", ns]);

@@ -15,3 +15,15 @@ export const workloadOf = async (ns, jobName) => {
 export const condition = (obj, type) => obj?.status?.conditions?.find((c) => c.type === type);
 export const isTrue = (obj, type) => condition(obj, type)?.status === "True";
 export const livePods = async (ns, jobName) => (await podsOf(ns, jobName)).filter(isLive);
+
+/** A ClusterQueue for the namespace `ns` alone, with `quota` (resource -> nominal quota) of one flavour; `spec` adds to it. */
+export const clusterQueue = (name, ns, flavor, quota, spec = {}) => ({
+  apiVersion: KUEUE,
+  kind: "ClusterQueue",
+  metadata: { name },
+  spec: {
+    namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
+    ...spec,
+    resourceGroups: [{ coveredResources: Object.keys(quota), flavors: [{ name: flavor, resources: Object.entries(quota).map(([name, nominalQuota]) => ({ name, nominalQuota })) }] }],
+  },
+});

@@ -10,7 +10,7 @@ import { applyManifests, collection, request } from "../kube.js";
 import * as kubelet from "../kubelet.js";
 import { psJob } from "../jobs.js";
 import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, masterName, namespace, planSucceeded, useCluster } from "../scenario.js";
-import { KUEUE, QUEUE_LABEL, condition, create, isTrue, livePods, workloadOf } from "./queues.js";
+import { KUEUE, QUEUE_LABEL, clusterQueue, condition, create, isTrue, livePods, workloadOf } from "./queues.js";
 
 useCluster();
 
@@ -43,15 +43,7 @@ describe("a scale-down gives its quota back under Kueue's ElasticJobsViaWorkload
     // the big one gives 2 workers back.
     const quota = { cpu: "7", memory: "9Gi", "ephemeral-storage": "4Gi" };
     await create({ apiVersion: KUEUE, kind: "ResourceFlavor", metadata: { name: FLAVOR } });
-    await create({
-      apiVersion: KUEUE,
-      kind: "ClusterQueue",
-      metadata: { name: CLUSTER_QUEUE },
-      spec: {
-        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
-        resourceGroups: [{ coveredResources: Object.keys(quota), flavors: [{ name: FLAVOR, resources: Object.entries(quota).map(([name, nominalQuota]) => ({ name, nominalQuota })) }] }],
-      },
-    });
+    await create(clusterQueue(CLUSTER_QUEUE, ns, FLAVOR, quota));
     await create({ apiVersion: KUEUE, kind: "LocalQueue", metadata: { name: LOCAL_QUEUE, namespace: ns }, spec: { clusterQueue: CLUSTER_QUEUE } });
     controller = new Controller("slices", ["--kueue", "--kueue-workload-slices", "--namespace", ns]);
     await controller.ready();
