@@ -28,6 +28,7 @@ use elasticjob::error::Step;
 use elasticjob::tfconfig::SparseClusterSpec;
 
 use elasticjob::{Code, Error, ErrorReport, List, Options, Problem, Result, parse};
+use js_sys::JsString;
 use k8s_openapi::api::core::v1::{Container, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
@@ -51,6 +52,20 @@ extern "C" {
     #[wasm_bindgen(js_name = ElasticJobError, reexport, skip_typescript)]
     #[allow(dead_code)]
     fn elastic_job_error_class();
+}
+
+#[wasm_bindgen(module = "/js/text.js")]
+extern "C" {
+    /// The JavaScript string of the UTF-8 `bytes`, a view of this module's memory (`js/text.js`).
+    #[wasm_bindgen(js_name = text)]
+    fn js_text(bytes: &[u8]) -> JsString;
+}
+
+/// `value` as the JavaScript string every function returns, made from this module's memory in
+/// place: no copy, and for ASCII text (nearly every result) no UTF-8 decoding (`js/text.js`).
+#[must_use]
+pub fn text(value: &str) -> JsString {
+    js_text(value.as_bytes())
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -105,9 +120,9 @@ pub fn render(
     #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
     options: Option<String>,
     pretty: Option<bool>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let list = render_list(job, scale_plan.as_deref(), options.as_deref()).map_err(throw)?;
-    json::to_text(&list, pretty.unwrap_or(false)).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+    written(&list, pretty.unwrap_or(false))
 }
 
 /// The ElasticJob a Kubeflow TFJob becomes (the core's `convert::from_tf_job`):
@@ -118,9 +133,9 @@ pub fn render(
 /// An `ElasticJobError` when the text is not a TFJob that converts, every problem at its path in
 /// the TFJob.
 #[wasm_bindgen(js_name = fromTFJob)]
-pub fn from_tf_job(#[wasm_bindgen(js_name = tfJob)] tf_job: &str, pretty: Option<bool>) -> Result<String, JsValue> {
+pub fn from_tf_job(#[wasm_bindgen(js_name = tfJob)] tf_job: &str, pretty: Option<bool>) -> Result<JsString, JsValue> {
     let conversion = value(tf_job, "").and_then(elasticjob::convert::from_tf_job).map_err(throw)?;
-    json::to_text(&conversion, pretty.unwrap_or(false)).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+    written(&conversion, pretty.unwrap_or(false))
 }
 
 /// Whether `job` is a valid `ElasticJob`: `{"valid": true}`, or `{"valid": false, "error": ...}`
@@ -129,7 +144,7 @@ pub fn from_tf_job(#[wasm_bindgen(js_name = tfJob)] tf_job: &str, pretty: Option
 /// # Errors
 /// Never for any text; only if the result cannot be written.
 #[wasm_bindgen]
-pub fn validate(job: &str) -> Result<String, JsValue> {
+pub fn validate(job: &str) -> Result<JsString, JsValue> {
     output(Ok(Validation::of(read_job(job))))
 }
 
@@ -138,7 +153,7 @@ pub fn validate(job: &str) -> Result<String, JsValue> {
 /// # Errors
 /// Never for any text; only if the result cannot be written.
 #[wasm_bindgen(js_name = validateScalePlan)]
-pub fn validate_scale_plan(#[wasm_bindgen(js_name = scalePlan)] scale_plan: &str) -> Result<String, JsValue> {
+pub fn validate_scale_plan(#[wasm_bindgen(js_name = scalePlan)] scale_plan: &str) -> Result<JsString, JsValue> {
     output(Ok(Validation::of(required(scale_plan, "scalePlan", parse::scale_plan))))
 }
 
@@ -155,7 +170,7 @@ pub fn tf_config(
     #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
     index: &str,
     #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let job = read_job(job)?;
         elasticjob::tf_config(
@@ -165,7 +180,7 @@ pub fn tf_config(
             read_scale_plan(scale_plan.as_deref())?.as_ref(),
         )
     };
-    run().map_err(throw)
+    run().map(|value| text(&value)).map_err(throw)
 }
 
 /// The first scale plan of a job (the core's `initial_scale_plan`).
@@ -173,7 +188,7 @@ pub fn tf_config(
 /// # Errors
 /// An `ElasticJobError` when the job is malformed or invalid.
 #[wasm_bindgen(js_name = initialScalePlan)]
-pub fn initial_scale_plan(job: &str) -> Result<String, JsValue> {
+pub fn initial_scale_plan(job: &str) -> Result<JsString, JsValue> {
     output(read_job(job).map(|job| elasticjob::initial_scale_plan(&job)))
 }
 
@@ -189,7 +204,7 @@ pub fn reconcile(
     pods: &str,
     now: &str,
     options: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     output(read_job(job).and_then(|job| {
         let plan = read_scale_plan(scale_plan.as_deref())?;
         elasticjob::reconcile(
@@ -214,7 +229,7 @@ pub fn reconcile_pods(
     #[wasm_bindgen(js_name = scalePlan)] scale_plan: &str,
     pods: &str,
     options: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     output(read_job(job).and_then(|job| {
         let replica_type = read(replica_type, "replicaType")?;
         let plan = required(scale_plan, "scalePlan", parse::scale_plan)?;
@@ -233,7 +248,7 @@ pub fn handle_fault_pods(
     #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
     pods: &str,
     options: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     output(read_job(job).and_then(|job| {
         let replica_type = read(replica_type, "replicaType")?;
         elasticjob::handle_fault_pods(&job, replica_type, &read_pods(pods)?, &read_options(options.as_deref())?)
@@ -249,7 +264,7 @@ pub fn stop_running_pods(
     job: &str,
     #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
     pods: &str,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     output(
         read_job(job)
             .and_then(|job| elasticjob::stop_running_pods(&job, read(replica_type, "replicaType")?, &read_pods(pods)?)),
@@ -266,7 +281,7 @@ pub fn sync_job_state(
     #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
     pods: &str,
     now: &str,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     output(read_job(job).and_then(|job| {
         let replica_type = read(replica_type, "replicaType")?;
         elasticjob::sync_job_state(&job, replica_type, &read_pods(pods)?, &read_time(now)?)
@@ -297,7 +312,7 @@ pub fn controller_pass(
     options: Option<String>,
     queue: Option<String>,
     #[wasm_bindgen(js_name = podGroup)] pod_group: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let job = match value(job, "")? {
             Value::Null => None,
@@ -349,7 +364,7 @@ pub fn controller_pass(
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed.
 #[wasm_bindgen(js_name = refusedJob)]
-pub fn refused_job(status: &str, errors: &str, now: &str) -> Result<String, JsValue> {
+pub fn refused_job(status: &str, errors: &str, now: &str) -> Result<JsString, JsValue> {
     let run = || {
         let status: Option<elasticjob::api::ElasticJobStatus> = read(status, "status")?;
         let problems: Vec<Problem> = read(errors, "errors")?;
@@ -366,7 +381,7 @@ pub fn refused_job(status: &str, errors: &str, now: &str) -> Result<String, JsVa
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or the job is invalid.
 #[wasm_bindgen]
-pub fn workload(job: &str, options: Option<String>, priority: Option<String>) -> Result<String, JsValue> {
+pub fn workload(job: &str, options: Option<String>, priority: Option<String>) -> Result<JsString, JsValue> {
     let run = || {
         let job = read_job(job)?;
         let options = read_options(options.as_deref())?;
@@ -388,7 +403,7 @@ pub fn workload(job: &str, options: Option<String>, priority: Option<String>) ->
 /// # Errors
 /// An `ElasticJobError` when an argument is malformed or the job is invalid.
 #[wasm_bindgen(js_name = priorityClass)]
-pub fn priority_class(job: &str, options: Option<String>) -> Result<String, JsValue> {
+pub fn priority_class(job: &str, options: Option<String>) -> Result<JsString, JsValue> {
     let run = || {
         let job = read_job(job)?;
         let options = read_options(options.as_deref())?;
@@ -404,7 +419,7 @@ pub fn priority_class(job: &str, options: Option<String>) -> Result<String, JsVa
 /// # Errors
 /// An `ElasticJobError` when the job is malformed or invalid.
 #[wasm_bindgen(js_name = suspendWhenQueued)]
-pub fn suspend_when_queued(job: &str) -> Result<String, JsValue> {
+pub fn suspend_when_queued(job: &str) -> Result<JsString, JsValue> {
     output(read_job(job).map(|job| elasticjob::queue::suspend_when_queued(&job)))
 }
 
@@ -421,7 +436,7 @@ pub fn admitted_job(
     workload: &str,
     #[wasm_bindgen(js_name = resourceFlavors)] resource_flavors: &str,
     options: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let job = read_job(job)?;
         let workload = parse::workload(value(workload, "workload")?)?;
@@ -451,7 +466,7 @@ fn read_priority(priority: Option<&Value>, path: &str) -> Result<Option<i32>> {
 /// # Errors
 /// None in practice: the constants always serialise.
 #[wasm_bindgen]
-pub fn constants() -> Result<String, JsValue> {
+pub fn constants() -> Result<JsString, JsValue> {
     output(Ok(elasticjob::constants()))
 }
 
@@ -461,7 +476,7 @@ pub fn constants() -> Result<String, JsValue> {
 /// # Errors
 /// None in practice.
 #[wasm_bindgen(js_name = jobKeyFields)]
-pub fn job_key_fields() -> Result<String, JsValue> {
+pub fn job_key_fields() -> Result<JsString, JsValue> {
     output(Ok(elasticjob::JOB_KEY_FIELDS))
 }
 
@@ -498,7 +513,7 @@ pub fn reconcile_scale_plan(
     #[wasm_bindgen(js_name = scalePlan)] scale_plan: &str,
     job: &str,
     now: &str,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let plan = required(scale_plan, "scalePlan", parse::scale_plan)?;
         let job = match value(job, "")? {
@@ -521,7 +536,7 @@ pub fn insert_tf_config_to_env(
     cluster: &str,
     #[wasm_bindgen(js_name = replicaType)] replica_type: &str,
     rank: &str,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let mut container: Container = read_strict(container, "container")?;
         let cluster: SparseClusterSpec = read_strict(cluster, "cluster")?;
@@ -542,7 +557,7 @@ pub fn insert_tf_config_to_env(
 /// # Errors
 /// An `ElasticJobError` when the list is malformed.
 #[wasm_bindgen]
-pub fn summary(list: &str) -> Result<String, JsValue> {
+pub fn summary(list: &str) -> Result<JsString, JsValue> {
     output(read_strict::<List>(list, "list").map(|list| elasticjob::summary(&list)))
 }
 
@@ -557,7 +572,7 @@ pub fn render_summary(
     job: &str,
     #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
     options: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let job = read_job(job)?;
         elasticjob::render_summary(
@@ -581,7 +596,7 @@ pub fn render_item(
     index: &str,
     #[wasm_bindgen(js_name = scalePlan)] scale_plan: Option<String>,
     options: Option<String>,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     let run = || {
         let list = render_list(job, scale_plan.as_deref(), options.as_deref())?;
         let index: u32 = read(index, "index")?;
@@ -608,7 +623,7 @@ pub fn job_view(
     job: &str,
     #[wasm_bindgen(js_name = scalePlans)] scale_plans: &str,
     pods: &str,
-) -> Result<String, JsValue> {
+) -> Result<JsString, JsValue> {
     // The readers the other functions use (`parse::strict`: shapes and unknown fields, not the
     // rules), so no second copy of the job's and the plan's readers is built into the wasm.
     let read_all = || {
@@ -677,7 +692,7 @@ impl ObjectStore {
         now: &str,
         options: Option<String>,
         queue: Option<String>,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsString, JsValue> {
         let run = || {
             let job = match value(job, "")? {
                 Value::Null => None,
@@ -796,8 +811,13 @@ fn read_strict<T: DeserializeOwned>(arg: &str, root: &str) -> Result<T> {
 }
 
 /// Writes a result as JSON text, or throws its error.
-fn output<T: Serialize>(result: Result<T>) -> Result<String, JsValue> {
-    json::to_text(&result.map_err(throw)?, false).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+fn output<T: Serialize>(result: Result<T>) -> Result<JsString, JsValue> {
+    written(&result.map_err(throw)?, false)
+}
+
+/// The JSON text of `value` (compact, or with `pretty` indented), as a JavaScript string.
+fn written<T: Serialize>(value: &T, pretty: bool) -> Result<JsString, JsValue> {
+    json::to_text(value, pretty).map(|value| text(&value)).map_err(|e| js_sys::Error::new(&e.to_string()).into())
 }
 
 /// The core's error as an [`ElasticJobError`].

@@ -31,6 +31,11 @@ fn job() -> Value {
     serde_json::from_str(JOB).unwrap()
 }
 
+/// A function's result as Rust text (every function returns a JavaScript string).
+fn text_of(result: Result<js_sys::JsString, JsValue>) -> Result<String, JsValue> {
+    result.map(String::from)
+}
+
 fn text(value: &Value) -> String {
     value.to_string()
 }
@@ -64,20 +69,20 @@ fn pair(path: &str, code: &str) -> (String, String) {
 
 #[wasm_bindgen_test]
 fn render_gives_the_bytes_of_the_core() {
-    let list = ej::render(JOB, None, None, None).unwrap();
+    let list = text_of(ej::render(JOB, None, None, None)).unwrap();
     let native = elasticjob::render(&parse::job(job()).unwrap(), None, &Options::default()).unwrap();
     assert_eq!(list, serde_json::to_string(&native).unwrap());
     // The master pod and service, one PS and two workers with a service each.
     assert_eq!(read(&list)["items"].as_array().map(Vec::len), Some(8));
     // Pretty: as `JSON.stringify(list, null, 2)` writes it.
-    let pretty = ej::render(JOB, None, None, Some(true)).unwrap();
+    let pretty = text_of(ej::render(JOB, None, None, Some(true))).unwrap();
     assert_eq!(pretty, serde_json::to_string_pretty(&native).unwrap());
 }
 
 #[wasm_bindgen_test]
 fn tf_config_is_the_env_value_of_the_core() {
     // DLRover's master runs one of the two workers as the chief.
-    let value = ej::tf_config(JOB, r#""worker""#, "0", None).unwrap();
+    let value = text_of(ej::tf_config(JOB, r#""worker""#, "0", None)).unwrap();
     assert_eq!(
         value,
         r#"{"cluster":{"worker":["mnist-edljob-worker-0:3333"],"ps":["mnist-edljob-ps-0:2222"],"chief":["mnist-edljob-chief-0:3333"]},"task":{"type":"worker","index":0}}"#
@@ -88,7 +93,7 @@ fn tf_config_is_the_env_value_of_the_core() {
 fn a_wrong_type_is_reported_at_its_path() {
     let mut job = job();
     job["spec"]["replicaSpecs"]["worker"]["replicas"] = json!("three");
-    let (error, problems) = thrown(ej::render(&text(&job), None, None, None));
+    let (error, problems) = thrown(text_of(ej::render(&text(&job), None, None, None)));
     assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(problems, [pair("spec.replicaSpecs.worker.replicas", "invalid_type")]);
     assert!(string(&error, "message").starts_with("spec.replicaSpecs.worker.replicas: invalid type"));
@@ -99,7 +104,7 @@ fn unknown_fields_are_all_reported() {
     let mut job = job();
     job["spec"]["replicaSpecs"]["worker"]["replica"] = json!(3);
     job["metadata"]["nmae"] = json!("x");
-    let (error, problems) = thrown(ej::initial_scale_plan(&text(&job)));
+    let (error, problems) = thrown(text_of(ej::initial_scale_plan(&text(&job))));
     assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(
         problems,
@@ -109,11 +114,11 @@ fn unknown_fields_are_all_reported() {
 
 #[wasm_bindgen_test]
 fn text_that_is_not_json_is_a_syntax_problem_at_its_argument() {
-    let (error, problems) = thrown(ej::render("{\"metadata\": ", None, None, None));
+    let (error, problems) = thrown(text_of(ej::render("{\"metadata\": ", None, None, None)));
     assert_eq!(string(&error, "code"), "parse_error");
     assert_eq!(problems, [pair("", "syntax")]);
     assert!(string(&error, "message").contains("line 1 column"), "{}", string(&error, "message"));
-    let (_, problems) = thrown(ej::reconcile(JOB, None, "[{]", NOW, None));
+    let (_, problems) = thrown(text_of(ej::reconcile(JOB, None, "[{]", NOW, None)));
     assert_eq!(problems, [pair("pods", "syntax")]);
 }
 
@@ -121,32 +126,38 @@ fn text_that_is_not_json_is_a_syntax_problem_at_its_argument() {
 fn null_is_not_absent_for_a_required_field() {
     let mut job = job();
     job["spec"]["replicaSpecs"] = Value::Null;
-    let (_, problems) = thrown(ej::render(&text(&job), None, None, None));
+    let (_, problems) = thrown(text_of(ej::render(&text(&job), None, None, None)));
     assert_eq!(problems, [pair("spec.replicaSpecs", "invalid_type")]);
     // An optional argument given as `null` is absent.
-    assert_eq!(ej::render(JOB, Some("null".into()), Some("null".into()), None), ej::render(JOB, None, None, None));
+    assert_eq!(
+        text_of(ej::render(JOB, Some("null".into()), Some("null".into()), None)),
+        text_of(ej::render(JOB, None, None, None))
+    );
 }
 
 #[wasm_bindgen_test]
 fn paths_in_other_arguments_start_with_their_name() {
-    let (_, problems) = thrown(ej::render(JOB, Some(r#"{"spec": {"psHosts": [5]}}"#.into()), None, None));
+    let (_, problems) = thrown(text_of(ej::render(JOB, Some(r#"{"spec": {"psHosts": [5]}}"#.into()), None, None)));
     assert_eq!(problems, [pair("scalePlan.spec.psHosts[0]", "invalid_type")]);
 
     let (_, problems) =
-        thrown(ej::render(JOB, None, Some(r#"{"masterImage": "m:1", "mastrImage": "x"}"#.into()), None));
+        thrown(text_of(ej::render(JOB, None, Some(r#"{"masterImage": "m:1", "mastrImage": "x"}"#.into()), None)));
     assert_eq!(problems, [pair("options.mastrImage", "unknown_field")]);
 
     let pods = r#"[{"metadata": {"name": "p"}, "status": {"phase": 5}}]"#;
-    let (_, problems) = thrown(ej::reconcile(JOB, None, pods, NOW, None));
+    let (_, problems) = thrown(text_of(ej::reconcile(JOB, None, pods, NOW, None)));
     assert_eq!(problems, [pair("pods[0].status.phase", "invalid_type")]);
 
-    let (_, problems) = thrown(ej::reconcile(JOB, None, "[]", r#""yesterday""#, None));
+    let (_, problems) = thrown(text_of(ej::reconcile(JOB, None, "[]", r#""yesterday""#, None)));
     assert_eq!(problems, [pair("now", "invalid_value")]);
-    let (_, problems) = thrown(ej::reconcile(JOB, None, "[]", "5", None));
+    let (_, problems) = thrown(text_of(ej::reconcile(JOB, None, "[]", "5", None)));
     assert_eq!(problems, [pair("now", "invalid_type")]);
 
-    assert_eq!(thrown(ej::tf_config(JOB, r#""workers""#, "0", None)).1, [pair("replicaType", "invalid_value")]);
-    assert_eq!(thrown(ej::tf_config(JOB, r#""worker""#, "-1", None)).1, [pair("index", "invalid_value")]);
+    assert_eq!(
+        thrown(text_of(ej::tf_config(JOB, r#""workers""#, "0", None))).1,
+        [pair("replicaType", "invalid_value")]
+    );
+    assert_eq!(thrown(text_of(ej::tf_config(JOB, r#""worker""#, "-1", None))).1, [pair("index", "invalid_value")]);
 }
 
 #[wasm_bindgen_test]
@@ -162,19 +173,19 @@ fn not_json_is_the_error_of_a_value_json_cannot_hold_at_its_path() {
 
 #[wasm_bindgen_test]
 fn validate_answers_instead_of_throwing() {
-    assert_eq!(ej::validate(JOB).unwrap(), r#"{"valid":true}"#);
+    assert_eq!(text_of(ej::validate(JOB)).unwrap(), r#"{"valid":true}"#);
     let mut job = job();
     job["metadata"]["name"] = json!("Deep_CTR");
     job["spec"]["replicaSpecs"]["worker"]["replicas"] = json!(-2);
-    let invalid = read(&ej::validate(&text(&job)).unwrap());
+    let invalid = read(&text_of(ej::validate(&text(&job))).unwrap());
     assert_eq!(invalid["valid"], json!(false));
     assert_eq!(invalid["error"]["code"], json!("invalid"));
     assert_eq!(invalid["error"]["errors"][0]["path"], json!("metadata.name"));
     assert_eq!(invalid["error"]["errors"][1]["path"], json!("spec.replicaSpecs.worker.replicas"));
-    let syntax = read(&ej::validate("{").unwrap());
+    let syntax = read(&text_of(ej::validate("{")).unwrap());
     assert_eq!(syntax["error"]["errors"][0]["code"], json!("syntax"));
 
-    let plan = read(&ej::validate_scale_plan(r#"{"spec": {"psHosts": ["nocolon"]}}"#).unwrap());
+    let plan = read(&text_of(ej::validate_scale_plan(r#"{"spec": {"psHosts": ["nocolon"]}}"#)).unwrap());
     assert_eq!(plan["error"]["errors"][0]["path"], json!("scalePlan.spec.psHosts[0]"));
 }
 
@@ -182,7 +193,7 @@ fn validate_answers_instead_of_throwing() {
 fn insert_tf_config_to_env_returns_the_container() {
     let container = r#"{"name": "main", "env": [{"name": "TF_CONFIG", "value": "old"}, {"name": "A", "value": "1"}]}"#;
     let cluster = r#"{"worker": {"0": "w0:2222", "1": "w1:2222"}, "ps": ["ps0:2222"]}"#;
-    let out = read(&ej::insert_tf_config_to_env(container, cluster, r#""worker""#, "1").unwrap());
+    let out = read(&text_of(ej::insert_tf_config_to_env(container, cluster, r#""worker""#, "1")).unwrap());
     assert_eq!(out["env"][0]["name"], json!("TF_CONFIG"));
     assert_eq!(
         out["env"][0]["value"],
@@ -193,14 +204,14 @@ fn insert_tf_config_to_env_returns_the_container() {
     assert_eq!(out["env"][1]["name"], json!("A"));
 
     let holey = r#"{"worker": {"1": "w1:2222"}}"#;
-    let (_, problems) = thrown(ej::insert_tf_config_to_env(r#"{"name": "main"}"#, holey, r#""worker""#, "1"));
+    let (_, problems) = thrown(text_of(ej::insert_tf_config_to_env(r#"{"name": "main"}"#, holey, r#""worker""#, "1")));
     assert_eq!(problems, [pair("sparseCluster.worker", "tf_config_hole")]);
 }
 
 #[wasm_bindgen_test]
 fn summary_lists_every_object() {
-    let list = ej::render(JOB, None, None, None).unwrap();
-    let rows = read(&ej::summary(&list).unwrap());
+    let list = text_of(ej::render(JOB, None, None, None)).unwrap();
+    let rows = read(&text_of(ej::summary(&list)).unwrap());
     assert_eq!(rows.as_array().map(Vec::len), Some(8));
     assert_eq!(rows[2]["name"], json!("mnist-edljob-ps-0"));
     assert_eq!(rows[2]["task"], json!("ps:0"));
@@ -210,8 +221,8 @@ fn summary_lists_every_object() {
 
 #[wasm_bindgen_test]
 fn render_summary_is_summary_of_render_with_ports() {
-    let rows = read(&ej::render_summary(JOB, None, None).unwrap());
-    let summary = read(&ej::summary(&ej::render(JOB, None, None, None).unwrap()).unwrap());
+    let rows = read(&text_of(ej::render_summary(JOB, None, None)).unwrap());
+    let summary = read(&text_of(ej::summary(&text_of(ej::render(JOB, None, None, None)).unwrap())).unwrap());
     assert_eq!(rows.as_array().map(Vec::len), Some(8));
     assert_eq!(rows[2]["name"], summary[2]["name"]);
     assert_eq!(rows[2]["port"], json!(2222));
@@ -221,17 +232,17 @@ fn render_summary_is_summary_of_render_with_ports() {
 
 #[wasm_bindgen_test]
 fn render_item_is_one_object_of_render() {
-    let list = read(&ej::render(JOB, None, None, None).unwrap());
-    let item = read(&ej::render_item(JOB, "6", None, None).unwrap());
+    let list = read(&text_of(ej::render(JOB, None, None, None)).unwrap());
+    let item = read(&text_of(ej::render_item(JOB, "6", None, None)).unwrap());
     assert_eq!(item, list["items"][6]);
-    let (error, problems) = thrown(ej::render_item(JOB, "8", None, None));
+    let (error, problems) = thrown(text_of(ej::render_item(JOB, "8", None, None)));
     assert_eq!(string(&error, "code"), "invalid");
     assert_eq!(problems, [pair("index", "out_of_range")]);
 }
 
 #[wasm_bindgen_test]
 fn job_key_reads_the_fields_it_is_given() {
-    let fields = read(&ej::job_key_fields().unwrap());
+    let fields = read(&text_of(ej::job_key_fields()).unwrap());
     assert_eq!(fields[0], json!(["kind"]));
     let pod =
         r#"{"kind": "Pod", "metadata": {"namespace": "training", "labels": {"elasticjob.dlrover/name": "mnist"}}}"#;
@@ -256,16 +267,16 @@ const TF_JOB: &str = r#"{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "meta
 
 #[wasm_bindgen_test]
 fn from_tf_job_gives_the_bytes_of_the_fixture() {
-    let pretty = ej::from_tf_job(TF_JOB, Some(true)).unwrap();
+    let pretty = text_of(ej::from_tf_job(TF_JOB, Some(true))).unwrap();
     assert_eq!(format!("{pretty}\n"), include_str!("../../../../examples/tfjob/evaluator.converted.json"));
     let native = elasticjob::convert::from_tf_job(read(TF_JOB)).unwrap();
-    assert_eq!(ej::from_tf_job(TF_JOB, None).unwrap(), serde_json::to_string(&native).unwrap());
+    assert_eq!(text_of(ej::from_tf_job(TF_JOB, None)).unwrap(), serde_json::to_string(&native).unwrap());
     // A TFJob that does not convert: every problem at its TFJob path; a TFJob where an ElasticJob
     // belongs: tf_job at `kind`.
     let mut both = read(TF_JOB);
     both["spec"]["tfReplicaSpecs"]["Chief"] = both["spec"]["tfReplicaSpecs"]["Master"].clone();
-    let (_, problems) = thrown(ej::from_tf_job(&text(&both), None));
+    let (_, problems) = thrown(text_of(ej::from_tf_job(&text(&both), None)));
     assert_eq!(problems, [pair("spec.tfReplicaSpecs.Master", "duplicate")]);
-    let (_, problems) = thrown(ej::render(TF_JOB, None, None, None));
+    let (_, problems) = thrown(text_of(ej::render(TF_JOB, None, None, None)));
     assert_eq!(problems, [pair("kind", "tf_job")]);
 }
