@@ -28,7 +28,8 @@ help: ## list the targets
 
 demo: demo-npm ## render examples/elasticjob.yaml with the `elasticjob` CLI: a summary, then the objects as YAML
 
-test: $(TEST_TARGETS) ## everything: core, real consumers, and every artifact's tests
+test: ## everything: core, real consumers, and every artifact's tests (each target's time printed at the end)
+	@tests/tools/timed.sh $(MAKE) $(TEST_TARGETS)
 	@echo "make test: all passed"
 
 test-core: ## Rust: format, lints (unwrap/expect/panic/indexing denied), unit, golden, table, property tests, doctests
