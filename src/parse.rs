@@ -170,6 +170,15 @@ pub fn workload(value: Value) -> Result<Workload> {
     Ok(workload)
 }
 
+/// Reads a list of Kueue Workloads as observed (a job's later slices).
+///
+/// # Errors
+/// A field of the wrong type, at its path under `slices[i]`.
+pub fn workloads(value: Value) -> Result<Vec<Workload>> {
+    let (workloads, _unknown) = from_value(value).map_err(|e| e.prefixed("slices"))?;
+    Ok(workloads)
+}
+
 /// Reads a gang scheduler's PodGroup as observed (Volcano's or scheduler-plugins'; fields the
 /// core does not use are ignored).
 ///

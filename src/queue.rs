@@ -43,6 +43,10 @@ pub struct QueueState<'a> {
     /// The job's Workload (named [`workload_name`]) as the cluster has it; `None` when there is
     /// none (yet).
     pub workload: Option<&'a Workload>,
+    /// The job's later Workload slices (named [`slice_name`]) as the cluster has them, in any
+    /// order: made when the job grows beyond its admission under Kueue's
+    /// `ElasticJobsViaWorkloadSlices` gate ([`crate::Options::kueue_workload_slices`]).
+    pub slices: &'a [Workload],
     /// The ResourceFlavors its admission names (others do no harm).
     pub flavors: &'a [ResourceFlavor],
     /// The value of the job's priority class ([`priority_class`]) as the cluster has it, when the
@@ -58,6 +62,24 @@ pub fn queue_name(job: &ElasticJob) -> Option<&str> {
 /// The name of a job's Workload: `elasticjob-<job>`.
 pub fn workload_name(job: &ElasticJob) -> String {
     format!("elasticjob-{}", job.name())
+}
+
+/// The name of a job's `n`-th Workload slice: `elasticjob-<job>-<n>` (the first slice keeps
+/// [`workload_name`]).
+pub fn slice_name(job: &ElasticJob, n: u32) -> String {
+    format!("{}-{n}", workload_name(job))
+}
+
+/// Which of the job's Workload slices a name is: 1 for [`workload_name`], `n` for
+/// [`slice_name`] (`n` at least 2); `None` for any other name.
+pub fn slice_number(job: &ElasticJob, name: &str) -> Option<u32> {
+    let first = workload_name(job);
+    let rest = name.strip_prefix(first.as_str())?;
+    if rest.is_empty() {
+        return Some(1);
+    }
+    let digits = rest.strip_prefix('-').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
+    digits.parse().ok().filter(|n| *n >= 2 && !digits.starts_with('0'))
 }
 
 /// The job with `spec.suspend: true` when it is queued and not suspended, else `None`: what the
@@ -144,13 +166,14 @@ pub fn workload(job: &ElasticJob, options: &Options, priority: Option<i32>) -> R
     }))
 }
 
-/// Whether an observed Workload is this job's: named after it, in its namespace, and controlled by
-/// it (by uid; for a job without a uid, by no other object).
+/// Whether an observed Workload is this job's: named after it (its first slice, [`workload_name`],
+/// or a later one, [`slice_name`]), in its namespace, and controlled by it (by uid; for a job
+/// without a uid, by no other object).
 pub fn is_jobs_workload(workload: &Workload, job: &ElasticJob) -> bool {
     let namespace = workload.metadata.namespace.as_deref().filter(|n| !n.is_empty());
     let controller = workload.metadata.owner_references.iter().flatten().find(|r| r.controller == Some(true));
     let uid = job.metadata.uid.as_deref().filter(|u| !u.is_empty());
-    workload.metadata.name.as_deref() == Some(workload_name(job).as_str())
+    workload.metadata.name.as_deref().and_then(|n| slice_number(job, n)).is_some()
         && (namespace.is_none() || job::namespace(job).is_none() || namespace == job::namespace(job))
         && match (controller, uid) {
             (Some(owner), Some(uid)) => owner.uid == uid,

@@ -455,7 +455,19 @@ impl Store {
             return Err(problem.clone().prefixed("queue.workload"));
         }
         let flavors: Vec<ResourceFlavor> = self.flavors.values().cloned().collect();
-        let state = QueueState { workload: at.and_then(|i| kept.items.get(i)), flavors: &flavors, priority };
+        // The job's later slices: the Workloads kept for it named `<workload>-<n>`.
+        let slices: Vec<Workload> = match job {
+            Some(j) => kept
+                .names
+                .iter()
+                .zip(&kept.items)
+                .filter(|(n, _)| queue::slice_number(j, n).is_some_and(|k| k >= 2))
+                .map(|(_, w)| w.clone())
+                .collect(),
+            None => Vec::new(),
+        };
+        let state =
+            QueueState { workload: at.and_then(|i| kept.items.get(i)), slices: &slices, flavors: &flavors, priority };
         let gates = Gates { queue: Some(&state), pod_group };
         reconcile::controller_pass_queued(job, &plans, &pods, &services, gates, now, options)
     }

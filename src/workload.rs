@@ -26,6 +26,19 @@ pub const LABEL_PRIORITY_CLASS: &str = "kueue.x-k8s.io/priority-class";
 /// `pkg/workloadslicing/workloadslicing.go`), `"true"`: a queued ElasticJob with it gives the quota
 /// of a scale-down back (see [`crate::Options::kueue_workload_slices`]).
 pub const ANNOTATION_ELASTIC_JOB: &str = "kueue.x-k8s.io/elastic-job";
+/// Kueue's annotation of a Workload slice naming the slice it replaces, `<namespace>/<name>`
+/// (`WorkloadSliceReplacementFor` in `pkg/workloadslicing/workloadslicing.go`): once the new
+/// slice is admitted for the growth alone, Kueue finishes the old one.
+pub const ANNOTATION_REPLACEMENT_FOR: &str = "kueue.x-k8s.io/workload-slice-replacement-for";
+/// Kueue's annotation of a Workload slice naming its chain: the first slice's name
+/// (`WorkloadSliceNameAnnotation` in `apis/kueue/v1beta2/topology_types.go`).
+pub const ANNOTATION_SLICE_NAME: &str = "kueue.x-k8s.io/workload-slice-name";
+/// The reason of the `Finished` condition Kueue sets on a slice its successor replaced
+/// (`WorkloadSliceReplaced` in `apis/kueue/v1beta2/workload_types.go`).
+pub const REASON_SLICE_REPLACED: &str = "WorkloadSliceReplaced";
+/// The reason of the `Finished` condition of a slice out of step with its job
+/// (`WorkloadFinishedReasonOutOfSync`), as `workloadslicing.EnsureWorkloadSlices` sets it.
+pub const REASON_OUT_OF_SYNC: &str = "OutOfSync";
 /// The label Kueue's job integrations put on the pods of an admitted pod set: its name.
 pub const LABEL_POD_SET: &str = "kueue.x-k8s.io/podset";
 
@@ -269,6 +282,11 @@ impl Workload {
     /// Whether the condition of this type is `True`.
     pub fn is_true(&self, type_: &str) -> bool {
         self.condition(type_).is_some_and(|c| c.status == "True")
+    }
+
+    /// The value of an annotation.
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.metadata.annotations.as_ref()?.get(key).map(String::as_str)
     }
 
     /// Whether Kueue holds quota for it (`QuotaReserved` true).

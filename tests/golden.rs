@@ -200,6 +200,9 @@ fn a_queued_pass_over_a_store_is_the_queued_pass_over_its_objects() {
         if let Some(workload) = queue.get("workload") {
             assert_eq!(store.put("Workload", workload.clone()).as_deref(), Some(key.as_str()), "{}", dir.display());
         }
+        for slice in items(queue.get("slices")) {
+            assert_eq!(store.put("Workload", slice).as_deref(), Some(key.as_str()), "{}", dir.display());
+        }
         for flavor in items(queue.get("resourceFlavors")) {
             assert_eq!(store.put("ResourceFlavor", flavor), None);
         }

@@ -15,8 +15,11 @@ use crate::queue::{self, QueueState};
 use crate::status;
 use crate::template::Options;
 use crate::workload::{
-    ADMITTED, EVICTED, FINISHED, QUOTA_RESERVED, REQUEUED, Workload, WorkloadCondition, WorkloadSpec,
+    ADMITTED, EVICTED, FINISHED, QUOTA_RESERVED, REASON_OUT_OF_SYNC, REQUEUED, Workload, WorkloadCondition,
+    WorkloadSpec,
 };
+
+use super::slices::{grown_counts, new_slice, opts_in, pick, pod_set_types, slice_of};
 
 /// Reason of a queued job's `Suspended` condition while its Workload waits for admission.
 pub(crate) const REASON_NOT_ADMITTED: &str = "WorkloadNotAdmitted";
@@ -27,6 +30,9 @@ pub(crate) const REASON_DEACTIVATED: &str = "WorkloadDeactivated";
 /// Reason of the Warning event and of the `QuotaLimited` condition when a plan asks for more pods
 /// than Kueue admitted.
 pub(crate) const REASON_EXCEEDS_ADMISSION: &str = "ScalePlanExceedsAdmission";
+/// Reason of the Normal event and of the `QuotaLimited` condition while a plan beyond the
+/// admission waits for Kueue to admit the job's new Workload slice.
+pub(crate) const REASON_WAITING_FOR_QUOTA: &str = "WaitingForQuota";
 /// Reason of the `QuotaLimited` condition turned false.
 pub(crate) const REASON_WITHIN_ADMISSION: &str = "WithinAdmission";
 
@@ -53,13 +59,35 @@ pub(crate) struct Gate {
     excess: Vec<String>,
     /// Whether Kueue runs with its `ElasticJobsViaWorkloadSlices` gate ([`Options`]).
     slices: bool,
+    /// Whether the job grows by Workload slices: [`Gate::slices`] and the job annotated
+    /// `kueue.x-k8s.io/elastic-job: "true"`.
+    elastic: bool,
+    /// The job's slice waiting for quota: newer than the admitted one, unfinished, without quota.
+    pending: Option<Workload>,
+    /// Whether Kueue has finished the admitted slice as replaced by `pending` and not yet admitted
+    /// `pending` (its admission is written after the finish at Kueue 0.17.0): the old slice's
+    /// admission stands, and nothing of either slice is written.
+    replacing: bool,
+    /// The highest slice number the job has used.
+    last_slice: u32,
+    /// The pod-set counts the current plan needs a new slice for, when it waits for one.
+    grow_to: Option<BTreeMap<String, i32>>,
+    /// Unfinished slices older than the one holding quota, or beside the pending one: finished.
+    stale: Vec<Workload>,
+    /// Whether the pass carries a plan out ([`Gate::within_admission`]): no count is given back
+    /// while one is in progress (it may be growing into a new slice's admission).
+    carrying_out: bool,
 }
 
 impl Gate {
     /// The gate of a queued job: held unless its Workload is admitted (or the job has finished).
     pub(crate) fn new(job: &ElasticJob, queue: &QueueState<'_>, options: &Options) -> Result<Gate> {
-        let name = queue::workload_name(job);
-        let observed = queue.workload.filter(|w| queue::is_jobs_workload(w, job)).cloned();
+        let mut mine: Vec<&Workload> =
+            queue.workload.into_iter().chain(queue.slices).filter(|w| queue::is_jobs_workload(w, job)).collect();
+        mine.sort_by_key(|w| slice_of(job, w));
+        let picked = pick(&mine);
+        let observed = picked.current.cloned();
+        let name = observed.as_ref().and_then(|w| w.metadata.name.clone()).unwrap_or_else(|| queue::workload_name(job));
         let finished = matches!(
             job.status.as_ref().and_then(|s| s.phase),
             Some(JobConditionType::Succeeded | JobConditionType::Failed)
@@ -68,12 +96,18 @@ impl Gate {
         if !finished {
             if let Some(mut desired) = queue::workload(job, options, queue.priority)? {
                 match &observed {
-                    None if queue.workload.is_none() => actions.push(Action::CreateOrUpdateWorkload {
-                        workload: Box::new(desired),
-                        reason: format!("ElasticJob {} is queued in {}: its Workload", job.name(), queue_of(job)),
-                        cause: Cause::Queue,
-                    }),
-                    Some(w) if !w.has_quota() && !same_request(&w.spec, &desired.spec) => {
+                    None if queue.workload.is_none() && mine.is_empty() => {
+                        actions.push(Action::CreateOrUpdateWorkload {
+                            workload: Box::new(desired),
+                            reason: format!("ElasticJob {} is queued in {}: its Workload", job.name(), queue_of(job)),
+                            cause: Cause::Queue,
+                        })
+                    }
+                    Some(w)
+                        if !w.has_quota()
+                            && w.metadata.name.as_deref() == Some(queue::workload_name(job).as_str())
+                            && !same_request(&w.spec, &desired.spec) =>
+                    {
                         desired.spec.active = w.spec.active;
                         desired.metadata.resource_version.clone_from(&w.metadata.resource_version);
                         actions.push(Action::CreateOrUpdateWorkload {
@@ -110,6 +144,7 @@ impl Gate {
         if !finished {
             gated.spec.suspend = suspend;
         }
+        let elastic = options.kueue_workload_slices && opts_in(job);
         Ok(Gate {
             job: gated,
             hold,
@@ -118,15 +153,36 @@ impl Gate {
             observed,
             excess: Vec::new(),
             slices: options.kueue_workload_slices,
+            elastic,
+            pending: picked.pending.cloned(),
+            replacing: picked.replacing,
+            last_slice: mine.last().map_or(1, |w| slice_of(job, w)),
+            grow_to: None,
+            stale: picked.stale.into_iter().cloned().collect(),
+            carrying_out: false,
         })
     }
 
     /// The plan within the admitted counts: each type's `replicas`, its `createPods` ranks and the
     /// PS addresses cut to what Kueue admitted; what is cut is kept for the Warning. A chief made
     /// from the worker's template shares the worker pod set's count.
-    pub(crate) fn within_admission(&mut self, job: &ElasticJob, plan: &ScalePlan) -> Option<ScalePlan> {
+    ///
+    /// For a job that grows by Workload slices ([`Gate::elastic`]), a plan that asks more than
+    /// the admitted slice holds waits for a new slice ([`Gate::waits_for_quota`]) unless `later`
+    /// (another plan waits behind it: it is cut as without slices, and no slice is asked for).
+    pub(crate) fn within_admission(&mut self, job: &ElasticJob, plan: &ScalePlan, later: bool) -> Option<ScalePlan> {
+        self.carrying_out = true;
         if self.hold.is_some() || self.admitted.is_empty() {
             return None;
+        }
+        let base = self.observed.as_ref().filter(|w| {
+            w.has_quota() && !w.is_evicted() && (self.replacing || !w.is_true(FINISHED)) && w.is_true(ADMITTED)
+        });
+        if let Some(w) = base.filter(|_| self.elastic && !later) {
+            let counts = grown_counts(job, w, plan);
+            if w.spec.pod_sets.iter().any(|set| counts.get(&set.name).is_some_and(|n| *n > set.count)) {
+                self.grow_to = Some(counts);
+            }
         }
         let own_chief = job.declared_replica_spec(ReplicaType::Chief).is_some();
         let chief = plan.spec.replica_resource_specs.get(&ReplicaType::Chief).map_or(0, |s| s.replicas.min(1));
@@ -157,6 +213,79 @@ impl Gate {
         (capped != *plan).then_some(capped)
     }
 
+    /// Whether the current plan waits for Kueue to admit a new Workload slice: it is carried out
+    /// within the admission and stays in progress (`Scaling`) until the slice is admitted.
+    pub(crate) fn waits_for_quota(&self) -> bool {
+        self.grow_to.is_some()
+    }
+
+    /// What the pass writes to the job's slices other than the current one: each stale slice
+    /// finished (`OutOfSync`); the new slice the current plan waits for, made (or the pending
+    /// one's counts updated: it holds no quota, so Kueue lets them change); a pending slice no
+    /// plan waits for any more (the plan fits, a later plan came, the job was evicted or held)
+    /// withdrawn (`Finished`, `OutOfSync`). Nothing while Kueue is between finishing the old
+    /// slice and admitting the new one ([`Gate::replacing`]), nor once the job has ended (its
+    /// slices are finished with it).
+    fn slice_actions(&self, job: &ElasticJob, ended: bool, now: &Time) -> Vec<Action> {
+        let mut out = Vec::new();
+        for w in &self.stale {
+            let message = format!(
+                "ElasticJob {}'s Workload {} is admitted in its place: this slice is out of step",
+                job.name(),
+                self.observed.as_ref().and_then(|o| o.metadata.name.as_deref()).unwrap_or_default()
+            );
+            let finished = condition(w, FINISHED, "True", REASON_OUT_OF_SYNC, message.clone(), now);
+            out.push(workload_status(w, [finished], false, message));
+        }
+        if ended || self.replacing {
+            return out;
+        }
+        match (&self.grow_to, &self.pending, &self.observed) {
+            (Some(counts), None, Some(w)) => {
+                let slice = new_slice(job, w, counts, self.last_slice.saturating_add(1));
+                let asks = counts.iter().map(|(name, n)| format!("{name} {n}")).collect::<Vec<_>>().join(", ");
+                out.push(Action::CreateOrUpdateWorkload {
+                    reason: format!(
+                        "ElasticJob {}'s plan asks more than Kueue admitted: Workload slice {} replaces {} ({asks})",
+                        job.name(),
+                        slice.metadata.name.as_deref().unwrap_or_default(),
+                        w.metadata.name.as_deref().unwrap_or_default()
+                    ),
+                    workload: Box::new(slice),
+                    cause: Cause::Queue,
+                });
+            }
+            (Some(counts), Some(p), _) => {
+                let mut updated = p.clone();
+                updated.status = None;
+                for set in &mut updated.spec.pod_sets {
+                    if let Some(n) = counts.get(&set.name) {
+                        set.count = *n;
+                    }
+                }
+                if updated.spec != p.spec {
+                    out.push(Action::CreateOrUpdateWorkload {
+                        reason: format!(
+                            "ElasticJob {}'s plan changed while its Workload slice {} waits for quota: its counts follow",
+                            job.name(),
+                            p.metadata.name.as_deref().unwrap_or_default()
+                        ),
+                        workload: Box::new(updated),
+                        cause: Cause::Queue,
+                    });
+                }
+            }
+            (None, Some(p), _) => {
+                let message =
+                    format!("no plan of ElasticJob {} waits for this slice any more: it is withdrawn", job.name());
+                let finished = condition(p, FINISHED, "True", REASON_OUT_OF_SYNC, message.clone(), now);
+                out.push(workload_status(p, [finished], false, message));
+            }
+            _ => {}
+        }
+        out
+    }
+
     /// The Workload's counts lowered to what the job's plans now ask (`targets`: each task type's
     /// replicas by the newest plan carried out that gives them), once the pods above them are gone,
     /// for a job that opts in with Kueue's own annotation `kueue.x-k8s.io/elastic-job: "true"` (a
@@ -168,24 +297,13 @@ impl Gate {
     /// its quota back to the queue. A chief made from the worker's template is in the worker pod
     /// set. Without the gate the Workload keeps its counts until the job ends.
     fn give_back(&self, job: &ElasticJob, targets: &BTreeMap<ReplicaType, i32>, pods: &[Pod]) -> Option<Action> {
-        let elastic = job
-            .metadata
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(crate::workload::ANNOTATION_ELASTIC_JOB))
-            .map(String::as_str);
-        if !self.slices || elastic != Some("true") {
+        if !self.slices || !opts_in(job) || self.carrying_out {
             return None;
         }
         let w = self.observed.as_ref().filter(|w| w.is_admitted() && !w.is_evicted() && !w.is_true(FINISHED))?;
-        let own_chief = job.declared_replica_spec(ReplicaType::Chief).is_some();
         let mut counts = BTreeMap::new();
         for set in &w.spec.pod_sets {
-            let types = match ReplicaType::parse(&set.name) {
-                None | Some(ReplicaType::DlroverMaster) => continue,
-                Some(ReplicaType::Worker) if !own_chief => [ReplicaType::Worker, ReplicaType::Chief].as_slice(),
-                Some(t) => &[t][..],
-            };
+            let Some(types) = pod_set_types(job, &set.name) else { continue };
             let Some(main) = types.first().and_then(|t| targets.get(t)) else { continue };
             let wanted =
                 types.iter().skip(1).filter_map(|t| targets.get(t)).fold(*main, |n, m| n.saturating_add(*m)).max(0);
@@ -217,7 +335,7 @@ impl Gate {
     /// its counts lowered after a scale-down ([`Gate::give_back`]), and the job's `QuotaLimited`
     /// condition and Warning when a plan was cut.
     pub(crate) fn finish(
-        self,
+        mut self,
         job: &ElasticJob,
         pods: &[Pod],
         targets: &BTreeMap<ReplicaType, i32>,
@@ -225,7 +343,7 @@ impl Gate {
         now: &Time,
     ) -> Vec<Action> {
         let give_back = self.give_back(job, targets, pods);
-        let mut all = self.actions;
+        let mut all = std::mem::take(&mut self.actions);
         actions.extend(give_back);
         let status = actions
             .iter()
@@ -240,20 +358,24 @@ impl Gate {
                 .as_ref()
                 .and_then(|s| s.phase)
                 .filter(|p| matches!(p, JobConditionType::Succeeded | JobConditionType::Failed));
-            if let (Some(phase), false) = (ended, w.is_true(FINISHED)) {
+            if let Some(phase) = ended {
                 let message = status
                     .as_ref()
                     .and_then(|s| s.common())
                     .and_then(|c| c.conditions.iter().rev().find(|c| c.type_ == phase))
                     .map(|c| c.message.clone())
                     .unwrap_or_default();
-                let finished = condition(w, FINISHED, "True", phase.as_str(), message, now);
-                actions.push(workload_status(
-                    w,
-                    [finished],
-                    false,
-                    format!("ElasticJob {} has {}", job.name(), phase.as_str().to_lowercase()),
-                ));
+                // Every unfinished slice of the job: a pending one left would be admitted later,
+                // whole, for a job that has ended.
+                for w in std::iter::once(w).chain(&self.pending).filter(|w| !w.is_true(FINISHED)) {
+                    let finished = condition(w, FINISHED, "True", phase.as_str(), message.clone(), now);
+                    actions.push(workload_status(
+                        w,
+                        [finished],
+                        false,
+                        format!("ElasticJob {} has {}", job.name(), phase.as_str().to_lowercase()),
+                    ));
+                }
             } else if w.has_quota() && w.is_true(EVICTED) && !pods.iter().any(is_active) {
                 let evicted = w.condition(EVICTED).cloned().unwrap_or_default();
                 let requeued = matches!(evicted.reason.as_str(), "Preempted" | "NodeFailures");
@@ -282,14 +404,29 @@ impl Gate {
                 actions.push(workload_status(w, changes, true, why));
             }
         }
+        let ended = status
+            .as_ref()
+            .and_then(|s| s.phase)
+            .is_some_and(|p| matches!(p, JobConditionType::Succeeded | JobConditionType::Failed));
+        actions.extend(self.slice_actions(job, ended, now));
+        let waiting = self.grow_to.as_ref().map(|_| {
+            let slice = self.pending.as_ref().and_then(|p| p.metadata.name.clone());
+            let slice = slice.unwrap_or_else(|| queue::slice_name(job, self.last_slice.saturating_add(1)));
+            let why = self
+                .pending
+                .as_ref()
+                .and_then(|p| p.condition(QUOTA_RESERVED))
+                .map(|c| format!(" ({QUOTA_RESERVED} {}, {}: {})", c.status, c.reason, c.message))
+                .unwrap_or_default();
+            format!("{}: Workload slice {slice} waits for Kueue's quota{why}", self.excess.join("; "))
+        });
         let limited = status.as_ref().is_some_and(|s| status::has_condition(s, JobConditionType::QuotaLimited));
         if !self.excess.is_empty() || limited {
             let mut status = status.unwrap_or_default();
-            let message = self.excess.join("; ");
-            let (state, reason) = if self.excess.is_empty() {
-                (ConditionStatus::False, REASON_WITHIN_ADMISSION)
-            } else {
-                (ConditionStatus::True, REASON_EXCEEDS_ADMISSION)
+            let (state, reason, message) = match &waiting {
+                Some(message) => (ConditionStatus::True, REASON_WAITING_FOR_QUOTA, message.clone()),
+                None if self.excess.is_empty() => (ConditionStatus::False, REASON_WITHIN_ADMISSION, String::new()),
+                None => (ConditionStatus::True, REASON_EXCEEDS_ADMISSION, self.excess.join("; ")),
             };
             status::set_condition(
                 &mut status,
@@ -302,11 +439,28 @@ impl Gate {
                     last_transition_time: Some(now.clone()),
                 },
             );
-            if job.status.as_ref() != Some(&status) {
+            let said = |s: Option<&crate::api::ElasticJobStatus>| {
+                s.and_then(|s| s.common())
+                    .and_then(|c| c.conditions.iter().find(|c| c.type_ == JobConditionType::QuotaLimited))
+                    .map(|c| (c.status, c.reason.clone(), c.message.clone()))
+            };
+            let told_before = said(job.status.as_ref()) == said(Some(&status));
+            let changed = job.status.as_ref() != Some(&status);
+            if changed {
                 actions.retain(|a| !matches!(a, Action::SetJobStatus { .. }));
                 actions.push(Action::SetJobStatus { status, cause: Cause::Queue, event: None });
             }
-            if !self.excess.is_empty() {
+            if waiting.is_some() {
+                // Told once a change of what it waits for, not at every pass while it waits.
+                if !told_before {
+                    actions.push(Action::RecordEvent {
+                        type_: "Normal".to_owned(),
+                        reason: REASON_WAITING_FOR_QUOTA.to_owned(),
+                        message,
+                        cause: Cause::Queue,
+                    });
+                }
+            } else if !self.excess.is_empty() {
                 actions.push(Action::RecordEvent {
                     type_: "Warning".to_owned(),
                     reason: REASON_EXCEEDS_ADMISSION.to_owned(),
@@ -466,6 +620,13 @@ mod tests {
             admitted: admitted.iter().copied().collect(),
             excess: Vec::new(),
             slices: false,
+            elastic: false,
+            pending: None,
+            replacing: false,
+            last_slice: 1,
+            grow_to: None,
+            stale: Vec::new(),
+            carrying_out: false,
         }
     }
 
@@ -485,18 +646,18 @@ mod tests {
     fn a_plan_is_cut_to_the_admitted_counts_and_a_chief_shares_the_workers() {
         let job = ElasticJob::default();
         let mut within = gate(&[(ReplicaType::Worker, 4)]);
-        let Some(cut) = within.within_admission(&job, &plan(6, Some(1))) else { panic!("not cut") };
+        let Some(cut) = within.within_admission(&job, &plan(6, Some(1)), false) else { panic!("not cut") };
         let replicas = |t| cut.spec.replica_resource_specs.get(&t).map(|s| s.replicas);
         // The chief is made from the worker's template: it takes one of the 4.
         assert_eq!((replicas(ReplicaType::Chief), replicas(ReplicaType::Worker)), (Some(1), Some(3)));
         assert!(cut.spec.create_pods.is_empty(), "rank 5 is beyond what was admitted");
         assert_eq!(within.excess.len(), 1, "{:?}", within.excess);
         let mut roomy = gate(&[(ReplicaType::Worker, 8)]);
-        assert!(roomy.within_admission(&job, &plan(6, None)).is_none(), "6 workers and rank 5 fit in 8");
+        assert!(roomy.within_admission(&job, &plan(6, None), false).is_none(), "6 workers and rank 5 fit in 8");
         let mut fits = gate(&[(ReplicaType::Worker, 8)]);
         let mut small = plan(6, None);
         small.spec.create_pods.clear();
-        assert!(fits.within_admission(&job, &small).is_none() && fits.excess.is_empty());
+        assert!(fits.within_admission(&job, &small, false).is_none() && fits.excess.is_empty());
     }
 
     #[test]

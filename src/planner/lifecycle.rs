@@ -368,7 +368,10 @@ pub(crate) fn controller_pass(
     // An admitted job carries its plan out within what Kueue admitted.
     let status_now = job.status.clone().unwrap_or_default();
     let capped = match (gate.as_mut(), current) {
-        (Some(gate), Some(plan)) if is_active(plan, &status_now) => gate.within_admission(original, plan),
+        (Some(gate), Some(plan)) if is_active(plan, &status_now) => {
+            let later = waiting.iter().any(|p| is_waiting(p) && p.metadata.name != plan.metadata.name);
+            gate.within_admission(original, plan, later)
+        }
         _ => None,
     };
     let current = capped.as_ref().or(current);
@@ -386,6 +389,7 @@ pub(crate) fn controller_pass(
     let targets = gate.is_some().then(|| planned_targets(original, &waiting));
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
+    planner.quota_wait = gate.as_ref().is_some_and(Gate::waits_for_quota);
     planner.pass(current, now)?;
     let passed = planner.finish();
     let requeue_at = passed.requeue_at;

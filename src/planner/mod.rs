@@ -21,6 +21,7 @@ mod lifecycle;
 mod run_policy;
 mod scale;
 mod services;
+mod slices;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,6 +97,9 @@ pub(crate) struct Planner<'a> {
     tf_hosts: u64,
     /// Whether some pods were left for the next pass to keep within [`MAX_TF_CONFIG_HOSTS`].
     deferred: bool,
+    /// Whether the plan waits for Kueue to admit a new Workload slice: carried out within the
+    /// admission, it stays in progress (`Scaling`) until the slice is admitted.
+    pub(crate) quota_wait: bool,
     /// Each task type's target count: the plan's `replicas`, else the spec's.
     targets: BTreeMap<ReplicaType, i32>,
     /// Why a queued job is held suspended (Kueue has not admitted it, or evicted it): the reason
@@ -177,6 +181,7 @@ impl<'a> Planner<'a> {
             next_ids,
             tf_hosts: 0,
             deferred: false,
+            quota_wait: false,
             targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
             hold: None,
             gang_wait: None,

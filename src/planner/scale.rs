@@ -185,7 +185,7 @@ impl<'a> Planner<'a> {
         }
         // One write of the plan's status per pass: where this pass leaves it.
         let mut status = before.clone();
-        if self.deferred {
+        if self.deferred || self.quota_wait {
             status.phase = Some(JobConditionType::Scaling);
         } else {
             status.phase = Some(JobConditionType::Succeeded);

@@ -110,7 +110,9 @@ fn dispatch(input: &Value) -> elasticjob::Result<String> {
             let workload = queue.get("workload").cloned().map(parse::workload).transpose()?;
             let flavors = parse::resource_flavors(queue.get("resourceFlavors").cloned().unwrap_or(json!([])))?;
             let priority = queue.get("priority").and_then(Value::as_i64).map(|p| p as i32);
-            let state = elasticjob::QueueState { workload: workload.as_ref(), flavors: &flavors, priority };
+            let slices = queue.get("slices").cloned().map(parse::workloads).transpose()?.unwrap_or_default();
+            let state =
+                elasticjob::QueueState { workload: workload.as_ref(), slices: &slices, flavors: &flavors, priority };
             let pods = pods()?;
             value(&elasticjob::controller_pass_queued(
                 job.as_ref(),

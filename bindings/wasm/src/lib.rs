@@ -348,7 +348,12 @@ pub fn controller_pass(
         let flavors = queue.get("resourceFlavors").cloned().unwrap_or(Value::Array(Vec::new()));
         let flavors = parse::resource_flavors(flavors).map_err(|e| e.prefixed("queue"))?;
         let priority = read_priority(queue.get("priority"), "queue.priority")?;
-        let state = elasticjob::QueueState { workload: workload.as_ref(), flavors: &flavors, priority };
+        let slices = match queue.get("slices") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(s) => parse::workloads(s.clone()).map_err(|e| e.prefixed("queue"))?,
+        };
+        let state =
+            elasticjob::QueueState { workload: workload.as_ref(), slices: &slices, flavors: &flavors, priority };
         let gates = elasticjob::Gates { queue: Some(&state), pod_group: pod_group.as_ref() };
         elasticjob::controller_pass_queued(job.as_ref(), &plans, &pods, &services, gates, &now, &options)
     };
