@@ -23,11 +23,14 @@ export type ResourceFlavors = ResourceFlavor[] | { items: ResourceFlavor[] };
 
 /**
  * What a host that runs with Kueue observed of it for one job, for `controllerPass`: the job's
- * Workload (`elasticjob-<job>`) as the cluster has it (absent when there is none yet), the
- * ResourceFlavors, and the value of the job's priority class when it names one.
+ * Workload (`elasticjob-<job>`) as the cluster has it (absent when there is none yet), its later
+ * Workload slices (`elasticjob-<job>-<n>`, made when it grows under Kueue's
+ * ElasticJobsViaWorkloadSlices gate), the ResourceFlavors, and the value of the job's priority
+ * class when it names one.
  */
 export interface QueueState {
   workload?: Workload | null;
+  slices?: Workload[] | null;
   resourceFlavors?: ResourceFlavors;
   priority?: number | null;
 }

@@ -420,7 +420,10 @@ impl Gate {
                 .unwrap_or_default();
             format!("{}: Workload slice {slice} waits for Kueue's quota{why}", self.excess.join("; "))
         });
-        let limited = status.as_ref().is_some_and(|s| status::has_condition(s, JobConditionType::QuotaLimited));
+        // Turned false by a plan carried out within the admission, not by a pass without one
+        // (the cut plan is done: what it asked beyond the admission still waits).
+        let limited = self.carrying_out
+            && status.as_ref().is_some_and(|s| status::has_condition(s, JobConditionType::QuotaLimited));
         if !self.excess.is_empty() || limited {
             let mut status = status.unwrap_or_default();
             let (state, reason, message) = match &waiting {
@@ -439,6 +442,17 @@ impl Gate {
                     last_transition_time: Some(now.clone()),
                 },
             );
+            // What it waits for is told as it changes (Kueue's message, the counts asked), though
+            // `set_condition` keeps a condition of the same status and reason as it was.
+            if let Some(c) = status
+                .common_mut()
+                .conditions
+                .iter_mut()
+                .find(|c| c.type_ == JobConditionType::QuotaLimited && c.reason == reason && c.message != message)
+            {
+                c.message.clone_from(&message);
+                c.last_update_time = Some(now.clone());
+            }
             let said = |s: Option<&crate::api::ElasticJobStatus>| {
                 s.and_then(|s| s.common())
                     .and_then(|c| c.conditions.iter().find(|c| c.type_ == JobConditionType::QuotaLimited))

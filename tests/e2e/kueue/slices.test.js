@@ -1,16 +1,25 @@
 // Kueue's real manager with its ElasticJobsViaWorkloadSlices gate on (`make test-kueue`'s second
-// cluster, KUEUE_WORKLOAD_SLICES=on; skipped on the first, whose gate is off), beside
-// `elasticjob controller --kueue --kueue-workload-slices`: a queued job annotated
-// `kueue.x-k8s.io/elastic-job: "true"` that DLRover's master scales down (the test plays its plan)
-// lowers its admitted Workload's counts in place once the removed pods are gone, and Kueue gives
-// the freed quota to the job waiting for it. Figures printed, nothing timed asserted.
+// cluster, KUEUE_WORKLOAD_SLICES=on), beside `elasticjob controller --kueue --kueue-workload-slices`:
+// a queued job annotated `kueue.x-k8s.io/elastic-job: "true"` that DLRover's master scales down
+// (the test plays its plan) lowers its admitted Workload's counts in place once the removed pods
+// are gone, and Kueue gives the freed quota to the job waiting for it; one that its master scales
+// up beyond its admission grows by a new Workload slice that Kueue admits for the growth alone,
+// then gives quota back from it. On the first cluster (the gate off, the controller without the
+// option, as deployed there) the same scale-up is cut to the admission as before. Figures printed,
+// nothing timed asserted.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { applyManifests, collection, request } from "../kube.js";
 import * as kubelet from "../kubelet.js";
 import { psJob } from "../jobs.js";
-import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, getJob, masterName, namespace, planSucceeded, useCluster } from "../scenario.js";
+import { Controller, admin, createJob, createPlan, eventually, firstPlanSpec, get, getJob, getPlan, masterName, namespace, planSucceeded, useCluster } from "../scenario.js";
 import { KUEUE, QUEUE_LABEL, clusterQueue, condition, create, isTrue, livePods, workloadOf } from "./queues.js";
+
+const secondsSince = (t) => ((Date.now() - t) / 1000).toFixed(2);
+/** A condition of an ElasticJob (DLRover keeps them under `status.status`). */
+const jobCondition = (job, type) => job?.status?.status?.conditions?.find((c) => c.type === type);
+/** The job's task pods of the worker pod set: its chief (made of the worker's template) and its workers. */
+const WORKERS = (jobName) => `elasticjob.dlrover/name=${jobName},elasticjob.dlrover/replica-type in (chief,worker)`;
 
 useCluster();
 
@@ -98,5 +107,130 @@ describe("a scale-down gives its quota back under Kueue's ElasticJobsViaWorkload
     t.diagnostic(
       `plan written -> Workload lowered: ${((loweredAt - written) / 1000).toFixed(2)} s; -> the waiting job's master Running: ${((Date.now() - written) / 1000).toFixed(2)} s`,
     );
+  });
+});
+
+/**
+ * A namespace with a ClusterQueue of its own (one flavour; 7 CPUs, 9 GiB, 4 GiB of ephemeral
+ * storage: the grown job of 4 workers, 6 CPUs and 7 GiB, fits, and the small job, 3 CPUs and
+ * 4 GiB, fits beside it only once it is back to 2) and a controller with `args`.
+ */
+function grownQueue(prefix, args) {
+  const flavor = `${prefix}-${suffix}`;
+  const queue = { ns: undefined, controller: undefined };
+  before(async () => {
+    await applyManifests(admin, "deploy/rbac-kueue.yaml");
+    queue.ns = await namespace(prefix);
+    await create({ apiVersion: KUEUE, kind: "ResourceFlavor", metadata: { name: flavor } });
+    await create(clusterQueue(flavor, queue.ns, flavor, { cpu: "7", memory: "9Gi", "ephemeral-storage": "4Gi" }));
+    await create({ apiVersion: KUEUE, kind: "LocalQueue", metadata: { name: LOCAL_QUEUE, namespace: queue.ns }, spec: { clusterQueue: flavor } });
+    queue.controller = new Controller(prefix, ["--kueue", ...args, "--namespace", queue.ns]);
+    await queue.controller.ready();
+  });
+  after(async () => {
+    if (queue.controller) {
+      assert.equal((await queue.controller.stop()).code, 0, "SIGTERM: exit 0");
+    }
+    for (const path of [`${collection(KUEUE, "ClusterQueue")}/${flavor}`, `${collection(KUEUE, "ResourceFlavor")}/${flavor}`]) {
+      await request(admin, "DELETE", path);
+    }
+  });
+  return queue;
+}
+
+/** The job `big` admitted with 2 workers (its chief and 1 worker) and running; resolves to the stored job. */
+async function admittedWithTwo(ns) {
+  await createJob(job(ns, "big", 2, { elastic: true }));
+  await eventually("big: Workload admitted", async () => isTrue(await workloadOf(ns, "big"), "Admitted"), 60);
+  await kubelet.allRunning(admin, ns, WORKERS("big"), 2);
+  await kubelet.running(admin, ns, masterName("big"));
+  return getJob(ns, "big");
+}
+
+/** DLRover's master's plan (played) for the worker pod set at `n`: its chief and `n - 1` workers. */
+const workersPlan = async (ns, n) => {
+  const spec = firstPlanSpec(await getJob(ns, "big"));
+  spec.replicaResourceSpecs.worker.replicas = n - 1;
+  return createPlan(await getJob(ns, "big"), spec);
+};
+
+describe("a plan beyond the admission grows the job by a Workload slice under Kueue's gate", { skip: !ON && "Kueue's gate is off on this cluster (KUEUE_WORKLOAD_SLICES=on runs it)" }, () => {
+  const queue = grownQueue("grow", ["--kueue-workload-slices"]);
+
+  it("admitted with 2 workers in a queue with room for 4, the master's plan of 4 runs 4 once Kueue admits the new slice; a plan of 2 then gives the quota to a second job", async (t) => {
+    const { ns, controller } = queue;
+    await admittedWithTwo(ns);
+    const written = Date.now();
+    const plan = await workersPlan(ns, 4);
+    const slice = await eventually("big: its slice elasticjob-big-2 admitted", async () => {
+      const w = await workloadOf(ns, "big-2");
+      return isTrue(w, "Admitted") && w;
+    }, 60);
+    const admittedAt = Date.now();
+    await kubelet.allRunning(admin, ns, WORKERS("big"), 4);
+    const fourth = Date.now();
+    await planSucceeded(ns, plan.metadata.name);
+    // The slice as Kueue's job integrations write one, admitted for the whole new size on the old
+    // slice's flavour; the old slice finished by Kueue as replaced, holding nothing any more.
+    assert.equal(slice.metadata.annotations["kueue.x-k8s.io/workload-slice-replacement-for"], `${ns}/elasticjob-big`);
+    assert.equal(slice.metadata.annotations["kueue.x-k8s.io/workload-slice-name"], "elasticjob-big");
+    assert.deepEqual(slice.spec.podSets.map((p) => [p.name, p.count]), [["dlrover-master", 1], ["ps", 1], ["worker", 4]]);
+    const old = await workloadOf(ns, "big");
+    assert.equal(condition(old, "Finished")?.reason, "WorkloadSliceReplaced");
+    const flavors = (w) => w.status.admission.podSetAssignments.map((a) => [a.name, a.count, a.flavors.cpu]);
+    assert.deepEqual(flavors(slice), flavors(old).map(([name, count, flavor]) => [name, name === "worker" ? 4 : count, flavor]));
+    assert.equal(controller.actions("createOrUpdateWorkload").filter((a) => a.name === "elasticjob-big-2").length, 1, "one slice written");
+    assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(),
+      ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", "big-edljob-worker-1", "big-edljob-worker-2", masterName("big")].sort());
+    // While the slice waited the job said so; the plan carried out within the new admission
+    // turned it false.
+    const limited = jobCondition(await getJob(ns, "big"), "QuotaLimited");
+    assert.deepEqual([limited?.status, limited?.reason], ["False", "WithinAdmission"]);
+    t.diagnostic(`plan of 4 written -> slice admitted: ${((admittedAt - written) / 1000).toFixed(2)} s; -> the 4th worker Running: ${((fourth - written) / 1000).toFixed(2)} s`);
+
+    await createJob(job(ns, "small", 1));
+    await eventually("small: Kueue holds its Workload for quota", async () => condition(await workloadOf(ns, "small"), "QuotaReserved")?.reason === "Pending");
+    const down = Date.now();
+    await planSucceeded(ns, (await workersPlan(ns, 2)).metadata.name);
+    await eventually("big: its slice's worker pod set lowered to 2", async () => (await workloadOf(ns, "big-2")).spec.podSets.find((p) => p.name === "worker")?.count === 2);
+    await eventually("small: admitted into the quota given back", async () => isTrue(await workloadOf(ns, "small"), "Admitted"), 60);
+    await kubelet.running(admin, ns, masterName("small"));
+    t.diagnostic(`plan of 2 written -> the second job's master Running: ${secondsSince(down)} s`);
+
+    // The quota is the small job's now: a plan of 4 again makes the slice elasticjob-big-3, which
+    // waits; the running pods go on, no pod beyond the admission is made, the plan stays Scaling
+    // and the job says what it waits for, with Kueue's message.
+    const again = await workersPlan(ns, 4);
+    const waiting = await eventually("big: QuotaLimited, waiting for the slice elasticjob-big-3", async () => {
+      const c = jobCondition(await getJob(ns, "big"), "QuotaLimited");
+      return c?.reason === "WaitingForQuota" && /Pending: .*insufficient unused quota/.test(c.message) && c;
+    }, 30, { saw: async () => JSON.stringify([jobCondition(await getJob(ns, "big"), "QuotaLimited"), (await workloadOf(ns, "big-3"))?.status?.conditions]) });
+    assert.match(waiting.message, /Workload slice elasticjob-big-3 waits for Kueue's quota/);
+    const pending = await workloadOf(ns, "big-3");
+    assert.equal(pending.metadata.annotations["kueue.x-k8s.io/workload-slice-replacement-for"], `${ns}/elasticjob-big-2`);
+    assert.equal((await getPlan(ns, again.metadata.name)).status.phase, "Scaling");
+    assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(), ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", masterName("big")].sort());
+    const told = (await get(collection("v1", "Event", ns))).items.filter((e) => e.involvedObject.name === "big" && e.reason === "WaitingForQuota");
+    assert.ok(told.length >= 1 && told.every((e) => e.type === "Normal"), "told by a Normal event");
+    assert.ok(isTrue(await workloadOf(ns, "big-2"), "Admitted"), "the admitted slice is left as it is");
+  });
+});
+
+describe("with Kueue's gate off (the controller without --kueue-workload-slices) a plan beyond the admission is cut as before", { skip: ON && "the gate is on on this cluster" }, () => {
+  const queue = grownQueue("cut", []);
+
+  it("admitted with 2 workers, the master's plan of 4 runs 2 and says why; no slice is written", async () => {
+    const { ns } = queue;
+    await admittedWithTwo(ns);
+    const plan = await workersPlan(ns, 4);
+    await planSucceeded(ns, plan.metadata.name);
+    const limited = await eventually("big: QuotaLimited", async () => {
+      const c = jobCondition(await getJob(ns, "big"), "QuotaLimited");
+      return c?.status === "True" && c;
+    });
+    assert.equal(limited.reason, "ScalePlanExceedsAdmission");
+    assert.match(limited.message, /asks for 3 worker pods, Kueue admitted 1: 2 wait/);
+    assert.equal(await workloadOf(ns, "big-2"), undefined);
+    assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(), ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", masterName("big")].sort());
   });
 });
