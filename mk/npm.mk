@@ -48,10 +48,11 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # every container type; DLRover's tenth of a CPU and the priority fraction without Rust's exact
 # float printer and parser and their tables) took 27 KB off, to 582,267 B; the default master's
 # read-only root with its /tmp (issue 46) to 587,658 B; WebAssembly SIMD (.cargo/config.toml) to
-# 580,279 B with Kueue's slice give-back; the budget is that plus 1%. Issue 48 asks for 450,000;
+# 580,279 B with Kueue's slice give-back; growing by a Workload slice (issue 49, item 2) to
+# 590,182 B; the budget is that plus 1%. Issue 48 asks for 450,000;
 # docs/benchmarks.md ("Where the modules' bytes go") has what the bytes are and what stands in the
 # way.
-NPM_WASM_BUDGET := 586100
+NPM_WASM_BUDGET := 596100
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

@@ -82,9 +82,13 @@ pub(crate) struct Gate {
 impl Gate {
     /// The gate of a queued job: held unless its Workload is admitted (or the job has finished).
     pub(crate) fn new(job: &ElasticJob, queue: &QueueState<'_>, options: &Options) -> Result<Gate> {
-        let mut mine: Vec<&Workload> =
-            queue.workload.into_iter().chain(queue.slices).filter(|w| queue::is_jobs_workload(w, job)).collect();
-        mine.sort_by_key(|w| slice_of(job, w));
+        // Oldest first, by slice number (an insertion: a job has a few slices).
+        let mut mine: Vec<&Workload> = Vec::new();
+        for w in queue.workload.into_iter().chain(queue.slices).filter(|w| queue::is_jobs_workload(w, job)) {
+            let n = slice_of(job, w);
+            let at = mine.iter().position(|m| slice_of(job, m) > n).unwrap_or(mine.len());
+            mine.insert(at, w);
+        }
         let picked = pick(&mine);
         let observed = picked.current.cloned();
         let name = observed.as_ref().and_then(|w| w.metadata.name.clone()).unwrap_or_else(|| queue::workload_name(job));
