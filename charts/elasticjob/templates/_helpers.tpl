@@ -72,7 +72,8 @@ time, which RBAC cannot limit by name. */}}
 - apiGroups: [elastic.iml.github.io]
   resources: [elasticjobs]
   verbs: [patch]
-# Each queued job's Workload: created, its spec replaced (at the resourceVersion read) while no quota is reserved.
+# Each queued job's Workload: created, its spec replaced (at the resourceVersion read) while no quota is reserved;
+# with --kueue-workload-slices, its later slices created and their counts changed the same way.
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads]
   verbs: [get, list, watch, create, update]
