@@ -248,7 +248,7 @@ function table(dir) {
   }
 
   const soak = read("soak");
-  section("Chaos soak (make soak: two replicas with leader election, faults of nine kinds on a seeded schedule, an observer's invariants)");
+  section("Chaos soak (make soak: two replicas with leader election, faults of thirteen kinds on a seeded schedule, an observer's invariants)");
   if (soak) {
     row(`${soak.minutes} min, seed ${soak.seed}: jobs / pods created`, `${n(soak.jobs)} / ${n(soak.podsCreated)}`, `${soak.realMasterJobs} driven by DLRover's real master`);
     // faultsTried: the tries of each kind, those that found nothing to act on included (older runs have none).
@@ -259,6 +259,12 @@ function table(dir) {
     const c = soak.convergenceSeconds;
     row("fault's end -> converged: p50 / p99 / max", `${c.p50} / ${c.p99} / ${c.max} s`, `${c.count} faults`);
     row("API calls a pod; controller CPU; peak RSS", `${soak.apiCallsPerPod} / ${soak.controllerCpuSeconds} s / ${soak.controllerPeakRssMB} MB`, `over ${soak.incarnations} controller processes`);
+    // scale: the live pods and the cost per 1,000 pods (older runs have none).
+    const sc = soak.scale;
+    if (sc) {
+      row("live pods: peak / mean", `${n(sc.peakLivePods)} / ${n(sc.meanLivePods)}`, sc.targetLivePods ? `SOAK_PODS=${sc.targetLivePods} (job sizes x${sc.jobSizeFactor})` : "today's mix (SOAK_PODS unset)");
+      row("per 1,000 pods: API calls; CPU s (created / mean live); peak RSS MB (peak live)", `${sc.apiCallsPer1000PodsCreated}; ${sc.cpuSecondsPer1000PodsCreated} / ${sc.cpuSecondsPer1000MeanLivePods}; ${sc.peakRssMBPer1000PeakLivePods}`, `unschedulable pods: ${soak.unschedulable?.pods ?? 0}`);
+    }
   } else {
     row("chaos soak", "not run");
   }

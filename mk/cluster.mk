@@ -183,8 +183,18 @@ SOAK_MINUTES ?= 30
 # 104 pods, 1,664 CPU, one such job at a time (the next once the last one's pods are gone). 8 x 64
 # CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"): two violations of each run
 # that drew it. A pod still unschedulable is reported apart, with the scheduler's reason.
-SOAK_NODES := --nodes 8 --node-cpu 320 --node-memory 512Gi --node-pods 250
-SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" \
+# SOAK_PODS=T (benches/node/soak/mix.js) holds about T live pods: played jobs arrive while they ask
+# fewer than T, so the pods at once reach T plus the last job to arrive (up to 100 x round(T/1000)
+# workers), a scale-up mid-plan (up to 30 x round(T/1000)) and the real master's job (104). The
+# cluster is today's 8 nodes, which hold the real master's job and today's mix, plus room for
+# 1.5 x T at 250 pods a node (the scheduler spreads pods over every node, so a node is about
+# two-thirds full at T, and a delete-node takes some T/nodes pods): 38 nodes for 5,000. Each
+# node's 320 CPU and 512Gi hold its 250 pods of 0.5 CPU and 1 or 2Gi (an OOMKilled pod's
+# relaunch asks twice the memory). Unset, today's mix and nodes (make test-soak).
+SOAK_PODS ?=
+SOAK_NODE_COUNT = $(if $(SOAK_PODS),$(shell echo $$(( 8 + ($(SOAK_PODS) * 3 / 2 + 249) / 250 ))),8)
+SOAK_NODES = --nodes $(SOAK_NODE_COUNT) --node-cpu 320 --node-memory 512Gi --node-pods 250
+SOAK_RUN = DLROVER_PYTHON=$(DLROVER_PYTHON) SOAK_CLUSTER="$(CLUSTER_BIN) --dir $(SOAK_DIR)" SOAK_PODS=$(SOAK_PODS) \
   $(CLUSTER_BIN) run --dir $(SOAK_DIR) --crds $(CURDIR)/$(CLUSTER_CRDS) $(SOAK_NODES) -- node benches/node/soak.js
 
 soak: $(CLUSTER_BIN) npm $(DLROVER_VENV)/.installed ## the chaos soak for SOAK_MINUTES (default 30): two replicas, thirteen fault kinds on a seeded schedule (SOAK_SEED replays), an observer's invariants; figures printed

@@ -25,6 +25,7 @@ import { Controller, admin, writeKubeconfig } from "../../tests/e2e/scenario.js"
 import { tookEffect } from "./soak/effect.js";
 import { writeEvidence } from "./soak/evidence.js";
 import { Players } from "./soak/master.js";
+import { mix, targetFromEnv } from "./soak/mix.js";
 import { Observer } from "./soak/observer.js";
 import { random } from "./soak/random.js";
 import { Schedule } from "./soak/schedule.js";
@@ -32,6 +33,8 @@ import { Schedule } from "./soak/schedule.js";
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const STRICT = process.env.SOAK_STRICT === "1";
+// The live pods to hold (soak/mix.js); unset, today's mix of some 100 to 400.
+const MIX = mix(targetFromEnv(process.env.SOAK_PODS));
 const NS = "soak";
 const LEASE = { duration: 4, renew: 2.5, retry: 0.5 };
 const LEASE_NAME = `elasticjob-soak-${SEED}`;
@@ -49,9 +52,21 @@ const KINDS = [
   "api-latency", "partition", "throttle", "watch-expired",
 ];
 
-console.log(`soak: seed ${SEED} (replay: SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES} make soak), ${MINUTES} min`);
+const REPLAY = `SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES}${MIX.target ? ` SOAK_PODS=${MIX.target}` : ""} make soak`;
+console.log(`soak: seed ${SEED} (replay: ${REPLAY}), ${MINUTES} min${MIX.target ? `, about ${MIX.target} live pods (job sizes x${MIX.k})` : ""}`);
 const rand = random(SEED);
 const log = (msg) => console.log(`${new Date().toISOString()} ${msg}`);
+
+/**
+ * `f` over `items`, at most `n` at once: a sized run's relist touches 5,000 pods, and as many
+ * requests at once opened as many connections and met the API server's max-requests-inflight.
+ */
+async function pool(items, n, f) {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: Math.min(n, queue.length) }, async () => {
+    while (queue.length) await f(queue.shift());
+  }));
+}
 
 async function ok(answer, codes, what) {
   const a = await answer;
@@ -159,7 +174,7 @@ let stopping = false;
 const replicas = [new Replica("a"), new Replica("b")];
 /** The faults as they ran: [{kind, from, to, note}] (ms), for the evidence. */
 const faultLog = [];
-const header = `seed ${SEED} (replay: SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES} make soak)`;
+const header = `seed ${SEED} (replay: ${REPLAY})`;
 const evidence = () =>
   writeEvidence(EVIDENCE, { header, violations: observer.violations, observer, faults: faultLog, controllers: replicas.flatMap((r) => r.logs), namespace: NS });
 
@@ -186,14 +201,21 @@ function abort(message) {
 for (const r of replicas) {
   await r.start();
 }
-players = new Players({ kc: admin, namespace: NS, rand, observer, log, python: process.env.DLROVER_PYTHON });
-const started = Date.now();
-const endAt = started + MINUTES * 60_000;
+players = new Players({ kc: admin, namespace: NS, rand, observer, log, python: process.env.DLROVER_PYTHON, mix: MIX });
+/** The live pods, sampled every second: [count]. */
+const liveSamples = [];
+// The faults' minutes start after a sized run's ramp (below).
+let started = Date.now();
+let endAt = MIX.target ? Infinity : started + MINUTES * 60_000;
+/** Whether the faults' minutes have begun (the live pods are sampled from then). */
+let faulting = !MIX.target;
 const sampler = setInterval(() => {
   for (const r of replicas) {
     r.sample();
   }
   observer.bounds(replicas.map((r) => r.samples.get(r.fieldManager)).filter(Boolean));
+  // While the jobs come and go (not the last minute's wait, when they are all deleted).
+  if (faulting && !players.stopping) liveSamples.push(observer.livePods());
 }, 1000);
 
 /** A promise that rejects after `seconds`: the soak's own requests carry no timeout of their own. */
@@ -277,7 +299,7 @@ const faults = {
     // Every pod bound to it, those being deleted too (the pod GC force-deletes them all).
     const onIt = [...observer.pods.values()].filter((p) => p.spec.nodeName === nodeName);
     // A pod gone meanwhile (its job left) is no failure.
-    await Promise.all(onIt.map((p) => ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } }), [200, 404], `delete pod ${p.metadata.name}`)));
+    await pool(onIt, 32, (p) => ok(request(admin, "DELETE", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { gracePeriodSeconds: 0 } }), [200, 404], `delete pod ${p.metadata.name}`));
     players.podsDeleted(onIt);
     deletedPods = onIt.map((p) => p.metadata.uid);
     const { name, labels, annotations } = node.metadata;
@@ -287,7 +309,7 @@ const faults = {
     return `node ${nodeName}: ${onIt.map((p) => p.metadata.name).join(", ")}`;
   },
   async "pod-fail"() {
-    return players.failPods(rand.int(1, 3));
+    return players.failPods(rand.int(1, 3) * MIX.k);
   },
   async "delete-job-mid-plan"() {
     return players.deleteMidPlan();
@@ -341,7 +363,7 @@ const faults = {
     // (its watches open again).
     const pods = [...observer.pods.values()];
     const at = String(Date.now());
-    await Promise.all(pods.map((p) => ok(request(admin, "PATCH", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { metadata: { annotations: { "soak/touched": at } } }, contentType: "application/merge-patch+json" }), [200, 404], `touch pod ${p.metadata.name}`)));
+    await pool(pods, 32, (p) => ok(request(admin, "PATCH", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { metadata: { annotations: { "soak/touched": at } } }, contentType: "application/merge-patch+json" }), [200, 404], `touch pod ${p.metadata.name}`));
     const r = leader();
     r.proxy.reset();
     log(`  ${pods.length} pods touched`);
@@ -356,6 +378,31 @@ const faults = {
 // draws depend on the timing of the run).
 const schedule = new Schedule(KINDS, random(SEED ^ 0x5eed));
 players.run(() => Date.now() < endAt - 20_000);
+// A sized run (SOAK_PODS) first fills the cluster, with no fault: jobs arrive (soak/mix.js's
+// backlog four times over) until they ask the target and nearly all of it Running, for at most
+// RAMP_MAX_MS; then its SOAK_MINUTES of faults, at the size asked (the first trials, faults from
+// the start, spent their 3 minutes below half of it).
+const RAMP_MAX_MS = 15 * 60_000;
+let rampSeconds = 0;
+if (MIX.target) {
+  const from = Date.now();
+  players.ramping = true;
+  log(`ramp: jobs arrive until they ask ${MIX.target} pods, nearly all Running (no fault meanwhile)`);
+  let said = from;
+  while (!(players.asked() >= MIX.target && players.behind() < MIX.backlog) && Date.now() - from < RAMP_MAX_MS) {
+    await sleep(1000);
+    if (Date.now() - said >= 30_000) {
+      said = Date.now();
+      log(`ramp: ${players.asked()} pods asked, ${players.behind()} not Running, ${observer.livePods()} live`);
+    }
+  }
+  players.ramping = false;
+  rampSeconds = Math.round((Date.now() - from) / 1000);
+  log(`ramp: ${rampSeconds} s: ${players.asked()} pods asked, ${players.behind()} not Running, ${observer.livePods()} live; the faults begin`);
+  started = Date.now();
+  endAt = started + MINUTES * 60_000;
+  faulting = true;
+}
 await sleep(10_000);
 while (Date.now() < endAt - 15_000) {
   const kind = schedule.next();
@@ -440,6 +487,11 @@ const samples = replicas.flatMap((r) => [...r.samples.values()]);
 const pods = observer.podsCreated();
 const calls = samples.reduce((a, s) => a + s.calls, 0);
 const evidencePaths = evidence();
+const cpu = samples.reduce((a, s) => a + s.cpu, 0);
+const peakRss = Math.max(0, ...samples.map((s) => s.rss));
+const peakLive = Math.max(0, ...liveSamples);
+const meanLive = liveSamples.length ? liveSamples.reduce((a, b) => a + b, 0) / liveSamples.length : 0;
+const per1000 = (x, of) => (of ? Number(((x * 1000) / of).toFixed(1)) : null);
 const figures = {
   seed: SEED,
   minutes: Number(((Date.now() - started) / 60_000).toFixed(1)),
@@ -455,10 +507,25 @@ const figures = {
   // convergence to count; reported apart with the scheduler's reasons.
   unschedulable: observer.unschedulableReport(),
   apiCallsPerPod: pods ? Number((calls / pods).toFixed(1)) : null,
-  controllerCpuSeconds: Number(samples.reduce((a, s) => a + s.cpu, 0).toFixed(1)),
-  controllerPeakRssMB: Math.round(Math.max(0, ...samples.map((s) => s.rss))),
+  controllerCpuSeconds: Number(cpu.toFixed(1)),
+  controllerPeakRssMB: Math.round(peakRss),
   controllerPeakSockets: Math.max(0, ...samples.map((s) => s.fds)),
   incarnations: samples.length,
+  // The size (SOAK_PODS, null for today's mix) and what the controllers cost per 1,000 pods, so a
+  // run at one size reads against another: the live pods (Pending or Running, not being deleted)
+  // sampled every second, CPU seconds per 1,000 pods created and per 1,000 mean live pods, peak
+  // RSS per 1,000 peak live pods. Printed, never asserted.
+  scale: {
+    targetLivePods: MIX.target ?? null,
+    rampSeconds,
+    jobSizeFactor: MIX.k,
+    peakLivePods: peakLive,
+    meanLivePods: Math.round(meanLive),
+    apiCallsPer1000PodsCreated: per1000(calls, pods),
+    cpuSecondsPer1000PodsCreated: per1000(cpu, pods),
+    cpuSecondsPer1000MeanLivePods: per1000(cpu, meanLive),
+    peakRssMBPer1000PeakLivePods: per1000(peakRss, peakLive),
+  },
 };
 console.log(JSON.stringify(figures, null, 2));
 observer.violations.forEach((v, i) => {

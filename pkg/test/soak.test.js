@@ -15,6 +15,7 @@ import { test } from "node:test";
 import { tookEffect } from "../../benches/node/soak/effect.js";
 import { writeEvidence } from "../../benches/node/soak/evidence.js";
 import { nextId } from "../../benches/node/soak/master.js";
+import { asked, mix, targetFromEnv } from "../../benches/node/soak/mix.js";
 import { Observer } from "../../benches/node/soak/observer.js";
 import { random } from "../../benches/node/soak/random.js";
 import { Schedule } from "../../benches/node/soak/schedule.js";
@@ -373,4 +374,21 @@ test("the fault proxy: requests go on with their credentials; throttled, every s
   const before = seen.length;
   assert.equal((await get(pods)).status, 200);
   assert.equal(seen.length, before + 1);
+});
+
+test("SOAK_PODS sizes the soak's mix; unset, today's mix is kept", () => {
+  assert.equal(targetFromEnv(undefined), undefined);
+  assert.equal(targetFromEnv(""), undefined);
+  assert.deepEqual(mix(undefined), { target: undefined, k: 1, sizes: [1, 2, 3, 4, 6, 8, 12, 16, 24, 40, 100], maxJobs: 8, arrivalS: [8, 20], lifetimeS: [60, 150] });
+  const m = mix(targetFromEnv("5000"));
+  assert.equal(m.k, 5);
+  assert.deepEqual(m.sizes, [2, 4, 6, 8, 12, 16, 24, 32, 48, 80, 200]);
+  assert.equal(m.backlog, 250);
+  assert.equal(m.maxJobs, Infinity);
+  assert.throws(() => mix(targetFromEnv("lots")), /SOAK_PODS: NaN/);
+  assert.throws(() => mix(50), /100 or more/);
+  // The pods a job asks: its master, its replicas, its workers as last scaled.
+  const job = { spec: { replicaSpecs: { ps: { replicas: 2 }, worker: { replicas: 40 }, chief: { replicas: 1 } } } };
+  assert.equal(asked({ job }), 44);
+  assert.equal(asked({ job, workers: 7 }), 11);
 });

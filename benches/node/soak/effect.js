@@ -51,7 +51,10 @@ export async function tookEffect(fault, observer, { waitS = EFFECT_WAIT_S, elect
     return { at: to, checkFrom: observer.clock.now(), note: back ? "the observer's watches connected again" : `the observer's watches not all back within ${waitS} s` };
   }
   if (kind === "delete-node" && fault.pods?.length) {
-    const gone = await observer.until(() => fault.pods.every((uid) => ![...observer.pods.values()].some((p) => p.metadata.uid === uid)), waitS);
+    const gone = await observer.until(() => {
+      const uids = new Set([...observer.pods.values()].map((p) => p.metadata.uid));
+      return fault.pods.every((uid) => !uids.has(uid));
+    }, waitS);
     return { at: to, checkFrom: observer.clock.now(), note: gone ? "the observer saw its pods go" : `the observer still showed its pods ${waitS} s on` };
   }
   return { at: to, checkFrom: to, note: "" };

@@ -10,11 +10,11 @@ import { fileURLToPath } from "node:url";
 import { collection, objectPath, request } from "../../../tests/e2e/kube.js";
 import { container, firstPlan, masterPlan, masterResource, psJob } from "../../../tests/e2e/jobs.js";
 import * as kubelet from "../../../tests/e2e/kubelet.js";
+import { SIZES, asked, mix } from "./mix.js";
 
 const JOB_API = "elastic.iml.github.io/v1alpha1";
 const WRAPPER = fileURLToPath(new URL("../../../tests/e2e/dlrover_master.py", import.meta.url));
 const L = (o, k) => o.metadata.labels?.[`elasticjob.dlrover/${k}`];
-const SIZES = [1, 2, 3, 4, 6, 8, 12, 16, 24, 40, 100];
 
 /**
  * The id of a new pod of the job's `type`, as DLRover's master gives one: above every id it has
@@ -31,8 +31,9 @@ export function nextId(state, type, pods) {
 }
 
 export class Players {
-  constructor({ kc, namespace, rand, observer, log, python }) {
-    Object.assign(this, { kc, namespace, rand, observer, log, python });
+  /** `mix`: soak/mix.js's, today's unless SOAK_PODS sizes it. */
+  constructor({ kc, namespace, rand, observer, log, python, mix: m = mix(undefined) }) {
+    Object.assign(this, { kc, namespace, rand, observer, log, python, mix: m });
     this.jobs = new Map();
     this.jobsStarted = 0;
     this.realJobs = 0;
@@ -48,14 +49,15 @@ export class Players {
   async create(shape, real = false) {
     const name = `${real ? "real" : "j"}${this.jobsStarted}`;
     this.jobsStarted += 1;
-    const workers = this.rand.pick(SIZES);
+    // The real master's job keeps today's sizes (its pods ask 16 CPU each: mk/cluster.mk).
+    const workers = this.rand.pick(real ? SIZES : this.mix.sizes);
     const memory = `${this.rand.pick([1, 2])}Gi`;
     const task = container({ cpu: "500m", memory });
     const restartPolicy = this.rand.pick(["ExitCode", "OnFailure"]);
     const job = psJob(this.namespace, name, { ps: shape === "ps" ? this.rand.int(1, 2) : 1, workers, task, worker: { restartPolicy }, chief: shape === "chief", evaluator: shape === "evaluator" });
     const answer = await request(this.kc, "POST", collection(JOB_API, "ElasticJob", this.namespace), { body: job });
     if (answer.status !== 201) throw new Error(`job ${name}: HTTP ${answer.status}`);
-    const state = { job: answer.body, name, index: 0, real, restartPolicy, lifetime: this.rand.int(60, 150) * 1000, born: Date.now(), relaunched: new Set() };
+    const state = { job: answer.body, name, index: 0, real, restartPolicy, lifetime: this.rand.int(...this.mix.lifetimeS) * 1000, born: Date.now(), relaunched: new Set() };
     this.jobs.set(name, state);
     this.log(`job ${name}: ${shape}, ${workers} workers (${restartPolicy})${real ? ", DLRover's real master" : ""}`);
     if (real) {
@@ -75,19 +77,19 @@ export class Players {
   /** One step of a played master: its first plan once its pod runs, then now and then a change. */
   async step(state) {
     if (state.real || state.gone) return;
-    const masterPod = [...this.observer.pods.values()].find((p) => L(p, "name") === state.name && L(p, "replica-type") === "dlrover-master" && p.status?.phase === "Running");
+    const masterPod = [...this.observer.podsOf(state.name)].find((p) => L(p, "name") === state.name && L(p, "replica-type") === "dlrover-master" && p.status?.phase === "Running");
     if (!state.first) {
       if (masterPod) state.first = await this.plan(state, firstPlan(state.job));
       return;
     }
     // A relaunch for each worker the cluster OOMKilled: the failed pod's rank, new id, memory doubled.
-    for (const pod of this.observer.pods.values()) {
+    for (const pod of this.observer.podsOf(state.name)) {
       const oom = pod.status?.containerStatuses?.[0]?.state?.terminated?.reason === "OOMKilled";
       if (L(pod, "name") !== state.name || pod.status?.phase !== "Failed" || !oom || state.relaunched.has(pod.metadata.name)) continue;
       state.relaunched.add(pod.metadata.name);
       const type = L(pod, "replica-type");
       const rank = L(pod, "rank-index");
-      const id = nextId(state, type, this.observer.pods.values());
+      const id = nextId(state, type, this.observer.podsOf(state.name));
       const { cpu, memory } = pod.spec.containers[0].resources.requests;
       const doubled = masterResource({ cpu, memory: memory.endsWith("Gi") ? `${Number(memory.slice(0, -2)) * 2}Gi` : `${Number(memory.slice(0, -2)) * 2}Mi` });
       const port = type === "ps" ? 2222 : 3333;
@@ -99,7 +101,7 @@ export class Players {
     for (const pod of (state.lost ?? []).splice(0)) {
       const type = L(pod, "replica-type");
       const rank = L(pod, "rank-index");
-      const id = nextId(state, type, [...this.observer.pods.values(), pod]);
+      const id = nextId(state, type, [...this.observer.podsOf(state.name), pod]);
       const port = type === "ps" ? 2222 : 3333;
       const resource = masterResource(pod.spec.containers[0].resources.requests);
       await this.plan(state, { createPods: [{ name: `${state.name}-edljob-${type}-${id}`, type, id, rankIndex: Number(rank), service: `${state.name}-edljob-${type}-${rank}.${this.namespace}.svc:${port}`, resource }] });
@@ -136,7 +138,7 @@ export class Players {
   async scaleSome() {
     const state = this.rand.pick(this.played());
     if (!state) return undefined;
-    const n = this.rand.int(1, 12);
+    const n = this.rand.int(1, 12) * this.mix.k;
     await this.scale(state, n);
     return `${state.name} scaled to ${n} workers`;
   }
@@ -150,13 +152,17 @@ export class Players {
     if (running.length === 0) return false;
     const failed = [];
     const errors = [];
-    for (const pod of this.rand.shuffle(running).slice(0, n)) {
+    // The draws first, in the order of the pods; then the pods failed at once (one after another,
+    // each waiting up to 10 s to be seen Failed, held a sized run's 15 for minutes).
+    const chosen = this.rand.shuffle(running).slice(0, n).map((pod) => {
       const state = this.jobs.get(L(pod, "name"));
       const oom = state.restartPolicy === "ExitCode" || this.rand.next() < 0.5;
-      const how = oom ? { exitCode: 137, reason: "OOMKilled" } : { exitCode: 1, reason: "Error" };
+      return { pod, how: oom ? { exitCode: 137, reason: "OOMKilled" } : { exitCode: 1, reason: "Error" } };
+    });
+    await Promise.all(chosen.map(({ pod, how }) => {
       this.log(`  ${pod.metadata.name}: exit ${how.exitCode} ${how.reason}`);
       const what = `${pod.metadata.name} exit ${how.exitCode} ${how.reason}`;
-      await kubelet.fail(this.kc, this.namespace, pod.metadata.name, how, 10).then(
+      return kubelet.fail(this.kc, this.namespace, pod.metadata.name, how, 10).then(
         () => failed.push(what),
         (e) => {
           // Gone meanwhile (its job left): nothing to fail. Annotated but not seen Failed within
@@ -166,7 +172,7 @@ export class Players {
           else failed.push(`${what} (not seen Failed within 10 s)`);
         },
       );
-    }
+    }));
     if (failed.length) return failed.join(", ");
     if (errors.length) throw new Error(errors.join("; "));
     return false;
@@ -176,7 +182,7 @@ export class Players {
   async deleteMidPlan() {
     const state = this.rand.pick(this.played());
     if (!state) return false;
-    const n = this.rand.int(8, 30);
+    const n = this.rand.int(8, 30) * this.mix.k;
     if (!(await this.scale(state, n))) throw new Error(`the scale-up plan of ${state.name} was not created`);
     const ms = this.rand.int(50, 400);
     await new Promise((r) => setTimeout(r, ms));
@@ -199,7 +205,7 @@ export class Players {
   async startReal(state) {
     let pod;
     while (!pod && !state.gone) {
-      pod = [...this.observer.pods.values()].find((p) => L(p, "name") === state.name && L(p, "replica-type") === "dlrover-master");
+      pod = [...this.observer.podsOf(state.name)].find((p) => L(p, "name") === state.name && L(p, "replica-type") === "dlrover-master");
       await new Promise((r) => setTimeout(r, 200));
     }
     if (state.gone) return;
@@ -240,9 +246,11 @@ export class Players {
           this.realJobs += 1;
           await this.create("ps", true).catch((e) => this.log(`real job: ${e.message}`));
         }
-        if (now >= nextArrival && this.jobs.size < 8) {
+        // Today's mix: a job every 8 to 20 s, 8 at most. Sized (SOAK_PODS): one every 1 to 2 s
+        // while the jobs ask fewer pods than the target.
+        if (now >= nextArrival && this.jobs.size < this.mix.maxJobs && !(this.asked() >= this.mix.target) && !(this.behind() >= this.mix.backlog * (this.ramping ? 4 : 1))) {
           await this.create(this.rand.pick(shapes)).catch((e) => this.log(`job: ${e.message}`));
-          nextArrival = now + this.rand.int(8, 20) * 1000;
+          nextArrival = now + this.rand.int(...this.mix.arrivalS) * 1000;
         }
         for (const state of [...this.jobs.values()]) {
           if (now - state.born > state.lifetime) {
@@ -260,7 +268,21 @@ export class Players {
 
   /** Whether a pod of the last job of the real master is still there (its job deleted or not). */
   realPodsLeft() {
-    return this.lastReal !== undefined && [...this.observer.pods.values()].some((p) => L(p, "name") === this.lastReal);
+    return this.lastReal !== undefined && [...this.observer.podsOf(this.lastReal)].length > 0;
+  }
+
+  /** The pods the jobs ask for that are not Running yet (soak/mix.js's BACKLOG). */
+  behind() {
+    let running = 0;
+    for (const name of this.jobs.keys()) {
+      for (const p of this.observer.podsOf(name)) if (p.status?.phase === "Running" && !p.metadata.deletionTimestamp) running += 1;
+    }
+    return this.asked() - running;
+  }
+
+  /** The pods the jobs ask for now (soak/mix.js's asked), for the target of SOAK_PODS. */
+  asked() {
+    return [...this.jobs.values()].reduce((a, s) => a + asked(s), 0);
   }
 
   /** Ends the real masters at once (a run that stops). */
@@ -272,7 +294,13 @@ export class Players {
   async stop() {
     this.stopping = true;
     await this.loop;
-    for (const state of [...this.jobs.values()]) await this.remove(state).catch(() => {});
+    for (const state of [...this.jobs.values()]) {
+      await this.remove(state).catch(() => {});
+      // A sized mix's jobs leave at the pace of the garbage collector, which deletes each
+      // dependent in turn with kube-controller-manager's 20 workers (--concurrent-gc-syncs): its
+      // 5,000 pods and services at once took it over 60 s (seed 5001), the observer's bound.
+      if (this.mix.target) await new Promise((r) => setTimeout(r, asked(state) * 10));
+    }
     for (const child of this.children) child.kill("SIGKILL");
   }
 }

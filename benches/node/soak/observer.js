@@ -30,6 +30,12 @@ export class Observer {
     Object.assign(this, { kc, namespace, leaseNamespace, leaseName, log, clock });
     this.pods = new Map();
     /**
+     * The names of each job's pods, as onPod saw them: job -> Set of names (podsOf reads them back
+     * through `pods`, so a pod gone from it is gone from here too). At 5,000 pods a scan of every
+     * pod for each pod event or each job took the observer a core.
+     */
+    this.byJob = new Map();
+    /**
      * The ranks whose pod ended with a failure the master leaves ended (exit 1, not an OOMKill):
      * `job/type/rank` -> that pod's id. Kept past the pod: a failed pod removed with its node (or
      * by the garbage collector) leaves its rank ended, and no relaunch is owed for it.
@@ -181,16 +187,39 @@ export class Observer {
     }
   }
 
+  /** The pods of `job` now: those of `pods` that onPod saw with its name label. */
+  *podsOf(job) {
+    for (const name of this.byJob.get(job) ?? []) {
+      const p = this.pods.get(name);
+      if (p && L(p, "name") === job) yield p;
+    }
+  }
+
+  /** The live pods now (Pending or Running, not being deleted): the soak's size. */
+  livePods() {
+    let n = 0;
+    for (const p of this.pods.values()) if (live(p)) n += 1;
+    return n;
+  }
+
   onPod(pod, gone) {
     this.created.add(pod.metadata.uid);
     this.written(pod);
-    if (gone) return;
+    const job = L(pod, "name");
+    if (gone) {
+      this.byJob.get(job)?.delete(pod.metadata.name);
+      if (this.byJob.get(job)?.size === 0) this.byJob.delete(job);
+      return;
+    }
+    if (job) {
+      if (!this.byJob.has(job)) this.byJob.set(job, new Set());
+      this.byJob.get(job).add(pod.metadata.name);
+    }
     const reason = unschedulable(pod);
     if (reason && !this.unschedulable.has(pod.metadata.name)) {
       this.unschedulable.set(pod.metadata.name, { job: L(pod, "name"), at: this.clock.now(), reason });
       this.log(`unschedulable: ${pod.metadata.name}: ${reason}`);
     }
-    const job = L(pod, "name");
     const type = L(pod, "replica-type");
     if (job && type && type !== "dlrover-master") {
       // A newer pod at the rank (a scale-up that reuses it) makes the rank owed again.
@@ -201,12 +230,12 @@ export class Observer {
     }
     if (!job || !type || !live(pod)) return;
     const rank = type === "dlrover-master" ? "0" : L(pod, "rank-index");
-    const twins = [...this.pods.values()].filter((p) => p !== pod && live(p) && L(p, "name") === job && L(p, "replica-type") === type && (type === "dlrover-master" ? "0" : L(p, "rank-index")) === rank);
+    const twins = [...this.podsOf(job)].filter((p) => p !== pod && live(p) && L(p, "name") === job && L(p, "replica-type") === type && (type === "dlrover-master" ? "0" : L(p, "rank-index")) === rank);
     if (twins.length) {
       this.violation("two-live-pods", `${job} ${type}-${rank}: ${pod.metadata.name} and ${twins.map((p) => p.metadata.name).join(", ")}`, [job]);
     }
     const count = L(pod, "relaunch-count");
-    const same = [...this.pods.values()].filter((p) => p.metadata.name !== pod.metadata.name && L(p, "name") === job && L(p, "replica-type") === type && L(p, "rank-index") === rank && L(p, "relaunch-count") === count && type !== "dlrover-master");
+    const same = [...this.podsOf(job)].filter((p) => p.metadata.name !== pod.metadata.name && L(p, "name") === job && L(p, "replica-type") === type && L(p, "rank-index") === rank && L(p, "relaunch-count") === count && type !== "dlrover-master");
     if (same.length && count !== "0") {
       this.violation("relaunched-twice", `${job} ${type}-${rank} relaunch ${count}: ${pod.metadata.name} and ${same.map((p) => p.metadata.name).join(", ")}`, [job]);
     }
@@ -297,8 +326,8 @@ export class Observer {
   }
 
   /** What each job's newest plans ask: type -> replicas (the newest plan that names the type). */
-  desired(job) {
-    const plans = [...this.plans.values()]
+  desired(job, all = this.plans.values()) {
+    const plans = [...all]
       .filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.uid === job.metadata.uid))
       .sort((a, b) => Number(a.metadata.name.split("-").pop()) - Number(b.metadata.name.split("-").pop()));
     const want = {};
@@ -318,23 +347,42 @@ export class Observer {
     const why = [];
     // Running, or made and waiting for room the cluster does not have.
     const delivered = (p) => p.status.phase === "Running" || unschedulable(p) !== undefined;
+    // Every pod and plan by its job, once: a scan of all of them for each job, and of a job's pods
+    // for each rank, took a core at 5,000 pods (this runs every 100 ms while a fault is mended).
+    const podsBy = new Map();
+    for (const p of this.pods.values()) {
+      const j = L(p, "name");
+      if (j !== undefined) (podsBy.get(j) ?? podsBy.set(j, []).get(j)).push(p);
+    }
+    const plansBy = new Map();
+    for (const p of this.plans.values()) {
+      for (const uid of new Set((p.metadata.ownerReferences ?? []).map((r) => r.uid))) (plansBy.get(uid) ?? plansBy.set(uid, []).get(uid)).push(p);
+    }
     for (const job of this.jobs.values()) {
       const name = job.metadata.name;
       if (job.metadata.deletionTimestamp || ["Succeeded", "Failed"].includes(job.status?.phase)) continue;
-      const { want, plans } = this.desired(job);
-      const pods = [...this.pods.values()].filter((p) => L(p, "name") === name && live(p));
+      const { want, plans } = this.desired(job, plansBy.get(job.metadata.uid) ?? []);
+      const all = podsBy.get(name) ?? [];
+      const pods = all.filter(live);
       const young = this.clock.now() - Date.parse(job.metadata.creationTimestamp) < 30_000;
       if (!pods.some((p) => L(p, "replica-type") === "dlrover-master" && delivered(p)) && !young) why.push(`${name}: master not Running`);
       // A job's first plan comes once its master runs (the master's to write): not yet, not a fault.
       if (plans.length === 0) continue;
-      const all = [...this.pods.values()].filter((p) => L(p, "name") === name);
       for (const [type, n] of Object.entries(want)) {
+        // The newest pod of each rank (the highest id; the first seen of equals).
+        const newestOf = new Map();
+        for (const p of all) {
+          if (L(p, "replica-type") !== type) continue;
+          const r = Number(L(p, "rank-index"));
+          const cur = newestOf.get(r);
+          if (!cur || Number(L(p, "replica-index")) > Number(L(cur, "replica-index"))) newestOf.set(r, p);
+        }
         // A rank whose newest pod ended with exit 1 (a failure the master's and the restart
         // policy's rules may leave ended) is not asked for; an OOMKill is relaunched, so it is.
         // So is one whose such pod is gone since (deleted with its node) with none newer.
         const ended = new Set();
         for (let r = 0; r < n; r++) {
-          const newest = all.filter((p) => L(p, "replica-type") === type && Number(L(p, "rank-index")) === r).sort((a, b) => Number(L(b, "replica-index")) - Number(L(a, "replica-index")))[0];
+          const newest = newestOf.get(r);
           const endedId = this.endedRanks.get(`${name}/${type}/${r}`);
           const gone = endedId !== undefined && newest === undefined;
           if ((newest && endedForGood(newest)) || gone) ended.add(r);
