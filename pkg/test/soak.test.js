@@ -382,6 +382,7 @@ test("SOAK_PODS sizes the soak's mix; unset, today's mix is kept", () => {
   assert.deepEqual(mix(undefined), { target: undefined, k: 1, sizes: [1, 2, 3, 4, 6, 8, 12, 16, 24, 40, 100], maxJobs: 8, arrivalS: [8, 20], lifetimeS: [60, 150] });
   const m = mix(targetFromEnv("5000"));
   assert.equal(m.k, 5);
+  assert.deepEqual(m.lifetimeS, [600, 1200]);
   assert.deepEqual(m.sizes, [2, 4, 6, 8, 12, 16, 24, 32, 48, 80, 200]);
   assert.equal(m.backlog, 250);
   assert.equal(m.maxJobs, Infinity);
