@@ -295,6 +295,10 @@ export class Players {
     this.stopping = true;
     await this.loop;
     for (const state of [...this.jobs.values()]) {
+      // The watchdog's: the loop turns while the jobs left are deleted (seed 5004's 5,000 pods at
+      // 50 a second took over its 120 s, and it stopped the run).
+      this.tick = Date.now();
+      this.doing = `deleting the jobs left (${state.name})`;
       await this.remove(state).catch(() => {});
       // A sized mix's jobs leave at 50 pods a second, a pace the garbage collector keeps up with:
       // it deletes each dependent in turn with kube-controller-manager's 20 workers
