@@ -285,7 +285,11 @@ function showWorkload(queue) {
   $("workload-caption").textContent =
     `Queued in LocalQueue ${queue.queueName}: with the controller run with --kueue, the job stays suspended and gets no pod until Kueue admits this Workload, ` +
     `then runs on the flavour Kueue gives.` +
-    (queue.priorityClass ? ` Its priority is the value of priority class ${queue.priorityClass}, which the controller reads from the cluster.` : "");
+    (queue.priorityClass ? ` Its priority is the value of priority class ${queue.priorityClass}, which the controller reads from the cluster.` : "") +
+    (queue.slices
+      ? " It opts in to Kueue's Workload slices (kueue.x-k8s.io/elastic-job): with --kueue-workload-slices and Kueue's ElasticJobsViaWorkloadSlices gate, " +
+        "a plan beyond the admission asks Kueue for a new Workload slice of the whole new size, and a plan below it gives the quota back."
+      : " A plan beyond the admission is cut to it (the scale simulator below takes the job as admitted).");
   $("workload").textContent = queue.workload;
 }
 

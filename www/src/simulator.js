@@ -154,6 +154,8 @@ export function createSimulator(root, { simulate, onChange }) {
       const updates = count("update", "Service");
       if (updates) said.push(`keep ${plural(updates, "service")} (same address)`);
       if (count("update", "PodGroup")) said.push("update the job's PodGroup (its gang follows the plan)");
+      if (count("create", "Workload")) said.push("ask Kueue for a Workload slice of the new size (the pods beyond the admission wait for it)");
+      else if (count("wait", "ElasticJob")) said.push("make no pod beyond what Kueue admitted (the rest wait)");
       const text = said.join("; ");
       summary.textContent = `${text[0].toUpperCase()}${text.slice(1)}.`;
     }
@@ -163,7 +165,7 @@ export function createSimulator(root, { simulate, onChange }) {
         li.className = e.op;
         const sign = document.createElement("span");
         sign.className = "sign";
-        sign.textContent = { create: "+", delete: "−", update: "~" }[e.op];
+        sign.textContent = { create: "+", delete: "−", update: "~", wait: "…" }[e.op];
         sign.setAttribute("aria-label", e.op);
         const name = document.createElement("code");
         name.textContent = `${e.kind}/${e.name}`;

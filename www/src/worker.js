@@ -154,7 +154,51 @@ function queued(job) {
   if (workload === null) {
     return null;
   }
-  return { workload: stringify(workload), queueName: workload.spec.queueName, priorityClass: core.priorityClass(job)?.name ?? null };
+  return {
+    workload: stringify(workload),
+    queueName: workload.spec.queueName,
+    priorityClass: core.priorityClass(job)?.name ?? null,
+    slices: optsIntoSlices(job),
+  };
+}
+
+/** Whether a job opts in to Kueue's Workload slices (Kueue's own annotation, as the core reads it). */
+function optsIntoSlices(job) {
+  return job.metadata.annotations?.["kueue.x-k8s.io/elastic-job"] === "true";
+}
+
+/**
+ * A queued job as Kueue admitted it, for the scale simulator: its Workload (the core's
+ * `workload`) with quota reserved and admitted at the counts it asks, every resource on one
+ * ResourceFlavor with no node labels, and the job as the core runs it under that admission (its
+ * `admittedJob`). `null` for a job Kueue does not queue.
+ */
+function admittedState(job) {
+  const workload = core.workload(job);
+  if (workload === null) {
+    return null;
+  }
+  const flavor = { apiVersion: "kueue.x-k8s.io/v1beta2", kind: "ResourceFlavor", metadata: { name: "preview-flavor" }, spec: {} };
+  const at = "1970-01-01T00:00:00Z";
+  workload.status = {
+    conditions: [
+      { type: "QuotaReserved", status: "True", reason: "QuotaReserved", message: "Quota reserved (the preview takes the job as admitted)", lastTransitionTime: at },
+      { type: "Admitted", status: "True", reason: "Admitted", message: "The workload is admitted", lastTransitionTime: at },
+    ],
+    admission: {
+      clusterQueue: "preview",
+      podSetAssignments: workload.spec.podSets.map((set) => {
+        const requests = new Set(set.template.spec.containers.flatMap((c) => Object.keys(c.resources?.requests ?? {})));
+        return { name: set.name, count: set.count, flavors: Object.fromEntries([...requests].map((r) => [r, flavor.metadata.name])) };
+      }),
+    },
+  };
+  const resourceFlavors = [flavor];
+  return {
+    job: core.admittedJob(job, workload, resourceFlavors),
+    queue: { workload, resourceFlavors },
+    options: optsIntoSlices(job) ? { kueueWorkloadSlices: true } : null,
+  };
 }
 
 /**
@@ -214,7 +258,7 @@ function tasks(job, base, initial) {
  * A plan's pod and service actions as the lines of a diff, in the plan's order: `create` and
  * `delete`, and `update` for a service the job already has; and the job's own deletion (its TTL).
  */
-function diffEntries(actions, services) {
+function diffEntries(actions, services, jobName) {
   return actions.flatMap((a) => {
     switch (a.action) {
       case "createPod":
@@ -234,6 +278,12 @@ function diffEntries(actions, services) {
         return [{ op: "update", kind: "PodGroup", name: a.podGroup.metadata.name, reason: a.reason }];
       case "deletePodGroup":
         return [{ op: "delete", kind: "PodGroup", name: a.name, reason: a.reason }];
+      case "createOrUpdateWorkload":
+        // A queued job's new Workload slice: the plan beyond the admission waits for Kueue.
+        return [{ op: "create", kind: "Workload", name: a.workload.metadata.name, reason: a.reason }];
+      case "recordEvent":
+        // What the plan cannot have yet under Kueue: cut to the admission, or waiting for quota.
+        return ["ScalePlanExceedsAdmission", "WaitingForQuota"].includes(a.reason) ? [{ op: "wait", kind: "ElasticJob", name: jobName, reason: a.message }] : [];
       default:
         return [];
     }
@@ -302,7 +352,10 @@ function simulate({ text, target, withPass = false }) {
     return { problems: checked.error.errors, entries: [], plan: stringify(plan) };
   }
   if (!state.observed) {
-    const { items } = core.render(state.job, state.plan);
+    // A queued job runs once Kueue admits it: the pass is the one of a controller run with
+    // --kueue (and --kueue-workload-slices for a job that opts in to them).
+    state.admitted = admittedState(state.job);
+    const { items } = core.render(state.admitted?.job ?? state.job, state.plan);
     state.observed = items.filter((o) => o.kind === "Pod").map((pod) => ({ ...pod, status: { phase: "Running" } }));
     state.observedServices = items.filter((o) => o.kind === "Service");
     state.services = new Set(state.observedServices.map((o) => o.metadata.name));
@@ -319,21 +372,25 @@ function simulate({ text, target, withPass = false }) {
     spec: { ...plan.spec, ownerJob: state.job.metadata.name },
     status: { phase: "Pending" },
   };
-  const running = { ...state.job, status: { phase: "Running", scalePlan: name } };
+  const running = { ...(state.admitted?.job ?? state.job), status: { phase: "Running", scalePlan: name } };
   const input = { job: running, scalePlans: [taken], pods: state.observed, services: state.observedServices, now: "1970-01-01T00:00:00Z" };
   if (state.podGroup) {
     input.podGroup = state.podGroup;
   }
+  if (state.admitted) {
+    input.options = state.admitted.options;
+    input.queue = state.admitted.queue;
+  }
   let pass;
   try {
-    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.services, input.now, null, null, input.podGroup);
+    pass = core.controllerPass(input.job, input.scalePlans, input.pods, input.services, input.now, input.options ?? null, input.queue ?? null, input.podGroup);
   } catch (e) {
     if (!(e instanceof core.ElasticJobError)) {
       throw e;
     }
     return { problems: e.errors, entries: [], plan: stringify(plan) };
   }
-  const entries = diffEntries(pass.phases.flatMap((p) => p.actions), state.services);
+  const entries = diffEntries(pass.phases.flatMap((p) => p.actions), state.services, state.job.metadata.name);
   // `withPass`: the pass's input and its whole plan too, to compare with the other hosts'.
   return { problems: [], entries, plan: stringify(plan), ...(withPass ? { pass: { input, plan: pass } } : {}) };
 }

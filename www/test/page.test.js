@@ -545,6 +545,34 @@ test("a job Kueue queues: the page shows the Workload the controller would creat
   assert.equal(await queued.isVisible("#workload-section"), false);
 });
 
+test("a queued job in the scale simulator: taken as admitted, a plan beyond the admission is cut to it, or asks Kueue for a Workload slice when the job opts in", async () => {
+  const queued = await freshPage();
+  await queued.goto(origin);
+  await shown(queued, "elasticjob-sample: 8 objects");
+  await queued.selectOption("#example", "queued");
+  await shown(queued, "deepctr-queued");
+  assert.match(await queued.textContent("#workload-caption"), /beyond the admission is cut to it/);
+  const diffOf = () => queued.$$eval("#sim-diff li", (lis) => lis.map((li) => [li.className, li.querySelector("code").textContent, li.querySelector(".reason").textContent]));
+  // Admitted for the chief and 3 workers in its worker pod set: 6 workers are cut to that.
+  await queued.fill("#sim-worker-replicas", "6");
+  await queued.waitForFunction(() => document.getElementById("sim-summary").textContent.includes("no pod beyond what Kueue admitted"));
+  const cut = await diffOf();
+  assert.deepEqual(cut.filter(([op]) => op !== "wait").map(([op, name]) => [op, name]), []);
+  assert.deepEqual(cut.filter(([op]) => op === "wait").map(([, name]) => name), ["ElasticJob/deepctr-queued"]);
+  assert.match(cut.at(-1)[2], /asks for 6 worker pods, Kueue admitted 3: 3 wait/);
+  // The same job opting in to Workload slices: the plan asks Kueue for a slice of the new size.
+  const job = readFileSync(fileURLToPath(new URL("../../examples/kueue-job.yaml", import.meta.url)), "utf8");
+  await pasteText(queued, job.replace("  labels:\n", "  annotations:\n    kueue.x-k8s.io/elastic-job: \"true\"\n  labels:\n"));
+  await queued.waitForFunction(() => document.getElementById("workload-caption").textContent.includes("Workload slices"));
+  await queued.fill("#sim-worker-replicas", "6");
+  await queued.waitForFunction(() => document.getElementById("sim-summary").textContent.includes("Workload slice of the new size"));
+  const grown = await diffOf();
+  assert.deepEqual(grown[0].slice(0, 2), ["create", "Workload/elasticjob-deepctr-queued-2"]);
+  assert.match(grown[0][2], /plan asks more than Kueue admitted: Workload slice elasticjob-deepctr-queued-2 replaces elasticjob-deepctr-queued \(ps 1, worker 7\)/);
+  assert.match(grown.at(-1)[2], /Workload slice elasticjob-deepctr-queued-2/);
+  await shot(queued, "12b-kueue-slice");
+});
+
 test("a gang-scheduled job: the page lists its PodGroup first, the same as the package renders it, and a what-if scale-up updates it", async () => {
   const gang = await freshPage();
   await gang.goto(origin);
