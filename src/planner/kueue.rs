@@ -74,6 +74,8 @@ pub(crate) struct Gate {
     grow_to: Option<BTreeMap<String, i32>>,
     /// Unfinished slices older than the one holding quota, or beside the pending one: finished.
     stale: Vec<Workload>,
+    /// Whether the job has ended: no slice is asked for any more.
+    ended: bool,
     /// Whether the pass carries a plan out ([`Gate::within_admission`]): no count is given back
     /// while one is in progress (it may be growing into a new slice's admission).
     carrying_out: bool,
@@ -163,6 +165,7 @@ impl Gate {
             last_slice: mine.last().map_or(1, |w| slice_of(job, w)),
             grow_to: None,
             stale: picked.stale.into_iter().cloned().collect(),
+            ended: finished,
             carrying_out: false,
         })
     }
@@ -175,6 +178,10 @@ impl Gate {
     /// the admitted slice holds waits for a new slice ([`Gate::waits_for_quota`]) unless `later`
     /// (another plan waits behind it: it is cut as without slices, and no slice is asked for).
     pub(crate) fn within_admission(&mut self, job: &ElasticJob, plan: &ScalePlan, later: bool) -> Option<ScalePlan> {
+        // A job that has ended carries no plan out (its pass only counts its pods).
+        if self.ended {
+            return None;
+        }
         self.carrying_out = true;
         if self.hold.is_some() || self.admitted.is_empty() {
             return None;
@@ -644,6 +651,7 @@ mod tests {
             last_slice: 1,
             grow_to: None,
             stale: Vec::new(),
+            ended: false,
             carrying_out: false,
         }
     }

@@ -10,8 +10,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
 use crate::queue;
 use crate::workload::{
-    ANNOTATION_ELASTIC_JOB, ANNOTATION_REPLACEMENT_FOR, ANNOTATION_SLICE_NAME, EVICTED, FINISHED, KIND_WORKLOAD,
-    REASON_SLICE_REPLACED, WORKLOAD_API_VERSION, Workload,
+    ADMITTED, ANNOTATION_ELASTIC_JOB, ANNOTATION_REPLACEMENT_FOR, ANNOTATION_SLICE_NAME, EVICTED, FINISHED,
+    KIND_WORKLOAD, REASON_SLICE_REPLACED, WORKLOAD_API_VERSION, Workload,
 };
 
 /// The job's slices picked for the pass (see [`pick`]).
@@ -29,10 +29,11 @@ pub(super) struct Picked<'w> {
 /// The job's slices (oldest first) as the pass takes them: the newest unfinished slice holding
 /// quota is current, a newer unfinished one pending (Kueue finishes the one it replaces when it
 /// admits it: `replaceWorkloadSlice` in `pkg/scheduler/scheduler.go`), the others unfinished
-/// are stale. With no slice holding quota: a newest slice replacing one Kueue finished as
-/// `WorkloadSliceReplaced` is pending, the finished one current (Kueue 0.17.0 writes the finish
-/// before the admission); one replacing an unfinished slice is pending beside it; else the newest
-/// unfinished is current, held as any Workload waiting for admission; with every slice finished,
+/// are stale. With no slice holding quota: a newest slice that never held quota, replacing one
+/// Kueue finished as `WorkloadSliceReplaced`, is pending, the finished one current (Kueue 0.17.0
+/// writes the finish before the admission); one replacing an unfinished slice is pending beside it; else the newest
+/// unfinished is current, held as any Workload waiting for admission (a slice that held quota once,
+/// evicted and released, too); with every slice finished,
 /// the newest.
 pub(super) fn pick<'w>(mine: &[&'w Workload]) -> Picked<'w> {
     let unfinished: Vec<&Workload> = mine.iter().copied().filter(|w| !w.is_true(FINISHED)).collect();
@@ -55,7 +56,10 @@ pub(super) fn pick<'w>(mine: &[&'w Workload]) -> Picked<'w> {
     match replaced {
         Some(old) if old.is_true(FINISHED) => {
             let by_kueue = old.condition(FINISHED).is_some_and(|c| c.reason == REASON_SLICE_REPLACED);
-            if by_kueue && !newest.is_true(EVICTED) {
+            // Only a slice that never held quota: one admitted, then evicted and released, has
+            // `Admitted` (false, `NoReservation`) and `Evicted`, and waits as any Workload.
+            let never_admitted = newest.condition(ADMITTED).is_none() && newest.condition(EVICTED).is_none();
+            if by_kueue && never_admitted {
                 let pending = Some(newest);
                 Picked { current: Some(old), pending, stale: others(&[pending]), replacing: true }
             } else {
@@ -215,6 +219,15 @@ mod tests {
         let picked = pick(&[&a, &b_in]);
         assert_eq!(name(picked.current), Some("elasticjob-j-2".into()));
         assert_eq!(picked.stale.iter().map(|w| name(Some(w))).collect::<Vec<_>>(), [Some("elasticjob-j".into())]);
+        // Admitted once, then evicted and released: it waits as any Workload, the job held; the
+        // old slice's admission does not stand for it.
+        let b_released = slice(
+            "elasticjob-j-2",
+            &[pending, ("Admitted", "False", "NoReservation"), ("Evicted", "True", "Preempted")],
+            Some("elasticjob-j"),
+        );
+        let picked = pick(&[&a_done, &b_released]);
+        assert_eq!((name(picked.current), picked.replacing), (Some("elasticjob-j-2".into()), false));
         // A slice replacing one finished otherwise (the job's own OutOfSync) is an ordinary Workload.
         let a_out = slice("elasticjob-j", &[("Finished", "True", "OutOfSync")], None);
         let picked = pick(&[&a_out, &b]);

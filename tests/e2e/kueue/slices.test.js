@@ -31,11 +31,16 @@ const LOCAL_QUEUE = "elastic";
 const TASK = { name: "main", image: "tf:2", command: ["python", "-m", "deepctr.train"], resources: { requests: { cpu: "1", memory: "1Gi" } } };
 
 /** A queued job of 1 PS and `workers` workers, 1 CPU and 1 GiB each; its master the core's default (1 CPU, 2 GiB, 2 GiB of ephemeral storage). */
-function job(ns, name, workers, { elastic = false } = {}) {
+function job(ns, name, workers, { elastic = false, priorityClassName } = {}) {
   const j = psJob(ns, name, { ps: 1, workers, task: TASK });
   j.metadata.labels = { [QUEUE_LABEL]: LOCAL_QUEUE };
   if (elastic) {
     j.metadata.annotations = { "kueue.x-k8s.io/elastic-job": "true" };
+  }
+  if (priorityClassName) {
+    for (const spec of Object.values(j.spec.replicaSpecs)) {
+      spec.template = { ...spec.template, spec: { ...spec.template.spec, priorityClassName } };
+    }
   }
   return j;
 }
@@ -115,14 +120,14 @@ describe("a scale-down gives its quota back under Kueue's ElasticJobsViaWorkload
  * storage: the grown job of 4 workers, 6 CPUs and 7 GiB, fits, and the small job, 3 CPUs and
  * 4 GiB, fits beside it only once it is back to 2) and a controller with `args`.
  */
-function grownQueue(prefix, args) {
+function grownQueue(prefix, args, spec = {}) {
   const flavor = `${prefix}-${suffix}`;
   const queue = { ns: undefined, controller: undefined };
   before(async () => {
     await applyManifests(admin, "deploy/rbac-kueue.yaml");
     queue.ns = await namespace(prefix);
     await create({ apiVersion: KUEUE, kind: "ResourceFlavor", metadata: { name: flavor } });
-    await create(clusterQueue(flavor, queue.ns, flavor, { cpu: "7", memory: "9Gi", "ephemeral-storage": "4Gi" }));
+    await create(clusterQueue(flavor, queue.ns, flavor, { cpu: "7", memory: "9Gi", "ephemeral-storage": "4Gi" }, spec));
     await create({ apiVersion: KUEUE, kind: "LocalQueue", metadata: { name: LOCAL_QUEUE, namespace: queue.ns }, spec: { clusterQueue: flavor } });
     queue.controller = new Controller(prefix, ["--kueue", ...args, "--namespace", queue.ns]);
     await queue.controller.ready();
@@ -213,6 +218,57 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
     const told = (await get(collection("v1", "Event", ns))).items.filter((e) => e.involvedObject.name === "big" && e.reason === "WaitingForQuota");
     assert.ok(told.length >= 1 && told.every((e) => e.type === "Normal"), "told by a Normal event");
     assert.ok(isTrue(await workloadOf(ns, "big-2"), "Admitted"), "the admitted slice is left as it is");
+  });
+});
+
+describe("a preemption of a grown job under Kueue's gate", { skip: !ON && "Kueue's gate is off on this cluster (KUEUE_WORKLOAD_SLICES=on runs it)" }, () => {
+  const HIGH = `slices-high-${suffix}`;
+  const queue = grownQueue("preempt", ["--kueue-workload-slices"], { preemption: { withinClusterQueue: "LowerPriority" } });
+  before(async () => create({ apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: HIGH }, value: 1000 }));
+  after(async () => request(admin, "DELETE", `${collection("scheduling.k8s.io/v1", "PriorityClass")}/${HIGH}`));
+
+  it("grown to 4 and preempted, the job is suspended whole with one Workload queued, its grown slice; it runs again at that size once the quota frees", async (t) => {
+    const { ns, controller } = queue;
+    await admittedWithTwo(ns);
+    await workersPlan(ns, 4);
+    await eventually("big: its slice elasticjob-big-2 admitted", async () => isTrue(await workloadOf(ns, "big-2"), "Admitted"), 60);
+    await kubelet.allRunning(admin, ns, WORKERS("big"), 4);
+
+    // A job of higher priority needing 4 CPUs of the 1 left: Kueue evicts the grown slice whole.
+    const preempted = Date.now();
+    await createJob(job(ns, "vip", 2, { priorityClassName: HIGH }));
+    await eventually("big: suspended, no pod left", async () => {
+      const j = await getJob(ns, "big");
+      return j.spec.suspend === true && jobCondition(j, "Suspended")?.reason === "WorkloadEvicted" && (await livePods(ns, "big")).length === 0;
+    }, 60);
+    await eventually("vip: admitted", async () => isTrue(await workloadOf(ns, "vip"), "Admitted"), 60);
+    await kubelet.running(admin, ns, masterName("vip"));
+    const vipRunning = Date.now();
+    // No half-made state: the first slice finished as replaced, the grown slice evicted and its
+    // quota released (queued again, for 4 workers), no third slice, no pod of the job.
+    const first = await workloadOf(ns, "big");
+    const grown = await workloadOf(ns, "big-2");
+    assert.equal(condition(first, "Finished")?.reason, "WorkloadSliceReplaced");
+    assert.equal(condition(grown, "Evicted")?.reason, "Preempted");
+    assert.ok(!isTrue(grown, "Finished") && !isTrue(grown, "QuotaReserved") && grown.status.admission === undefined, "queued again, holding nothing");
+    assert.ok(isTrue(grown, "Requeued"));
+    assert.equal(grown.spec.podSets.find((p) => p.name === "worker").count, 4);
+    assert.equal(await workloadOf(ns, "big-3"), undefined);
+
+    // The quota frees: the grown slice is admitted whole and the job runs again.
+    await kubelet.succeed(admin, ns, masterName("vip"));
+    await eventually("vip: Workload Finished", async () => isTrue(await workloadOf(ns, "vip"), "Finished"));
+    const again = await eventually("big: its slice admitted again", async () => {
+      const w = await workloadOf(ns, "big-2");
+      return isTrue(w, "Admitted") && w;
+    }, 60);
+    assert.equal(again.status.admission.podSetAssignments.find((a) => a.name === "worker").count, 4);
+    await kubelet.running(admin, ns, masterName("big"));
+    assert.notEqual((await getJob(ns, "big")).spec.suspend, true);
+    const of = (action) => controller.actions(action).filter((l) => l.job === `${ns}/big`);
+    assert.deepEqual(of("setJobSuspend").map((l) => l.suspend), [true, false, true, false], "suspended at creation, admitted, preempted, admitted again");
+    assert.deepEqual(of("createOrUpdateWorkload").map((l) => l.name), ["elasticjob-big", "elasticjob-big-2"], "no other slice written");
+    t.diagnostic(`the higher-priority job created -> the grown job's pods gone and its master Running: ${((vipRunning - preempted) / 1000).toFixed(2)} s`);
   });
 });
 
