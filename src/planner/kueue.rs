@@ -189,10 +189,26 @@ impl Gate {
         let base = self.observed.as_ref().filter(|w| {
             w.has_quota() && !w.is_evicted() && (self.replacing || !w.is_true(FINISHED)) && w.is_true(ADMITTED)
         });
+        let mut never = None;
         if let Some(w) = base.filter(|_| self.elastic && !later) {
             let counts = grown_counts(job, w, plan);
             if w.spec.pod_sets.iter().any(|set| counts.get(&set.name).is_some_and(|n| *n > set.count)) {
-                self.grow_to = Some(counts);
+                // Kueue says the pending slice of these very counts can never fit: the plan is
+                // cut as without slices, and says why.
+                never = self.pending.as_ref().filter(|p| same_counts(p, &counts)).and_then(|p| {
+                    let c = p.condition(QUOTA_RESERVED).filter(|c| c.status == "False")?;
+                    c.message.contains(NEVER_FITS).then(|| {
+                        format!(
+                            "Kueue can never admit Workload slice {} in its ClusterQueue ({}: {})",
+                            p.metadata.name.as_deref().unwrap_or_default(),
+                            c.reason,
+                            c.message
+                        )
+                    })
+                });
+                if never.is_none() {
+                    self.grow_to = Some(counts);
+                }
             }
         }
         let own_chief = job.declared_replica_spec(ReplicaType::Chief).is_some();
@@ -217,6 +233,7 @@ impl Gate {
                 spec.replicas = limit;
             }
         }
+        self.excess.extend(never);
         capped.spec.create_pods.retain(|m| m.replica_type().and_then(allowed).is_some_and(|n| m.rank_index < n));
         if let Some(n) = allowed(ReplicaType::Ps).and_then(|n| usize::try_from(n).ok()) {
             capped.spec.ps_hosts.truncate(n);
@@ -287,8 +304,12 @@ impl Gate {
                 }
             }
             (None, Some(p), _) => {
-                let message =
-                    format!("no plan of ElasticJob {} waits for this slice any more: it is withdrawn", job.name());
+                let message = match self.excess.iter().find(|e| e.starts_with("Kueue can never admit")) {
+                    Some(never) => format!("{never}: it is withdrawn, and the plan cut to the admission"),
+                    None => {
+                        format!("no plan of ElasticJob {} waits for this slice any more: it is withdrawn", job.name())
+                    }
+                };
                 let finished = condition(p, FINISHED, "True", REASON_OUT_OF_SYNC, message.clone(), now);
                 out.push(workload_status(p, [finished], false, message));
             }
@@ -497,6 +518,16 @@ impl Gate {
         all.extend(actions);
         all
     }
+}
+
+/// What Kueue's flavour assigner says of a request beyond what its ClusterQueue (with what it may
+/// borrow) holds at all: "... > maximum capacity (...)" (`fitsResourceQuota`, its no-fit case, in
+/// `pkg/scheduler/flavorassigner/flavorassigner.go`). For a slice it compares the growth alone.
+const NEVER_FITS: &str = "> maximum capacity";
+
+/// Whether a Workload's pod sets have these counts (pod sets not named keep theirs).
+fn same_counts(w: &Workload, counts: &BTreeMap<String, i32>) -> bool {
+    w.spec.pod_sets.iter().all(|set| counts.get(&set.name).is_none_or(|n| *n == set.count))
 }
 
 /// Why a queued job without an admitted Workload is held.

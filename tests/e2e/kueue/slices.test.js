@@ -221,6 +221,29 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
   });
 });
 
+describe("a plan whose slice can never fit the queue under Kueue's gate", { skip: !ON && "Kueue's gate is off on this cluster (KUEUE_WORKLOAD_SLICES=on runs it)" }, () => {
+  const queue = grownQueue("never", ["--kueue-workload-slices"]);
+
+  it("admitted with 2 workers, the master's plan of 12 (a growth beyond the whole queue) is cut to the admission and says why; the slice is withdrawn", async () => {
+    const { ns } = queue;
+    await admittedWithTwo(ns);
+    const plan = await workersPlan(ns, 12);
+    const limited = await eventually("big: QuotaLimited, never", async () => {
+      const c = jobCondition(await getJob(ns, "big"), "QuotaLimited");
+      return c?.reason === "ScalePlanExceedsAdmission" && /can never admit/.test(c.message) && c;
+    }, 30, { saw: async () => JSON.stringify([jobCondition(await getJob(ns, "big"), "QuotaLimited"), (await workloadOf(ns, "big-2"))?.status?.conditions]) });
+    assert.match(limited.message, /asks for 11 worker pods, Kueue admitted 1: 10 wait; Kueue can never admit Workload slice elasticjob-big-2 .*> maximum capacity/);
+    await planSucceeded(ns, plan.metadata.name);
+    const withdrawn = await eventually("big: the slice withdrawn", async () => {
+      const w = await workloadOf(ns, "big-2");
+      return isTrue(w, "Finished") && w;
+    });
+    assert.equal(condition(withdrawn, "Finished").reason, "OutOfSync");
+    assert.ok(isTrue(await workloadOf(ns, "big"), "Admitted") && !isTrue(await workloadOf(ns, "big"), "Finished"), "the admitted slice is left as it is");
+    assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(), ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", masterName("big")].sort());
+  });
+});
+
 describe("a preemption of a grown job under Kueue's gate", { skip: !ON && "Kueue's gate is off on this cluster (KUEUE_WORKLOAD_SLICES=on runs it)" }, () => {
   const HIGH = `slices-high-${suffix}`;
   const queue = grownQueue("preempt", ["--kueue-workload-slices"], { preemption: { withinClusterQueue: "LowerPriority" } });
