@@ -262,7 +262,7 @@ function table(dir) {
     // scale: the live pods and the cost per 1,000 pods (older runs have none).
     const sc = soak.scale;
     if (sc) {
-      row("live pods: peak / mean", `${n(sc.peakLivePods)} / ${n(sc.meanLivePods)}`, sc.targetLivePods ? `SOAK_PODS=${sc.targetLivePods} (job sizes x${sc.jobSizeFactor})` : "today's mix (SOAK_PODS unset)");
+      row("live pods: peak / mean", `${n(sc.peakLivePods)} / ${n(sc.meanLivePods)}`, sc.targetLivePods ? `SOAK_PODS=${sc.targetLivePods} (faults x${sc.faultFactor ?? sc.jobSizeFactor})` : "today's mix (SOAK_PODS unset)");
       row("per 1,000 pods: API calls; CPU s (created / mean live); peak RSS MB (peak live)", `${sc.apiCallsPer1000PodsCreated}; ${sc.cpuSecondsPer1000PodsCreated} / ${sc.cpuSecondsPer1000MeanLivePods}; ${sc.peakRssMBPer1000PeakLivePods}`, `unschedulable pods: ${soak.unschedulable?.pods ?? 0}`);
     }
   } else {

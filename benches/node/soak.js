@@ -53,7 +53,7 @@ const KINDS = [
 ];
 
 const REPLAY = `SOAK_SEED=${SEED} SOAK_MINUTES=${MINUTES}${MIX.target ? ` SOAK_PODS=${MIX.target}` : ""} make soak`;
-console.log(`soak: seed ${SEED} (replay: ${REPLAY}), ${MINUTES} min${MIX.target ? `, about ${MIX.target} live pods (job sizes x${MIX.k})` : ""}`);
+console.log(`soak: seed ${SEED} (replay: ${REPLAY}), ${MINUTES} min${MIX.target ? `, about ${MIX.target} live pods (jobs of 2 to 200 workers, faults x${MIX.k})` : ""}`);
 const rand = random(SEED);
 const log = (msg) => console.log(`${new Date().toISOString()} ${msg}`);
 
@@ -527,7 +527,7 @@ const figures = {
   scale: {
     targetLivePods: MIX.target ?? null,
     rampSeconds,
-    jobSizeFactor: MIX.k,
+    faultFactor: MIX.k,
     peakLivePods: peakLive,
     meanLivePods: Math.round(meanLive),
     apiCallsPer1000PodsCreated: per1000(calls, pods),
