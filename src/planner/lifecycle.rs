@@ -369,7 +369,10 @@ pub(crate) fn controller_pass(
     let status_now = job.status.clone().unwrap_or_default();
     let capped = match (gate.as_mut(), current) {
         (Some(gate), Some(plan)) if is_active(plan, &status_now) => {
-            let later = waiting.iter().any(|p| is_waiting(p) && p.metadata.name != plan.metadata.name);
+            // A plan that asks for nothing (DLRover's master writes one every 60 s until its
+            // autoscaler starts) is no later plan: it is done once the held one is.
+            let later =
+                waiting.iter().any(|p| is_waiting(p) && !p.spec.is_empty() && p.metadata.name != plan.metadata.name);
             gate.within_admission(original, plan, later)
         }
         _ => None,

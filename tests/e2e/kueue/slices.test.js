@@ -218,6 +218,8 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
     const told = (await get(collection("v1", "Event", ns))).items.filter((e) => e.involvedObject.name === "big" && e.reason === "WaitingForQuota");
     assert.ok(told.length >= 1 && told.every((e) => e.type === "Normal"), "told by a Normal event");
     assert.ok(isTrue(await workloadOf(ns, "big-2"), "Admitted"), "the admitted slice is left as it is");
+    // Every write as the controller's ServiceAccount (deploy/rbac.yaml, deploy/rbac-kueue.yaml).
+    assert.deepEqual(controller.lines.filter((l) => /HTTP 403/.test(l.error?.message ?? "")).map((l) => l.msg), []);
   });
 });
 
