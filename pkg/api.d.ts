@@ -24,7 +24,7 @@ export type ResourceFlavors = ResourceFlavor[] | { items: ResourceFlavor[] };
 /**
  * What a host that runs with Kueue observed of it for one job, for `controllerPass`: the job's
  * Workload (`elasticjob-<job>`) as the cluster has it (absent when there is none yet), its later
- * Workload slices (`elasticjob-<job>-<n>`, made when it grows under Kueue's
+ * Workload slices (`elasticjob-<job>.<n>`, made when it grows under Kueue's
  * ElasticJobsViaWorkloadSlices gate), the ResourceFlavors, and the value of the job's priority
  * class when it names one.
  */

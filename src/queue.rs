@@ -64,10 +64,12 @@ pub fn workload_name(job: &ElasticJob) -> String {
     format!("elasticjob-{}", job.name())
 }
 
-/// The name of a job's `n`-th Workload slice: `elasticjob-<job>-<n>` (the first slice keeps
-/// [`workload_name`]).
+/// The name of a job's `n`-th Workload slice: `elasticjob-<job>.<n>` (the first slice keeps
+/// [`workload_name`]). A dot, which no job name has (a job's name is a DNS-1035 label), so that no
+/// slice is ever another job's Workload: with a `-`, job `train`'s second slice would be
+/// `elasticjob-train-2`, the Workload of job `train-2`.
 pub fn slice_name(job: &ElasticJob, n: u32) -> String {
-    format!("{}-{n}", workload_name(job))
+    format!("{}.{n}", workload_name(job))
 }
 
 /// Which of the job's Workload slices a name is: 1 for [`workload_name`], `n` for
@@ -78,7 +80,7 @@ pub fn slice_number(job: &ElasticJob, name: &str) -> Option<u32> {
     if rest.is_empty() {
         return Some(1);
     }
-    let digits = rest.strip_prefix('-').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
+    let digits = rest.strip_prefix('.').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
     digits.parse().ok().filter(|n| *n >= 2 && !digits.starts_with('0'))
 }
 

@@ -455,7 +455,7 @@ impl Store {
             return Err(problem.clone().prefixed("queue.workload"));
         }
         let flavors: Vec<ResourceFlavor> = self.flavors.values().cloned().collect();
-        // The job's later slices: the Workloads kept for it named `<workload>-<n>`.
+        // The job's later slices: the Workloads kept for it named `<workload>.<n>`.
         let slices: Vec<Workload> = match job {
             Some(j) => kept
                 .names

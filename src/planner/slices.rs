@@ -189,7 +189,16 @@ mod tests {
         let j = job();
         assert_eq!(queue::slice_number(&j, "elasticjob-j"), Some(1));
         assert_eq!(queue::slice_number(&j, &queue::slice_name(&j, 3)), Some(3));
-        for other in ["elasticjob-j-1", "elasticjob-j-02", "elasticjob-j-x", "elasticjob-j-", "elasticjob-jj-2"] {
+        // Never another job's Workload: job `j-2`'s is `elasticjob-j-2`.
+        assert_eq!(queue::slice_name(&j, 2), "elasticjob-j.2");
+        for other in [
+            "elasticjob-j.1",
+            "elasticjob-j.02",
+            "elasticjob-j.x",
+            "elasticjob-j.",
+            "elasticjob-j-2",
+            "elasticjob-jj.2",
+        ] {
             assert_eq!(queue::slice_number(&j, other), None, "{other}");
         }
     }
@@ -202,11 +211,11 @@ mod tests {
         let name = |w: Option<&Workload>| w.and_then(|w| w.metadata.name.clone());
         // Admitted A, B waiting for quota.
         let (a, b) =
-            (slice("elasticjob-j", &[reserved], None), slice("elasticjob-j-2", &[pending], Some("elasticjob-j")));
+            (slice("elasticjob-j", &[reserved], None), slice("elasticjob-j.2", &[pending], Some("elasticjob-j")));
         let picked = pick(&[&a, &b]);
         assert_eq!(
             (name(picked.current), name(picked.pending)),
-            (Some("elasticjob-j".into()), Some("elasticjob-j-2".into()))
+            (Some("elasticjob-j".into()), Some("elasticjob-j.2".into()))
         );
         assert!(picked.stale.is_empty() && !picked.replacing);
         // Kueue finished A for B and has not admitted B yet: A's admission stands.
@@ -215,22 +224,22 @@ mod tests {
         assert_eq!(name(picked.current), Some("elasticjob-j".into()));
         assert!(picked.replacing);
         // B holds quota and A is not finished (gate off, or Kueue's finish failed): A is stale.
-        let b_in = slice("elasticjob-j-2", &[reserved], Some("elasticjob-j"));
+        let b_in = slice("elasticjob-j.2", &[reserved], Some("elasticjob-j"));
         let picked = pick(&[&a, &b_in]);
-        assert_eq!(name(picked.current), Some("elasticjob-j-2".into()));
+        assert_eq!(name(picked.current), Some("elasticjob-j.2".into()));
         assert_eq!(picked.stale.iter().map(|w| name(Some(w))).collect::<Vec<_>>(), [Some("elasticjob-j".into())]);
         // Admitted once, then evicted and released: it waits as any Workload, the job held; the
         // old slice's admission does not stand for it.
         let b_released = slice(
-            "elasticjob-j-2",
+            "elasticjob-j.2",
             &[pending, ("Admitted", "False", "NoReservation"), ("Evicted", "True", "Preempted")],
             Some("elasticjob-j"),
         );
         let picked = pick(&[&a_done, &b_released]);
-        assert_eq!((name(picked.current), picked.replacing), (Some("elasticjob-j-2".into()), false));
+        assert_eq!((name(picked.current), picked.replacing), (Some("elasticjob-j.2".into()), false));
         // A slice replacing one finished otherwise (the job's own OutOfSync) is an ordinary Workload.
         let a_out = slice("elasticjob-j", &[("Finished", "True", "OutOfSync")], None);
         let picked = pick(&[&a_out, &b]);
-        assert_eq!((name(picked.current), picked.replacing), (Some("elasticjob-j-2".into()), false));
+        assert_eq!((name(picked.current), picked.replacing), (Some("elasticjob-j.2".into()), false));
     }
 }

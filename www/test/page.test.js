@@ -567,9 +567,9 @@ test("a queued job in the scale simulator: taken as admitted, a plan beyond the 
   await queued.fill("#sim-worker-replicas", "6");
   await queued.waitForFunction(() => document.getElementById("sim-summary").textContent.includes("Workload slice of the new size"));
   const grown = await diffOf();
-  assert.deepEqual(grown[0].slice(0, 2), ["create", "Workload/elasticjob-deepctr-queued-2"]);
-  assert.match(grown[0][2], /plan asks more than Kueue admitted: Workload slice elasticjob-deepctr-queued-2 replaces elasticjob-deepctr-queued \(ps 1, worker 7\)/);
-  assert.match(grown.at(-1)[2], /Workload slice elasticjob-deepctr-queued-2/);
+  assert.deepEqual(grown[0].slice(0, 2), ["create", "Workload/elasticjob-deepctr-queued.2"]);
+  assert.match(grown[0][2], /plan asks more than Kueue admitted: Workload slice elasticjob-deepctr-queued\.2 replaces elasticjob-deepctr-queued \(ps 1, worker 7\)/);
+  assert.match(grown.at(-1)[2], /Workload slice elasticjob-deepctr-queued\.2/);
   await shot(queued, "12b-kueue-slice");
 });
 

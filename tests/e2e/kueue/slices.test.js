@@ -167,8 +167,8 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
     await admittedWithTwo(ns);
     const written = Date.now();
     const plan = await workersPlan(ns, 4);
-    const slice = await eventually("big: its slice elasticjob-big-2 admitted", async () => {
-      const w = await workloadOf(ns, "big-2");
+    const slice = await eventually("big: its slice elasticjob-big.2 admitted", async () => {
+      const w = await workloadOf(ns, "big.2");
       return isTrue(w, "Admitted") && w;
     }, 60);
     const admittedAt = Date.now();
@@ -184,7 +184,7 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
     assert.equal(condition(old, "Finished")?.reason, "WorkloadSliceReplaced");
     const flavors = (w) => w.status.admission.podSetAssignments.map((a) => [a.name, a.count, a.flavors.cpu]);
     assert.deepEqual(flavors(slice), flavors(old).map(([name, count, flavor]) => [name, name === "worker" ? 4 : count, flavor]));
-    assert.equal(controller.actions("createOrUpdateWorkload").filter((a) => a.name === "elasticjob-big-2").length, 1, "one slice written");
+    assert.equal(controller.actions("createOrUpdateWorkload").filter((a) => a.name === "elasticjob-big.2").length, 1, "one slice written");
     assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(),
       ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", "big-edljob-worker-1", "big-edljob-worker-2", masterName("big")].sort());
     // While the slice waited the job said so; the plan carried out within the new admission
@@ -197,27 +197,27 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
     await eventually("small: Kueue holds its Workload for quota", async () => condition(await workloadOf(ns, "small"), "QuotaReserved")?.reason === "Pending");
     const down = Date.now();
     await planSucceeded(ns, (await workersPlan(ns, 2)).metadata.name);
-    await eventually("big: its slice's worker pod set lowered to 2", async () => (await workloadOf(ns, "big-2")).spec.podSets.find((p) => p.name === "worker")?.count === 2);
+    await eventually("big: its slice's worker pod set lowered to 2", async () => (await workloadOf(ns, "big.2")).spec.podSets.find((p) => p.name === "worker")?.count === 2);
     await eventually("small: admitted into the quota given back", async () => isTrue(await workloadOf(ns, "small"), "Admitted"), 60);
     await kubelet.running(admin, ns, masterName("small"));
     t.diagnostic(`plan of 2 written -> the second job's master Running: ${secondsSince(down)} s`);
 
-    // The quota is the small job's now: a plan of 4 again makes the slice elasticjob-big-3, which
+    // The quota is the small job's now: a plan of 4 again makes the slice elasticjob-big.3, which
     // waits; the running pods go on, no pod beyond the admission is made, the plan stays Scaling
     // and the job says what it waits for, with Kueue's message.
     const again = await workersPlan(ns, 4);
-    const waiting = await eventually("big: QuotaLimited, waiting for the slice elasticjob-big-3", async () => {
+    const waiting = await eventually("big: QuotaLimited, waiting for the slice elasticjob-big.3", async () => {
       const c = jobCondition(await getJob(ns, "big"), "QuotaLimited");
       return c?.reason === "WaitingForQuota" && /Pending: .*insufficient unused quota/.test(c.message) && c;
-    }, 30, { saw: async () => JSON.stringify([jobCondition(await getJob(ns, "big"), "QuotaLimited"), (await workloadOf(ns, "big-3"))?.status?.conditions]) });
-    assert.match(waiting.message, /Workload slice elasticjob-big-3 waits for Kueue's quota/);
-    const pending = await workloadOf(ns, "big-3");
-    assert.equal(pending.metadata.annotations["kueue.x-k8s.io/workload-slice-replacement-for"], `${ns}/elasticjob-big-2`);
+    }, 30, { saw: async () => JSON.stringify([jobCondition(await getJob(ns, "big"), "QuotaLimited"), (await workloadOf(ns, "big.3"))?.status?.conditions]) });
+    assert.match(waiting.message, /Workload slice elasticjob-big\.3 waits for Kueue's quota/);
+    const pending = await workloadOf(ns, "big.3");
+    assert.equal(pending.metadata.annotations["kueue.x-k8s.io/workload-slice-replacement-for"], `${ns}/elasticjob-big.2`);
     assert.equal((await getPlan(ns, again.metadata.name)).status.phase, "Scaling");
     assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(), ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", masterName("big")].sort());
     const told = (await get(collection("v1", "Event", ns))).items.filter((e) => e.involvedObject.name === "big" && e.reason === "WaitingForQuota");
     assert.ok(told.length >= 1 && told.every((e) => e.type === "Normal"), "told by a Normal event");
-    assert.ok(isTrue(await workloadOf(ns, "big-2"), "Admitted"), "the admitted slice is left as it is");
+    assert.ok(isTrue(await workloadOf(ns, "big.2"), "Admitted"), "the admitted slice is left as it is");
     // Every write as the controller's ServiceAccount (deploy/rbac.yaml, deploy/rbac-kueue.yaml).
     assert.deepEqual(controller.lines.filter((l) => /HTTP 403/.test(l.error?.message ?? "")).map((l) => l.msg), []);
   });
@@ -233,11 +233,11 @@ describe("a plan whose slice can never fit the queue under Kueue's gate", { skip
     const limited = await eventually("big: QuotaLimited, never", async () => {
       const c = jobCondition(await getJob(ns, "big"), "QuotaLimited");
       return c?.reason === "ScalePlanExceedsAdmission" && /can never admit/.test(c.message) && c;
-    }, 30, { saw: async () => JSON.stringify([jobCondition(await getJob(ns, "big"), "QuotaLimited"), (await workloadOf(ns, "big-2"))?.status?.conditions]) });
-    assert.match(limited.message, /asks for 11 worker pods, Kueue admitted 1: 10 wait; Kueue can never admit Workload slice elasticjob-big-2 .*> maximum capacity/);
+    }, 30, { saw: async () => JSON.stringify([jobCondition(await getJob(ns, "big"), "QuotaLimited"), (await workloadOf(ns, "big.2"))?.status?.conditions]) });
+    assert.match(limited.message, /asks for 11 worker pods, Kueue admitted 1: 10 wait; Kueue can never admit Workload slice elasticjob-big\.2 .*> maximum capacity/);
     await planSucceeded(ns, plan.metadata.name);
     const withdrawn = await eventually("big: the slice withdrawn", async () => {
-      const w = await workloadOf(ns, "big-2");
+      const w = await workloadOf(ns, "big.2");
       return isTrue(w, "Finished") && w;
     });
     assert.equal(condition(withdrawn, "Finished").reason, "OutOfSync");
@@ -256,7 +256,7 @@ describe("a preemption of a grown job under Kueue's gate", { skip: !ON && "Kueue
     const { ns, controller } = queue;
     await admittedWithTwo(ns);
     await workersPlan(ns, 4);
-    await eventually("big: its slice elasticjob-big-2 admitted", async () => isTrue(await workloadOf(ns, "big-2"), "Admitted"), 60);
+    await eventually("big: its slice elasticjob-big.2 admitted", async () => isTrue(await workloadOf(ns, "big.2"), "Admitted"), 60);
     await kubelet.allRunning(admin, ns, WORKERS("big"), 4);
 
     // A job of higher priority needing 4 CPUs of the 1 left: Kueue evicts the grown slice whole.
@@ -272,19 +272,19 @@ describe("a preemption of a grown job under Kueue's gate", { skip: !ON && "Kueue
     // No half-made state: the first slice finished as replaced, the grown slice evicted and its
     // quota released (queued again, for 4 workers), no third slice, no pod of the job.
     const first = await workloadOf(ns, "big");
-    const grown = await workloadOf(ns, "big-2");
+    const grown = await workloadOf(ns, "big.2");
     assert.equal(condition(first, "Finished")?.reason, "WorkloadSliceReplaced");
     assert.equal(condition(grown, "Evicted")?.reason, "Preempted");
     assert.ok(!isTrue(grown, "Finished") && !isTrue(grown, "QuotaReserved") && grown.status.admission === undefined, "queued again, holding nothing");
     assert.ok(isTrue(grown, "Requeued"));
     assert.equal(grown.spec.podSets.find((p) => p.name === "worker").count, 4);
-    assert.equal(await workloadOf(ns, "big-3"), undefined);
+    assert.equal(await workloadOf(ns, "big.3"), undefined);
 
     // The quota frees: the grown slice is admitted whole and the job runs again.
     await kubelet.succeed(admin, ns, masterName("vip"));
     await eventually("vip: Workload Finished", async () => isTrue(await workloadOf(ns, "vip"), "Finished"));
     const again = await eventually("big: its slice admitted again", async () => {
-      const w = await workloadOf(ns, "big-2");
+      const w = await workloadOf(ns, "big.2");
       return isTrue(w, "Admitted") && w;
     }, 60);
     assert.equal(again.status.admission.podSetAssignments.find((a) => a.name === "worker").count, 4);
@@ -292,7 +292,7 @@ describe("a preemption of a grown job under Kueue's gate", { skip: !ON && "Kueue
     assert.notEqual((await getJob(ns, "big")).spec.suspend, true);
     const of = (action) => controller.actions(action).filter((l) => l.job === `${ns}/big`);
     assert.deepEqual(of("setJobSuspend").map((l) => l.suspend), [true, false, true, false], "suspended at creation, admitted, preempted, admitted again");
-    assert.deepEqual(of("createOrUpdateWorkload").map((l) => l.name), ["elasticjob-big", "elasticjob-big-2"], "no other slice written");
+    assert.deepEqual(of("createOrUpdateWorkload").map((l) => l.name), ["elasticjob-big", "elasticjob-big.2"], "no other slice written");
     t.diagnostic(`the higher-priority job created -> the grown job's pods gone and its master Running: ${((vipRunning - preempted) / 1000).toFixed(2)} s`);
   });
 });
@@ -311,7 +311,7 @@ describe("with Kueue's gate off (the controller without --kueue-workload-slices)
     });
     assert.equal(limited.reason, "ScalePlanExceedsAdmission");
     assert.match(limited.message, /asks for 3 worker pods, Kueue admitted 1: 2 wait/);
-    assert.equal(await workloadOf(ns, "big-2"), undefined);
+    assert.equal(await workloadOf(ns, "big.2"), undefined);
     assert.deepEqual((await livePods(ns, "big")).map((p) => p.metadata.name).sort(), ["big-edljob-chief-0", "big-edljob-ps-0", "big-edljob-worker-0", masterName("big")].sort());
   });
 });
