@@ -184,8 +184,9 @@ SOAK_MINUTES ?= 30
 # CPU left 72 of its 99 workers unschedulable ("8 Insufficient cpu"): two violations of each run
 # that drew it. A pod still unschedulable is reported apart, with the scheduler's reason.
 # SOAK_PODS=T (benches/node/soak/mix.js) holds about T live pods: played jobs arrive while they ask
-# fewer than T, so the pods at once reach T plus the last job to arrive (up to 100 x round(T/1000)
-# workers), a scale-up mid-plan (up to 30 x round(T/1000)) and the real master's job (104). The
+# fewer than T, so the pods at once reach T plus the last job to arrive (up to 200 workers), a
+# scale-up mid-plan (up to 30 x round(T/1000)), the pods of jobs deleted that the garbage collector
+# has not removed yet and the real master's job (104). The
 # cluster is today's 8 nodes, which hold the real master's job and today's mix, plus room for
 # 1.5 x T at 250 pods a node (the scheduler spreads pods over every node, so a node is about
 # two-thirds full at T, and a delete-node takes some T/nodes pods): 38 nodes for 5,000. Each
