@@ -390,9 +390,19 @@ export class KubeAdapter {
     return this.request("GET", objectPath(kind, namespace, name), { verb: "get", resource: KINDS[kind].plural, signal });
   }
 
-  /** Creates the object (in its namespace); rejects with AlreadyExists when it exists. */
+  /**
+   * Creates the object (in its namespace) as the controller's field manager, as every other
+   * write, so that its managedFields name the replica that made it; rejects with AlreadyExists
+   * when it exists.
+   */
   create(kind, obj, { signal } = {}) {
-    return this.request("POST", collectionPath(kind, obj.metadata.namespace), { body: obj, verb: "create", resource: KINDS[kind].plural, signal });
+    return this.request("POST", collectionPath(kind, obj.metadata.namespace), {
+      body: obj,
+      query: { fieldManager: this.fieldManager },
+      verb: "create",
+      resource: KINDS[kind].plural,
+      signal,
+    });
   }
 
   /**

@@ -602,7 +602,7 @@ test("a write the lease fence refuses is never sent, and fails as the cluster's 
   adapter.close();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  assert.deepEqual(seen, ["POST /api/v1/namespaces/ns/pods", "PATCH /api/v1/namespaces/ns/pods/a?fieldManager=replica-b", "GET /api/v1/namespaces/ns/pods/a"]);
+  assert.deepEqual(seen, ["POST /api/v1/namespaces/ns/pods?fieldManager=replica-b", "PATCH /api/v1/namespaces/ns/pods/a?fieldManager=replica-b", "GET /api/v1/namespaces/ns/pods/a"]);
   assert.deepEqual(calls, ["200", "200", "fenced", "fenced", "200"]);
 });
 
