@@ -70,6 +70,10 @@ pub(crate) struct Gate {
     replacing: bool,
     /// The highest slice number the job has used.
     last_slice: u32,
+    /// Why Kueue can never admit the pending slice of the current plan's counts (its
+    /// `QuotaReserved` message says `> maximum capacity`): the plan is cut as without slices, and
+    /// the slice withdrawn.
+    never_fits: Option<String>,
     /// The pod-set counts the current plan needs a new slice for, when it waits for one.
     grow_to: Option<BTreeMap<String, i32>>,
     /// Unfinished slices older than the one holding quota, or beside the pending one: finished.
@@ -163,6 +167,7 @@ impl Gate {
             pending: picked.pending.cloned(),
             replacing: picked.replacing,
             last_slice: mine.last().map_or(1, |w| slice_of(job, w)),
+            never_fits: None,
             grow_to: None,
             stale: picked.stale.into_iter().cloned().collect(),
             ended: finished,
@@ -189,13 +194,12 @@ impl Gate {
         let base = self.observed.as_ref().filter(|w| {
             w.has_quota() && !w.is_evicted() && (self.replacing || !w.is_true(FINISHED)) && w.is_true(ADMITTED)
         });
-        let mut never = None;
         if let Some(w) = base.filter(|_| self.elastic && !later) {
             let counts = grown_counts(job, w, plan);
             if w.spec.pod_sets.iter().any(|set| counts.get(&set.name).is_some_and(|n| *n > set.count)) {
                 // Kueue says the pending slice of these very counts can never fit: the plan is
                 // cut as without slices, and says why.
-                never = self.pending.as_ref().filter(|p| same_counts(p, &counts)).and_then(|p| {
+                self.never_fits = self.pending.as_ref().filter(|p| same_counts(p, &counts)).and_then(|p| {
                     let c = p.condition(QUOTA_RESERVED).filter(|c| c.status == "False")?;
                     c.message.contains(NEVER_FITS).then(|| {
                         format!(
@@ -206,7 +210,7 @@ impl Gate {
                         )
                     })
                 });
-                if never.is_none() {
+                if self.never_fits.is_none() {
                     self.grow_to = Some(counts);
                 }
             }
@@ -233,7 +237,7 @@ impl Gate {
                 spec.replicas = limit;
             }
         }
-        self.excess.extend(never);
+        self.excess.extend(self.never_fits.clone());
         capped.spec.create_pods.retain(|m| m.replica_type().and_then(allowed).is_some_and(|n| m.rank_index < n));
         if let Some(n) = allowed(ReplicaType::Ps).and_then(|n| usize::try_from(n).ok()) {
             capped.spec.ps_hosts.truncate(n);
@@ -304,7 +308,7 @@ impl Gate {
                 }
             }
             (None, Some(p), _) => {
-                let message = match self.excess.iter().find(|e| e.starts_with("Kueue can never admit")) {
+                let message = match &self.never_fits {
                     Some(never) => format!("{never}: it is withdrawn, and the plan cut to the admission"),
                     None => {
                         format!("no plan of ElasticJob {} waits for this slice any more: it is withdrawn", job.name())
@@ -680,6 +684,7 @@ mod tests {
             pending: None,
             replacing: false,
             last_slice: 1,
+            never_fits: None,
             grow_to: None,
             stale: Vec::new(),
             ended: false,
