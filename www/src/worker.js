@@ -171,7 +171,8 @@ function optsIntoSlices(job) {
  * A queued job as Kueue admitted it, for the scale simulator: its Workload (the core's
  * `workload`) with quota reserved and admitted at the counts it asks, every resource on one
  * ResourceFlavor with no node labels, and the job as the core runs it under that admission (its
- * `admittedJob`). `null` for a job Kueue does not queue.
+ * `admittedJob`), the pass that of a controller run with --kueue-workload-slices. `null` for a
+ * job Kueue does not queue.
  */
 function admittedState(job) {
   const workload = core.workload(job);
@@ -197,7 +198,8 @@ function admittedState(job) {
   return {
     job: core.admittedJob(job, workload, resourceFlavors),
     queue: { workload, resourceFlavors },
-    options: optsIntoSlices(job) ? { kueueWorkloadSlices: true } : null,
+    // The core grows only a job that opts in; any other it cuts to the admission, as without.
+    options: { kueueWorkloadSlices: true },
   };
 }
 
@@ -353,7 +355,7 @@ function simulate({ text, target, withPass = false }) {
   }
   if (!state.observed) {
     // A queued job runs once Kueue admits it: the pass is the one of a controller run with
-    // --kueue (and --kueue-workload-slices for a job that opts in to them).
+    // --kueue and --kueue-workload-slices.
     state.admitted = admittedState(state.job);
     const { items } = core.render(state.admitted?.job ?? state.job, state.plan);
     state.observed = items.filter((o) => o.kind === "Pod").map((pod) => ({ ...pod, status: { phase: "Running" } }));
