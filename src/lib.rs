@@ -56,7 +56,7 @@
 //! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
 //! | 1 | [`api`], `reader`, `observed`, [`workload`], [`podgroup`] | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor; the gang schedulers' PodGroup |
-//! | 0 | [`error`], `quantity` | the error type; Kubernetes quantities |
+//! | 0 | [`error`], `quantity`, [`json`] | the error type; Kubernetes quantities; the JSON text the hosts write |
 //!
 //! Modules without a link are the crate's own; what a user needs of them is at the crate root.
 #![warn(missing_docs)]
@@ -72,6 +72,7 @@ pub mod convert;
 pub mod error;
 pub mod gang;
 mod job;
+pub mod json;
 mod naming;
 mod observed;
 pub mod parse;
@@ -113,7 +114,7 @@ pub use reconcile::{
     controller_pass, controller_pass_queued, handle_fault_pods, reconcile, reconcile_pods, reconcile_scale_plan,
     refused_job, stop_running_pods, sync_job_state,
 };
-pub use render::{pod_tf_config, render, render_summary, summary, tf_config};
+pub use render::{pod_tf_config, render, render_json, render_summary, summary, tf_config};
 pub use service::job_controls;
 pub use template::Options;
 pub use tfconfig::insert_tf_config_to_env;

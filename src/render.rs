@@ -9,9 +9,9 @@ use crate::plan::{Action, List, Object, SummaryRow};
 use crate::planner::Planner;
 use crate::podgroup::{KIND_POD_GROUP, PodGroup};
 use crate::template::Options;
-use crate::tfconfig::{ClusterLayout, TfConfig};
+use crate::tfconfig::{ClusterLayout, Marked, TfConfig};
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
-use crate::{gang, job, naming, pod};
+use crate::{gang, job, json, naming, pod};
 
 /// Every object the job will have once `scale_plan` (by default its first plan,
 /// [`initial_scale_plan`](crate::initial_scale_plan)) has run on an empty cluster: the PodGroup of
@@ -21,7 +21,36 @@ use crate::{gang, job, naming, pod};
 /// # Errors
 /// [`Error::Invalid`] when the job or the plan is invalid or too large.
 pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<List> {
-    rendered(job, scale_plan, options, true)
+    rendered(job, scale_plan, options, TfConfigs::Written).map(|(list, _)| list)
+}
+
+/// The JSON text of [`render()`]'s list, compact as serde_json writes it, or with `pretty` as
+/// [`json::to_text`] indents it: the same bytes as `json::to_text(&render(..)?, pretty)`, written
+/// without escaping the pods' `TF_CONFIG`s byte by byte (they are most of a large job's bytes:
+/// 22.8 MB of the 1,000-worker job's, see [`Marked`]).
+///
+/// # Errors
+/// As [`render()`].
+pub fn render_json(
+    job: &ElasticJob,
+    scale_plan: Option<&ScalePlan>,
+    options: &Options,
+    pretty: bool,
+) -> Result<String> {
+    let (list, marked) = rendered(job, scale_plan, options, TfConfigs::Marked)?;
+    let text = json::to_text(&list, pretty).map_err(unwritable)?;
+    if let Some(marked) = marked {
+        if let Some(text) = marked.splice(&text)? {
+            return Ok(text);
+        }
+        // A value of the job holds what serde_json writes as a mark: the values themselves.
+        return json::to_text(&render(job, scale_plan, options)?, pretty).map_err(unwritable);
+    }
+    Ok(text)
+}
+
+fn unwritable(e: serde_json::Error) -> Error {
+    Error::invalid("", Code::InvalidValue, format!("the objects cannot be written as JSON: {e}"))
 }
 
 /// The rows of [`summary`] of [`render()`], without writing the addresses of any pod's
@@ -30,17 +59,32 @@ pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Option
 /// # Errors
 /// As [`render()`].
 pub fn render_summary(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options) -> Result<Vec<SummaryRow>> {
-    rendered(job, scale_plan, options, false).map(|list| summary(&list))
+    rendered(job, scale_plan, options, TfConfigs::Empty).map(|(list, _)| summary(&list))
 }
 
-fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options, tf_configs: bool) -> Result<List> {
+/// What the rendered pods get as their `TF_CONFIG`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TfConfigs {
+    Written,
+    Empty,
+    Marked,
+}
+
+fn rendered(
+    job: &ElasticJob,
+    scale_plan: Option<&ScalePlan>,
+    options: &Options,
+    tf_configs: TfConfigs,
+) -> Result<(List, Option<Marked>)> {
     validate::check_job_and_plan(job, scale_plan)?;
     let plan = job::plan_or_initial(job, scale_plan);
     // The group of the job as it runs: its master and every task pod rendered.
     let pod_group = gang::pod_group(job, &plan, options, true).map(|g| Object::PodGroup(Box::new(g)));
     let mut planner = Planner::new(job, options, &[], &plan)?;
-    if !tf_configs {
-        planner.without_tf_config_values();
+    match tf_configs {
+        TfConfigs::Written => {}
+        TfConfigs::Empty => planner.without_tf_config_values(),
+        TfConfigs::Marked => planner.with_marked_tf_configs(),
     }
     planner.ensure_master()?;
     for replica_type in ReplicaType::TASKS {
@@ -56,13 +100,14 @@ fn rendered(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Options,
             ),
         ));
     }
-    let made = planner.into_actions().into_iter().filter_map(|a| match a {
+    let (actions, marked) = planner.into_actions_and_marks();
+    let made = actions.into_iter().filter_map(|a| match a {
         Action::CreatePod { pod, .. } => Some(Object::Pod(pod)),
         Action::CreateOrUpdateService { service, .. } => Some(Object::Service(service)),
         _ => None,
     });
     let items = pod_group.into_iter().chain(made).collect();
-    Ok(List::new(items))
+    Ok((List::new(items), marked))
 }
 
 /// The `TF_CONFIG` string the pod of `replica_type` at rank `index` gets under `scale_plan` (by

@@ -200,14 +200,119 @@ pub(crate) fn set_env(container: &mut Container, name: &str, value: String) {
     }
 }
 
+/// Where a `TF_CONFIG` text is written: as the env value itself (`Text`), or as it stands inside
+/// a JSON string, escaped once more exactly as serde_json escapes it (`InString`). The second is
+/// how a list of pods is written without escaping its megabytes of addresses byte by byte: the
+/// 1,000-worker job's pods list half a million addresses, each of which is escaped once here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    Text,
+    InString,
+}
+
+/// Addresses as a `TF_CONFIG` lists them (`"a:1","b:1"`), in both [`Form`]s, with where each
+/// address ends: a worker of rank r lists the first r + 1 workers, a prefix of the same text.
+#[derive(Clone, Debug, Default)]
+struct Addresses {
+    text: String,
+    in_string: String,
+    /// The lengths of the first `i + 1` addresses, in each form.
+    ends: Vec<(usize, usize)>,
+}
+
+impl Addresses {
+    fn new(addresses: &[String]) -> Addresses {
+        let mut list = Addresses::default();
+        for address in addresses {
+            if !list.ends.is_empty() {
+                list.text.push(',');
+                list.in_string.push(',');
+            }
+            let quoted = json_string(address);
+            list.in_string
+                .push_str(json_string(&quoted).get(1..).and_then(|s| s.strip_suffix('"')).unwrap_or_default());
+            list.text.push_str(&quoted);
+            list.ends.push((list.text.len(), list.in_string.len()));
+        }
+        list
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The first `count` addresses (all of them when there are fewer).
+    fn first(&self, count: usize, form: Form) -> &str {
+        let (text, in_string) = match count.checked_sub(1) {
+            None => (0, 0),
+            Some(last) => self.ends.get(last).or(self.ends.last()).copied().unwrap_or_default(),
+        };
+        match form {
+            Form::Text => self.text.get(..text),
+            Form::InString => self.in_string.get(..in_string),
+        }
+        .unwrap_or_default()
+    }
+
+    fn all(&self, form: Form) -> &str {
+        self.first(self.len(), form)
+    }
+}
+
+/// `value` as a JSON string literal, quotes included, exactly as serde_json writes it.
+fn json_string(value: &str) -> String {
+    // Serialising a string into memory cannot fail.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Writes one dense `TF_CONFIG` in `form`, the lists already in that form: the same bytes as
+/// serde_json writes [`TfConfig`] (`worker` and `evaluator` left out when empty), so that
+/// `Form::Text` equals [`TfConfig::to_json`] and `Form::InString` its escaped text.
+fn write_config(out: &mut String, form: Form, lists: [&str; 4], task: TaskSpec) {
+    let [worker, ps, chief, evaluator] = lists;
+    // The literals hold no backslash and no control character: a quote is all there is to escape.
+    let lit = |out: &mut String, text: &str| match form {
+        Form::Text => out.push_str(text),
+        Form::InString => {
+            for c in text.chars() {
+                if c == '"' {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+        }
+    };
+    lit(out, r#"{"cluster":{"#);
+    if !worker.is_empty() {
+        lit(out, r#""worker":["#);
+        out.push_str(worker);
+        lit(out, "],");
+    }
+    lit(out, r#""ps":["#);
+    out.push_str(ps);
+    lit(out, r#"],"chief":["#);
+    out.push_str(chief);
+    lit(out, "]");
+    if !evaluator.is_empty() {
+        lit(out, r#","evaluator":["#);
+        out.push_str(evaluator);
+        lit(out, "]");
+    }
+    lit(out, r#"},"task":{"type":""#);
+    lit(out, task.type_.as_str());
+    lit(out, r#"","index":"#);
+    out.push_str(&task.index.to_string());
+    lit(out, "}}");
+}
+
 /// Everything needed to write the `TF_CONFIG` of any pod of a job under one scale plan.
 #[derive(Clone, Debug)]
 pub(crate) struct ClusterLayout {
     job: String,
-    ps: Vec<String>,
-    chief: Vec<String>,
+    ps: Addresses,
+    chief: Addresses,
     /// Worker addresses `0..N`, N the worker count every PS and the chief sees.
-    workers: Vec<String>,
+    workers: Addresses,
 }
 
 impl ClusterLayout {
@@ -227,9 +332,9 @@ impl ClusterLayout {
             let count = planned(ReplicaType::Ps)
                 .or_else(|| job.declared_replica_spec(ReplicaType::Ps).map(|s| i64::from(s.replicas())))
                 .unwrap_or(0);
-            naming::task_hosts(name, ReplicaType::Ps, count, naming::PS_SERVICE_PORT)
+            Addresses::new(&naming::task_hosts(name, ReplicaType::Ps, count, naming::PS_SERVICE_PORT))
         } else {
-            plan.spec.ps_hosts.clone()
+            Addresses::new(&plan.spec.ps_hosts)
         };
         let has_chief = match planned(ReplicaType::Chief) {
             Some(count) => count > 0,
@@ -244,7 +349,7 @@ impl ClusterLayout {
                 .map_or(0, |s| i64::from(s.active) + i64::from(s.pending) + i64::from(s.succeeded))
         });
         let workers = naming::task_hosts(name, ReplicaType::Worker, workers, naming::WORKER_SERVICE_PORT);
-        ClusterLayout { job: name.to_owned(), ps, chief, workers }
+        ClusterLayout { job: name.to_owned(), ps, chief: Addresses::new(&chief), workers: Addresses::new(&workers) }
     }
 
     /// How many addresses the `TF_CONFIG` of a task lists: what it costs to write.
@@ -278,8 +383,16 @@ impl ClusterLayout {
     /// # Errors
     /// As [`ClusterLayout::tf_config`].
     pub fn tf_config_at(&self, task_type: ReplicaType, rank: u32, address: Option<&str>) -> Result<String> {
-        let task = TaskSpec { type_: task_type, index: rank };
-        let own = || address.map_or_else(|| naming::task_address(&self.job, task_type, i64::from(rank)), str::to_owned);
+        let mut out = String::new();
+        self.write_tf_config(&mut out, Form::Text, task_type, rank, address)?;
+        Ok(out)
+    }
+
+    /// Whether the task `task_type` at `rank` can be given a `TF_CONFIG`.
+    ///
+    /// # Errors
+    /// As [`ClusterLayout::tf_config`].
+    pub(crate) fn check(&self, task_type: ReplicaType, rank: u32) -> Result<()> {
         let single = |what: &str| {
             Error::invalid(
                 format!("task.{what}"),
@@ -287,55 +400,141 @@ impl ClusterLayout {
                 format!("{what} rank {rank} cannot be listed: TensorFlow allows one {what}, at index 0"),
             )
         };
-        let write = |worker: &[String], chief: &[String], evaluator: &[String]| {
-            TfConfigRef { cluster: ClusterRef { worker, ps: &self.ps, chief, evaluator }, task }.to_json()
+        match task_type {
+            ReplicaType::DlroverMaster => Err(Error::invalid(
+                "task.type",
+                Code::InvalidValue,
+                "the dlrover-master is not a TensorFlow task and gets no TF_CONFIG",
+            )),
+            ReplicaType::Ps if rank as usize >= self.ps.len() => Err(Error::invalid(
+                "spec.psHosts",
+                Code::TfConfigHole,
+                format!(
+                    "ps rank {rank} has no address: the plan lists {} PS host(s), so TensorFlow could not find this server",
+                    self.ps.len()
+                ),
+            )),
+            ReplicaType::Chief if rank > 0 => Err(single("chief")),
+            ReplicaType::Evaluator if rank > 0 => Err(single("evaluator")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the `TF_CONFIG` of [`ClusterLayout::tf_config_at`] to `out`, in `form`.
+    ///
+    /// # Errors
+    /// As [`ClusterLayout::tf_config`]; `out` is then left unchanged.
+    pub(crate) fn write_tf_config(
+        &self,
+        out: &mut String,
+        form: Form,
+        task_type: ReplicaType,
+        rank: u32,
+        address: Option<&str>,
+    ) -> Result<()> {
+        self.check(task_type, rank)?;
+        let task = TaskSpec { type_: task_type, index: rank };
+        let own = || {
+            let own =
+                address.map_or_else(|| naming::task_address(&self.job, task_type, i64::from(rank)), str::to_owned);
+            Addresses::new(&[own])
         };
-        Ok(match task_type {
-            ReplicaType::DlroverMaster => {
-                return Err(Error::invalid(
-                    "task.type",
-                    Code::InvalidValue,
-                    "the dlrover-master is not a TensorFlow task and gets no TF_CONFIG",
-                ));
+        let (workers, ps, chief) = (self.workers.all(form), self.ps.all(form), self.chief.all(form));
+        match task_type {
+            ReplicaType::DlroverMaster => {}
+            ReplicaType::Ps => write_config(out, form, [workers, ps, chief, ""], task),
+            ReplicaType::Chief => write_config(out, form, [workers, ps, own().all(form), ""], task),
+            ReplicaType::Worker if (rank as usize) < self.workers.len() => {
+                let seen = self.workers.first(rank as usize + 1, form);
+                write_config(out, form, [seen, ps, chief, ""], task);
             }
-            ReplicaType::Ps => {
-                if rank as usize >= self.ps.len() {
-                    return Err(Error::invalid(
-                        "spec.psHosts",
-                        Code::TfConfigHole,
-                        format!(
-                            "ps rank {rank} has no address: the plan lists {} PS host(s), so TensorFlow could not find this server",
-                            self.ps.len()
-                        ),
-                    ));
-                }
-                write(&self.workers, &self.chief, &[])
+            ReplicaType::Worker => {
+                let count = i64::from(rank) + 1;
+                let seen = naming::task_hosts(&self.job, ReplicaType::Worker, count, naming::WORKER_SERVICE_PORT);
+                write_config(out, form, [Addresses::new(&seen).all(form), ps, chief, ""], task);
             }
-            ReplicaType::Chief => {
-                if rank > 0 {
-                    return Err(single("chief"));
-                }
-                write(&self.workers, &[own()], &[])
-            }
-            ReplicaType::Worker => match self.workers.get(..=rank as usize) {
-                Some(seen) => write(seen, &self.chief, &[]),
-                None => {
-                    let seen = naming::task_hosts(
-                        &self.job,
-                        ReplicaType::Worker,
-                        i64::from(rank) + 1,
-                        naming::WORKER_SERVICE_PORT,
-                    );
-                    write(&seen, &self.chief, &[])
-                }
-            },
-            ReplicaType::Evaluator => {
-                if rank > 0 {
-                    return Err(single("evaluator"));
-                }
-                write(&[], &self.chief, &[own()])
-            }
-        })
+            ReplicaType::Evaluator => write_config(out, form, ["", ps, chief, own().all(form)], task),
+        }
+        Ok(())
+    }
+
+    /// About how many bytes [`ClusterLayout::write_tf_config`] writes in `form` for this task: the
+    /// room to make for it.
+    pub(crate) fn size_hint(&self, form: Form, task_type: ReplicaType, rank: u32) -> usize {
+        let shared = self.ps.all(form).len() + self.chief.all(form).len() + 100;
+        match task_type {
+            ReplicaType::Worker => shared + self.workers.first(rank as usize + 1, form).len(),
+            ReplicaType::Ps | ReplicaType::Chief => shared + self.workers.all(form).len(),
+            ReplicaType::Evaluator | ReplicaType::DlroverMaster => shared,
+        }
+    }
+}
+
+/// The `TF_CONFIG`s of pods made with a mark in place of their value, and how to write them into
+/// the JSON text of those pods: each directly in [`Form::InString`], never as a string that
+/// serde_json would escape byte by byte.
+#[derive(Clone, Debug)]
+pub(crate) struct Marked {
+    layout: ClusterLayout,
+    tasks: Vec<(TaskSpec, Option<String>)>,
+}
+
+/// How serde_json writes the first character of every mark: NUL, which it always escapes.
+const MARK: &str = "\\u0000";
+
+impl Marked {
+    pub(crate) fn new(layout: ClusterLayout) -> Marked {
+        Marked { layout, tasks: Vec::new() }
+    }
+
+    /// The value to give a pod in place of the `TF_CONFIG` of `task_type` at `rank` (`address`:
+    /// its own, as [`ClusterLayout::tf_config_at`]): NUL and the task's number, which serde_json
+    /// writes as `"\u0000<n>"`.
+    ///
+    /// # Errors
+    /// As [`ClusterLayout::tf_config`].
+    pub(crate) fn mark(&mut self, task_type: ReplicaType, rank: u32, address: Option<&str>) -> Result<String> {
+        self.layout.check(task_type, rank)?;
+        let n = self.tasks.len();
+        self.tasks.push((TaskSpec { type_: task_type, index: rank }, address.map(str::to_owned)));
+        Ok(format!("\0{n}"))
+    }
+
+    /// `text`, the JSON text of objects that hold every mark in the order they were made, with each
+    /// mark's string replaced by its `TF_CONFIG` as a JSON string. `None` when `text` holds
+    /// anything else written as a mark begins (a NUL in some value of the input): the caller then
+    /// writes the values themselves.
+    ///
+    /// Why every match taken is a mark: the marks are in `text` once each and in order, as
+    /// `"\u0000<n>"`; the k-th occurrence of `\u0000` must read `"\u0000<k>"`, and all of them
+    /// must be the marks' count. Anything else holding `\u0000` adds an occurrence, so either some
+    /// k-th one is not mark k or there are more than the marks: `None` either way.
+    ///
+    /// # Errors
+    /// As [`ClusterLayout::tf_config`] (never for a task [`Marked::mark`] took).
+    pub(crate) fn splice(&self, text: &str) -> Result<Option<String>> {
+        let hint: usize =
+            self.tasks.iter().map(|(task, _)| self.layout.size_hint(Form::InString, task.type_, task.index)).sum();
+        let mut out = String::with_capacity(text.len().saturating_add(hint));
+        let mut next = 0;
+        let mut rest = text;
+        while let Some(at) = rest.find(MARK) {
+            let (Some(before), Some(after)) = (rest.get(..at), rest.get(at + MARK.len()..)) else { return Ok(None) };
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let number = after.get(..digits).and_then(|n| n.parse::<usize>().ok());
+            let closed = after.get(digits..).is_some_and(|a| a.starts_with('"'));
+            let Some((task, address)) =
+                number.filter(|n| *n == next && closed && before.ends_with('"')).and_then(|n| self.tasks.get(n))
+            else {
+                return Ok(None);
+            };
+            out.push_str(before);
+            self.layout.write_tf_config(&mut out, Form::InString, task.type_, task.index, address.as_deref())?;
+            next += 1;
+            rest = after.get(digits..).unwrap_or_default();
+        }
+        out.push_str(rest);
+        Ok((next == self.tasks.len()).then_some(out))
     }
 }
 
@@ -353,6 +552,97 @@ mod tests {
             config.to_json(),
             r#"{"cluster":{"worker":["w:1"],"ps":[],"chief":[]},"task":{"type":"worker","index":0}}"#
         );
+    }
+
+    /// The hand-written TF_CONFIG is serde_json's, byte for byte, in both forms, whatever the
+    /// addresses hold (a plan's `psHosts` is the user's text).
+    #[test]
+    fn written_configs_are_serde_jsons() {
+        let hostile = ["a\"b:1", "c\\d:2", "e\nf\t\u{1}\u{1f}:3", "é\u{7f}ü:4", "\u{0}0"].map(str::to_owned);
+        let workers: Vec<String> = (0..4).map(|i| format!("w-{i}.ns:2222")).collect();
+        for (ps, chief) in [(&hostile[..], vec!["c:1".to_owned()]), (&[][..], vec![]), (&hostile[1..2], vec![])] {
+            let layout = ClusterLayout {
+                job: "j\"x".into(),
+                ps: Addresses::new(ps),
+                chief: Addresses::new(&chief),
+                workers: Addresses::new(&workers),
+            };
+            let cases = [
+                (ReplicaType::Worker, 0),
+                (ReplicaType::Worker, 3),
+                (ReplicaType::Worker, 6),
+                (ReplicaType::Chief, 0),
+                (ReplicaType::Evaluator, 0),
+                (ReplicaType::Ps, 0),
+            ];
+            for (task_type, rank) in cases {
+                let mut own = Vec::new();
+                if task_type.is_singleton() {
+                    own.push(format!("j\"x-edljob-{task_type}-0:{}", naming::service_port(task_type)));
+                }
+                let listed = |t: ReplicaType| if t == task_type { own.clone() } else { Vec::new() };
+                let worker = match task_type {
+                    ReplicaType::Evaluator => Vec::new(),
+                    // A rank past the plan's workers lists the first rank + 1 by their own names.
+                    ReplicaType::Worker => match workers.get(..=rank as usize) {
+                        Some(seen) => seen.to_vec(),
+                        None => naming::task_hosts("j\"x", ReplicaType::Worker, i64::from(rank) + 1, 3333),
+                    },
+                    _ => workers.clone(),
+                };
+                let expected = TfConfig {
+                    cluster: ClusterSpec {
+                        worker,
+                        ps: ps.to_vec(),
+                        chief: if task_type == ReplicaType::Chief { listed(ReplicaType::Chief) } else { chief.clone() },
+                        evaluator: listed(ReplicaType::Evaluator),
+                    },
+                    task: TaskSpec { type_: task_type, index: rank },
+                }
+                .to_json();
+                if task_type == ReplicaType::Ps && ps.is_empty() {
+                    assert!(layout.tf_config(task_type, rank).is_err());
+                    continue;
+                }
+                assert_eq!(layout.tf_config(task_type, rank).ok().as_deref(), Some(expected.as_str()));
+                let mut in_string = String::new();
+                assert!(layout.write_tf_config(&mut in_string, Form::InString, task_type, rank, None).is_ok());
+                assert_eq!(format!("\"{in_string}\""), json_string(&expected));
+            }
+        }
+    }
+
+    /// A mark is taken only where the text holds the marks alone, once each and in order.
+    #[test]
+    fn splice_takes_only_the_marks() {
+        let layout = ClusterLayout {
+            job: "j".into(),
+            ps: Addresses::new(&["p:1".to_owned()]),
+            chief: Addresses::default(),
+            workers: Addresses::new(&["w:1".to_owned(), "w2:1".to_owned()]),
+        };
+        let mut marked = Marked::new(layout.clone());
+        let marks: Vec<String> = [(ReplicaType::Worker, 0), (ReplicaType::Worker, 1)]
+            .into_iter()
+            .filter_map(|(t, r)| marked.mark(t, r, None).ok())
+            .collect();
+        let configs: Vec<String> =
+            [0, 1].into_iter().filter_map(|r| layout.tf_config(ReplicaType::Worker, r).ok()).collect();
+        let (m0, m1) = (marks.first().map_or("", String::as_str), marks.get(1).map_or("", String::as_str));
+        let (c0, c1) = (configs.first().map_or("", String::as_str), configs.get(1).map_or("", String::as_str));
+        let spliced =
+            |values: &[&str]| marked.splice(&serde_json::to_string(values).unwrap_or_default()).ok().flatten();
+        assert_eq!(spliced(&["x", m0, m1]), serde_json::to_string(&["x", c0, c1]).ok());
+        for hostile in [
+            vec![m0, m0, m1],
+            vec![m1, m0],
+            vec![m0],
+            vec![m0, m1, "\u{0}2"],
+            vec!["\u{0}", m0, m1],
+            vec![m0, "a\u{0}1", m1],
+        ] {
+            assert_eq!(spliced(&hostile), None, "{hostile:?}");
+        }
     }
 
     #[test]

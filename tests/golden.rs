@@ -4,6 +4,10 @@
 //! Regenerate after an intended change with `UPDATE_GOLDEN=1 cargo test --test golden`, then
 //! review the diff. Kueue's cases (the Workload, the admission, the queued pass) are among them.
 
+// A test crate: its helpers outside #[test] functions may unwrap, as the tests do
+// (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
 mod common;
 
 #[test]
@@ -51,29 +55,69 @@ fn golden_cases() {
     );
 }
 
-/// The summary-only render writes no TF_CONFIG addresses, yet its rows are those of the summary of
-/// the full render, for every golden case that renders.
-#[test]
-fn render_summary_is_the_summary_of_render() {
-    let mut compared = 0;
+/// Every golden case that renders: its folder, job, scale plan and options.
+fn render_cases()
+-> Vec<(std::path::PathBuf, elasticjob::ElasticJob, Option<elasticjob::ScalePlan>, elasticjob::Options)> {
+    let mut cases = Vec::new();
     for entry in std::fs::read_dir(common::golden_dir()).unwrap() {
-        let path = entry.unwrap().path().join("input.yaml");
-        if !path.exists() {
+        let path = entry.unwrap().path();
+        let input = path.join("input.yaml");
+        if !input.exists() {
             continue;
         }
-        let input = common::yaml_file(&path);
+        let input = common::yaml_file(&input);
         if input["op"] != "render" {
             continue;
         }
         let Ok(job) = elasticjob::parse::job(input["job"].clone()) else { continue };
         let plan = input.get("scalePlan").map(|p| elasticjob::parse::scale_plan(p.clone()).unwrap());
-        let options: elasticjob::Options =
-            input.get("options").map(|o| serde_json::from_value(o.clone()).unwrap()).unwrap_or_default();
+        let options = input.get("options").map(|o| serde_json::from_value(o.clone()).unwrap()).unwrap_or_default();
+        cases.push((path, job, plan, options));
+    }
+    assert!(cases.len() >= 5, "only {} render cases", cases.len());
+    cases
+}
+
+/// The summary-only render writes no TF_CONFIG addresses, yet its rows are those of the summary of
+/// the full render, for every golden case that renders.
+#[test]
+fn render_summary_is_the_summary_of_render() {
+    for (_, job, plan, options) in render_cases() {
         let full = elasticjob::render(&job, plan.as_ref(), &options).map(|l| elasticjob::summary(&l));
         assert_eq!(elasticjob::render_summary(&job, plan.as_ref(), &options), full);
-        compared += 1;
     }
-    assert!(compared >= 5, "only {compared} render cases");
+}
+
+/// `render_json` writes the pods' TF_CONFIGs into the text directly, yet its text is the JSON of
+/// `render`'s list, compact and pretty, for every golden case that renders.
+#[test]
+fn render_json_is_the_text_of_render() {
+    for (path, job, plan, options) in render_cases() {
+        for pretty in [false, true] {
+            let list = elasticjob::render(&job, plan.as_ref(), &options);
+            let text = list.map(|l| elasticjob::json::to_text(&l, pretty).unwrap());
+            assert_eq!(elasticjob::render_json(&job, plan.as_ref(), &options, pretty), text, "{}", path.display());
+        }
+    }
+}
+
+/// A job whose own values read as `render_json`'s marks (NUL and a number, a NUL alone, the text
+/// `\u0000`) still gets the text of `render`'s list: the marks are taken only when they are alone.
+#[test]
+fn render_json_with_values_that_look_like_marks() {
+    for values in [["\u{0}0", "\u{0}1"], ["\u{0}", "x"], ["\\u0000", "\u{0}7"], ["x", "\u{0}3"]] {
+        let job = common::job("nul", Some(2), Some(3), Some(1), None);
+        let mut job = serde_json::to_value(&job).unwrap();
+        job["metadata"]["annotations"] = serde_json::json!({"a": values[0]});
+        job["spec"]["replicaSpecs"]["worker"]["template"]["spec"]["containers"][0]["env"] =
+            serde_json::json!([{"name": "B", "value": values[1]}]);
+        let job = elasticjob::parse::job(job).unwrap();
+        let options = elasticjob::Options::default();
+        for pretty in [false, true] {
+            let text = elasticjob::render(&job, None, &options).map(|l| elasticjob::json::to_text(&l, pretty).unwrap());
+            assert_eq!(elasticjob::render_json(&job, None, &options, pretty), text, "{values:?}");
+        }
+    }
 }
 
 /// A store fed a case's plans, pods and services one at a time, as a host's watches feed it, gives

@@ -39,6 +39,7 @@ use crate::plan::{Action, Cause, Event, Plan};
 use crate::podgroup::PodGroup;
 use crate::queue::QueueState;
 use crate::template::{self, Options, PodFactory, TaskMeta};
+use crate::tfconfig::Marked;
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
 
@@ -197,9 +198,15 @@ impl<'a> Planner<'a> {
     }
 
     /// The actions made so far in the order they were decided (each pod before its service), for
-    /// a preview that lists objects rather than carrying them out.
-    pub(crate) fn into_actions(self) -> Vec<Action> {
-        self.actions
+    /// a preview that lists objects rather than carrying them out, and the `TF_CONFIG`s marked in
+    /// their pods when the planner marks them (see [`Planner::with_marked_tf_configs`]).
+    pub(crate) fn into_actions_and_marks(self) -> (Vec<Action>, Option<Marked>) {
+        (self.actions, self.factory.into_marked())
+    }
+
+    /// Pods this planner makes get a mark for their `TF_CONFIG` (see [`Marked`]).
+    pub(crate) fn with_marked_tf_configs(&mut self) {
+        self.factory.with_marked_tf_configs();
     }
 
     /// Pods this planner makes get an empty `TF_CONFIG` (see [`PodFactory`]).
@@ -357,7 +364,7 @@ impl<'a> Planner<'a> {
     /// (always, in an all-reduce job): a PS rank needs an address in the plan's `psHosts`.
     fn can_list(&self, replica_type: ReplicaType, rank: i32) -> bool {
         self.job.strategy() != DistributionStrategy::ParameterServerStrategy
-            || self.factory.tf_config(replica_type, rank, None).is_ok()
+            || self.factory.can_list(replica_type, rank)
     }
 
     /// Creates the master pod and service when the job has no master pod (and no PodGroup of the

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Result, into_result};
 use crate::podgroup::{self, Gang};
-use crate::tfconfig::{ClusterLayout, set_env};
+use crate::tfconfig::{ClusterLayout, Marked, set_env};
 use crate::{job, naming, pod, quantity, workload};
 
 mod account;
@@ -398,6 +398,14 @@ pub fn master_service(job: &ElasticJob) -> Service {
     service
 }
 
+/// What the pods a [`PodFactory`] makes get as their `TF_CONFIG` value: the text itself, an empty
+/// string, or a mark in its place (see [`Marked`]).
+enum Values {
+    Written,
+    Empty,
+    Marked(Box<Marked>),
+}
+
 /// Makes the complete task pods of one job under one scale plan: the template pod plus
 /// `TF_CONFIG` (parameter-server strategy) or `RDZV_ENDPOINT` (all-reduce).
 pub(crate) struct PodFactory<'a> {
@@ -405,8 +413,8 @@ pub(crate) struct PodFactory<'a> {
     layout: ClusterLayout,
     /// Worker 0's pod IP, when a worker 0 is observed with one (all-reduce only).
     rdzv_ip: Option<String>,
-    /// Whether `TF_CONFIG` gets its value; a summary needs only to know a pod has one.
-    tf_config_values: bool,
+    /// What a new pod's `TF_CONFIG` gets.
+    values: Values,
     /// The job's gang scheduler, whose PodGroup every task pod joins.
     gang: Option<Gang>,
 }
@@ -428,13 +436,27 @@ impl<'a> PodFactory<'a> {
                 && !pod::is_terminating(p)
         });
         let layout = ClusterLayout::with_live_chief(job, plan, live_chief);
-        PodFactory { job, layout, rdzv_ip, tf_config_values: true, gang }
+        PodFactory { job, layout, rdzv_ip, values: Values::Written, gang }
     }
 
     /// Pods made from now on get an empty `TF_CONFIG`: for a summary, which shows a pod's task
     /// (its type and rank) but not the addresses, which are most of a large job's bytes.
     pub(crate) fn without_tf_config_values(&mut self) {
-        self.tf_config_values = false;
+        self.values = Values::Empty;
+    }
+
+    /// Pods made from now on get a mark for their `TF_CONFIG`, which [`Marked::splice`] writes into
+    /// the pods' JSON text: for a preview that writes that text.
+    pub(crate) fn with_marked_tf_configs(&mut self) {
+        self.values = Values::Marked(Box::new(Marked::new(self.layout.clone())));
+    }
+
+    /// The `TF_CONFIG`s marked so far, when the factory marks them.
+    pub(crate) fn into_marked(self) -> Option<Marked> {
+        match self.values {
+            Values::Marked(marked) => Some(*marked),
+            Values::Written | Values::Empty => None,
+        }
     }
 
     /// How many addresses the TF_CONFIG of this task lists (0 for all-reduce jobs).
@@ -447,18 +469,15 @@ impl<'a> PodFactory<'a> {
         }
     }
 
-    /// The `TF_CONFIG` of a task under this factory's plan; `address` is the task's own when a
-    /// scale plan gave it one.
-    pub(crate) fn tf_config(&self, replica_type: ReplicaType, rank: i32, address: Option<&str>) -> Result<String> {
-        let rank = u32::try_from(rank)
-            .map_err(|_| Error::invalid("rankIndex", Code::OutOfRange, format!("rank {rank} is negative")))?;
-        self.layout.tf_config_at(replica_type, rank, address)
+    /// Whether a task of the type at `rank` can be given a `TF_CONFIG` under this factory's plan.
+    pub(crate) fn can_list(&self, replica_type: ReplicaType, rank: i32) -> bool {
+        task_rank(rank).and_then(|rank| self.layout.check(replica_type, rank)).is_ok()
     }
 
     /// A complete task pod. `tf_config` is the `TF_CONFIG` to give it (a relaunched pod keeps its
     /// predecessor's); `None` computes it from the plan.
     pub(crate) fn task_pod(
-        &self,
+        &mut self,
         replica_type: ReplicaType,
         meta: &TaskMeta,
         tf_config: Option<String>,
@@ -468,10 +487,14 @@ impl<'a> PodFactory<'a> {
         let container = first_container(&mut pod, replica_type)?;
         match self.job.strategy() {
             DistributionStrategy::ParameterServerStrategy => {
-                let value = match tf_config {
-                    Some(value) => value,
-                    None if !self.tf_config_values => String::new(),
-                    None => self.tf_config(replica_type, meta.rank, meta.service.as_deref())?,
+                let rank = task_rank(meta.rank);
+                let value = match (tf_config, &mut self.values) {
+                    (Some(value), _) => value,
+                    (None, Values::Empty) => String::new(),
+                    (None, Values::Written) => {
+                        self.layout.tf_config_at(replica_type, rank?, meta.service.as_deref())?
+                    }
+                    (None, Values::Marked(marked)) => marked.mark(replica_type, rank?, meta.service.as_deref())?,
                 };
                 set_env(container, naming::ENV_TF_CONFIG, value);
             }
@@ -487,6 +510,11 @@ impl<'a> PodFactory<'a> {
         }
         Ok(pod)
     }
+}
+
+/// A task's rank as `TF_CONFIG` indexes it.
+fn task_rank(rank: i32) -> Result<u32> {
+    u32::try_from(rank).map_err(|_| Error::invalid("rankIndex", Code::OutOfRange, format!("rank {rank} is negative")))
 }
 
 /// The template's pod with the job's identity: name, namespace, labels, annotations, owner, envs.

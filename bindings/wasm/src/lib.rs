@@ -21,13 +21,11 @@
 //! `pods[3].status.phase`, `options.masterImage`. Text that is not JSON is a `syntax` problem at
 //! the argument's name, with its line and column.
 
-pub mod json;
-
 use elasticjob::api::{ElasticJob, ScalePlan};
 use elasticjob::error::Step;
 use elasticjob::tfconfig::SparseClusterSpec;
 
-use elasticjob::{Code, Error, ErrorReport, List, Options, Problem, Result, parse};
+use elasticjob::{Code, Error, ErrorReport, List, Options, Problem, Result, json, parse};
 use js_sys::JsString;
 use k8s_openapi::api::core::v1::{Container, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -121,8 +119,8 @@ pub fn render(
     options: Option<String>,
     pretty: Option<bool>,
 ) -> Result<JsString, JsValue> {
-    let list = render_list(job, scale_plan.as_deref(), options.as_deref()).map_err(throw)?;
-    written(&list, pretty.unwrap_or(false))
+    let list = render_text(job, scale_plan.as_deref(), options.as_deref(), pretty.unwrap_or(false));
+    Ok(text(&list.map_err(throw)?))
 }
 
 /// The ElasticJob a Kubeflow TFJob becomes (the core's `convert::from_tf_job`):
@@ -773,6 +771,11 @@ fn read_job(job: &str) -> Result<ElasticJob> {
 fn render_list(job: &str, scale_plan: Option<&str>, options: Option<&str>) -> Result<List> {
     let job = read_job(job)?;
     elasticjob::render(&job, read_scale_plan(scale_plan)?.as_ref(), &read_options(options)?)
+}
+
+fn render_text(job: &str, scale_plan: Option<&str>, options: Option<&str>, pretty: bool) -> Result<String> {
+    let job = read_job(job)?;
+    elasticjob::render_json(&job, read_scale_plan(scale_plan)?.as_ref(), &read_options(options)?, pretty)
 }
 
 /// Reads a required argument with a core reader; paths start with `root`.

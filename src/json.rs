@@ -1,4 +1,4 @@
-//! The JSON text the bindings write: compact as serde_json writes it, or indented as
+//! The JSON text the hosts write: compact as serde_json writes it, or indented as
 //! `JSON.stringify(value, null, 2)` writes it.
 
 /// The JSON text of a value: compact, or with `pretty` as `JSON.stringify(value, null, 2)` writes
