@@ -15,7 +15,7 @@
 // folder, for restart-apiserver) and DLROVER_PYTHON (the real master; without it that part is off
 // and said so).
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -26,7 +26,7 @@ import { tookEffect } from "./soak/effect.js";
 import { writeEvidence } from "./soak/evidence.js";
 import { Players } from "./soak/master.js";
 import { mix, targetFromEnv } from "./soak/mix.js";
-import { Observer } from "./soak/observer.js";
+import { Observer, collectorQueues } from "./soak/observer.js";
 import { random } from "./soak/random.js";
 import { Schedule } from "./soak/schedule.js";
 
@@ -171,12 +171,33 @@ class Replica {
 const observer = new Observer({ kc: admin, namespace: NS, leaseNamespace: CONTROLLER_SA.namespace, leaseName: LEASE_NAME, log });
 await observer.start();
 let stopping = false;
+/** The jobs' loop has ended (the last jobs deleted): the end's deletion checks run without it. */
+let settling = false;
 const replicas = [new Replica("a"), new Replica("b")];
 /** The faults as they ran: [{kind, from, to, note}] (ms), for the evidence. */
 const faultLog = [];
 const header = `seed ${SEED} (replay: ${REPLAY})`;
 const evidence = () =>
   writeEvidence(EVIDENCE, { header, violations: observer.violations, observer, faults: faultLog, controllers: replicas.flatMap((r) => r.logs), namespace: NS });
+
+/**
+ * The test cluster's own log (its folder's data/serve.log: the API server's, the controller
+ * manager's, the scheduler's), kept beside the evidence: `cluster run` removes the folder when the
+ * soak ends, and seed 5003's garbage collector stopped with nothing of it left to read.
+ */
+function keepClusterLog() {
+  const args = (process.env.SOAK_CLUSTER ?? "").split(" ");
+  const dir = args.includes("--dir") ? args[args.indexOf("--dir") + 1] : undefined;
+  const file = dir ? join(dir, "data", "serve.log") : "";
+  try {
+    if (file && existsSync(file)) {
+      mkdirSync(EVIDENCE, { recursive: true });
+      copyFileSync(file, join(EVIDENCE, "cluster-serve.log"));
+    }
+  } catch (e) {
+    console.error(`soak: keeping the cluster's log: ${e.message}`);
+  }
+}
 
 let players;
 /** A run that cannot go on stops here: the error, the evidence so far, every process of its own ended, exit 2, no figures. */
@@ -193,6 +214,7 @@ function abort(message) {
   } catch (e) {
     console.error(`soak: writing the evidence: ${e.message}`);
   }
+  keepClusterLog();
   for (const r of replicas) r.process?.child.kill("SIGKILL");
   players?.kill();
   process.exit(2);
@@ -218,6 +240,14 @@ const sampler = setInterval(() => {
   if (faulting && !players.stopping) liveSamples.push(observer.livePods());
 }, 1000);
 
+// The garbage collector's queues, every 15 s (soak/observer.js's collectorQueues): what a stalled
+// or slow collector was doing, and its pace for the figures.
+const collectorSampler = setInterval(async () => {
+  const a = await within(request(admin, "GET", "/metrics"), 10, "/metrics").catch(() => undefined);
+  const queues = a?.status === 200 ? collectorQueues(a.body) : undefined;
+  if (queues) observer.collectorSamples.push({ at: Date.now(), ...queues });
+}, 15_000);
+
 /** A promise that rejects after `seconds`: the soak's own requests carry no timeout of their own. */
 const within = (promise, seconds, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${seconds} s`)), seconds * 1000).unref())]);
@@ -234,7 +264,7 @@ const watchdog = setInterval(async () => {
     if (ready) apiOk = Date.now();
     else if (Date.now() - apiOk > API_DOWN_MS && !restarting && !stopping) abort(`the API server has not answered /readyz for ${API_DOWN_MS / 1000} s`);
   }
-  if (!stopping && Date.now() - players.tick > PLAYERS_STUCK_MS) abort(`the jobs' loop has not turned for ${PLAYERS_STUCK_MS / 1000} s (last: ${players.doing})`);
+  if (!stopping && !settling && Date.now() - players.tick > PLAYERS_STUCK_MS) abort(`the jobs' loop has not turned for ${PLAYERS_STUCK_MS / 1000} s (last: ${players.doing})`);
 }, 5000);
 
 /** The uids of the pods the last delete-node removed (its effect is their being gone). */
@@ -473,12 +503,15 @@ while (Date.now() < endAt - 15_000) {
   await sleep(rand.int(2, 5) * 1000);
 }
 
-// The end: the last deletions are checked 60 s on, then everything stops.
+// The end: the last deletions are checked, each at its bound (soak/observer.js's deletionBoundMs:
+// 60 s plus the garbage collector's queue) or once nothing of them is left, then everything stops.
 await players.stop();
-await observer.settle(65);
+settling = true;
+await observer.settle(5);
 stopping = true;
 clearInterval(sampler);
 clearInterval(watchdog);
+clearInterval(collectorSampler);
 for (const r of replicas) {
   await r.sample();
   r.process.stop();
@@ -487,6 +520,31 @@ for (const r of replicas) {
   await r.proxy.close();
 }
 observer.stop();
+
+/** The collector's figures from its samples: a counter that fell started again (a restart). */
+function collectorFigures(samples) {
+  if (samples.length === 0) return null;
+  let done = 0;
+  let seconds = 0;
+  let retries = 0;
+  samples.forEach((s, i) => {
+    const next = samples[i + 1]?.attemptToDelete;
+    if (!next || next.done < s.attemptToDelete.done) {
+      done += s.attemptToDelete.done;
+      seconds += s.attemptToDelete.workSeconds;
+      retries += s.attemptToDelete.retries;
+    }
+  });
+  return {
+    samples: samples.length,
+    itemsDone: done,
+    retries,
+    secondsAnItem: done ? Number((seconds / done).toFixed(3)) : null,
+    deepestAttemptToDelete: Math.max(...samples.map((s) => s.attemptToDelete.depth)),
+    deepestGraphChanges: Math.max(...samples.map((s) => s.graphChanges.depth)),
+    longestItemS: Number(Math.max(...samples.map((s) => s.attemptToDelete.longestRunningS)).toFixed(1)),
+  };
+}
 
 const q = (p) => {
   const s = [...convergence].sort((a, b) => a - b);
@@ -515,6 +573,10 @@ const figures = {
   // Pods the scheduler left unbound for want of room: made as asked, so not the controllers'
   // convergence to count; reported apart with the scheduler's reasons.
   unschedulable: observer.unschedulableReport(),
+  // The garbage collector's pace, from its queues' metrics (counters restart with the control
+  // plane: each incarnation's last sample is summed): dependents and owners it processed, its
+  // seconds a item, its queues' deepest.
+  collector: collectorFigures(observer.collectorSamples),
   apiCallsPerPod: pods ? Number((calls / pods).toFixed(1)) : null,
   controllerCpuSeconds: Number(cpu.toFixed(1)),
   controllerPeakRssMB: Math.round(peakRss),
@@ -541,6 +603,7 @@ observer.violations.forEach((v, i) => {
   if (i < 20) console.log(`violation ${v.kind}: ${v.detail}\n  evidence: ${evidencePaths[i]}`);
 });
 mkdirSync(EVIDENCE, { recursive: true });
+keepClusterLog();
 writeFileSync(join(EVIDENCE, "figures.json"), `${JSON.stringify({ name: "soak", ...figures }, null, 2)}\n`);
 if (process.env.BENCH_JSON) {
   writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ name: "soak", ...figures }, null, 2)}\n`);

@@ -16,7 +16,7 @@ import { tookEffect } from "../../benches/node/soak/effect.js";
 import { writeEvidence } from "../../benches/node/soak/evidence.js";
 import { nextId } from "../../benches/node/soak/master.js";
 import { asked, mix, targetFromEnv } from "../../benches/node/soak/mix.js";
-import { Observer } from "../../benches/node/soak/observer.js";
+import { COLLECTED_PER_S, Observer, collectorQueues, deletionBoundMs } from "../../benches/node/soak/observer.js";
 import { random } from "../../benches/node/soak/random.js";
 import { Schedule } from "../../benches/node/soak/schedule.js";
 import { faultProxy } from "../../tests/e2e/proxy.js";
@@ -217,7 +217,114 @@ test("what a deleted job owned must be gone 60 s after the control plane serves 
   assert.deepEqual(violations, [], "a restart 30 s ago: 30 s left");
   observer.controlPlaneBack = observer.clock.now() - 61_000;
   observer.checkDeleted();
-  assert.deepEqual(violations, [{ kind: "orphan-after-60s", detail: "job j1: j1-edljob-worker-0" }]);
+  assert.deepEqual(violations, [{ kind: "orphan-after-60s", detail: "job j1: j1-edljob-worker-0 (60 s after its deletion: 60 s + 0 objects of deleted jobs the collector had not deleted at 10 a second)" }]);
+});
+
+/** `n` pods of job `job` (uid `uid`) in the observer's cache. */
+const ownedPods = (observer, job, uid, n) => {
+  for (let i = 0; i < n; i++) observer.pods.set(`${job}-edljob-worker-${i}`, { metadata: { name: `${job}-edljob-worker-${i}`, uid: `${uid}-${i}`, ownerReferences: [{ uid }] } });
+};
+/** Moves the clock `seconds` in 2 s checks, the collector deleting `perS` of `job`'s pods a second. */
+const collect = (observer, clock, job, perS, seconds) => {
+  for (let t = 0; t < seconds; t += 2) {
+    const mine = [...observer.pods.keys()].filter((n) => n.startsWith(`${job}-`)).slice(0, perS * 2);
+    for (const n of mine) observer.pods.delete(n);
+    clock.t += 2000;
+    observer.checkDeleted();
+  }
+};
+
+test("a deleted job's bound is 60 s plus the collector's queue before and of its own at 10 a second", () => {
+  assert.equal(COLLECTED_PER_S, 10);
+  assert.equal(deletionBoundMs(0), 60_000);
+  assert.equal(deletionBoundMs(900), 150_000);
+  const { observer, violations, clock } = quietObserver();
+  // 900 objects at the collector's slowest allowed pace: the last goes at 90 s, past the old
+  // 60 s, within its 150 s.
+  ownedPods(observer, "j1", "uid1", 900);
+  observer.onJob({ metadata: { name: "j1", uid: "uid1" } }, true);
+  assert.equal(observer.deleted.get("j1").queued, 900);
+  // A job deleted 10 s later waits behind what is left of j1's, then its own.
+  collect(observer, clock, "j1", 10, 10);
+  ownedPods(observer, "j2", "uid2", 50);
+  observer.onJob({ metadata: { name: "j2", uid: "uid2" } }, true);
+  assert.equal(observer.deleted.get("j2").queued, 850);
+  collect(observer, clock, "j1", 10, 80);
+  collect(observer, clock, "j2", 10, 60);
+  assert.deepEqual(violations, []);
+  assert.equal(observer.deleted.size, 1, "j1 checked at 150 s");
+  collect(observer, clock, "j2", 10, 10);
+  assert.deepEqual(violations, []);
+  assert.equal(observer.deleted.size, 0, "j2 checked at 10 + 60 + 85 s");
+});
+
+test("a collector slower than 10 a second leaves a deleted job's objects past its bound", () => {
+  const { observer, violations, clock } = quietObserver();
+  ownedPods(observer, "j1", "uid1", 900);
+  observer.onJob({ metadata: { name: "j1", uid: "uid1" } }, true);
+  collect(observer, clock, "j1", 5, 150);
+  assert.equal(violations.length, 1);
+  assert.equal(violations[0].kind, "orphan-after-60s");
+  assert.match(violations[0].detail, /^job j1: j1-edljob-worker-750, .* \(150 s after its deletion: 60 s \+ 900 objects of deleted jobs the collector had not deleted at 10 a second\)$/);
+});
+
+test("a collector that deletes nothing for 60 s while objects of deleted jobs wait is reported stalled, from the control plane's return", () => {
+  const { observer, violations, clock } = quietObserver();
+  ownedPods(observer, "j1", "uid1", 3000);
+  observer.onJob({ metadata: { name: "j1", uid: "uid1" } }, true);
+  observer.checkDeleted();
+  collect(observer, clock, "j1", 1, 20);
+  observer.controlPlaneBack = clock.now();
+  collect(observer, clock, "j1", 0, 58);
+  assert.deepEqual(violations, [], "58 s since the restart");
+  collect(observer, clock, "j1", 0, 2);
+  assert.equal(violations.length, 1);
+  assert.equal(violations[0].kind, "collector-stalled-60s");
+  assert.match(violations[0].detail, /^2980 objects of 1 deleted jobs waiting, none deleted for 60 s/);
+  // Marking one for deletion is progress.
+  const pod = observer.pods.get("j1-edljob-worker-100");
+  observer.pods.set(pod.metadata.name, { metadata: { ...pod.metadata, deletionTimestamp: "now" } });
+  collect(observer, clock, "j1", 0, 58);
+  assert.equal(violations.length, 1);
+});
+
+test("the collector's queues are read from the workqueue metrics the API server's process serves", () => {
+  const text = [
+    "# HELP workqueue_depth [STABLE] Current depth of workqueue",
+    'workqueue_depth{name="garbage_collector_attempt_to_delete"} 412',
+    'workqueue_depth{name="garbage_collector_graph_changes"} 3',
+    'workqueue_depth{name="node_lifecycle_controller"} 0',
+    'workqueue_adds_total{name="garbage_collector_attempt_to_delete"} 9000',
+    'workqueue_retries_total{name="garbage_collector_attempt_to_delete"} 12',
+    'workqueue_work_duration_seconds_sum{name="garbage_collector_attempt_to_delete"} 450.5',
+    'workqueue_work_duration_seconds_count{name="garbage_collector_attempt_to_delete"} 8588',
+    'workqueue_work_duration_seconds_bucket{name="garbage_collector_attempt_to_delete",le="1"} 8000',
+    'workqueue_longest_running_processor_seconds{name="garbage_collector_attempt_to_delete"} 0.25',
+  ].join("\n");
+  const q = collectorQueues(text);
+  assert.deepEqual(q.attemptToDelete, { depth: 412, adds: 9000, retries: 12, done: 8588, workSeconds: 450.5, longestRunningS: 0.25 });
+  assert.equal(q.graphChanges.depth, 3);
+  assert.equal(collectorQueues("apiserver_request_total 1"), undefined, "no collector in that process");
+});
+
+test("the end's checks last until nothing of the deleted jobs is left, not a fixed 65 s", async () => {
+  const clock = new ManualClock();
+  const observer = new Observer({ log: () => {}, clock });
+  ownedPods(observer, "j1", "uid1", 100);
+  observer.onJob({ metadata: { name: "j1", uid: "uid1" } }, true);
+  clock.after(20_000, () => observer.pods.clear());
+  const from = clock.now();
+  await observer.settle(5);
+  assert.equal(clock.now() - from, 20_000);
+  assert.deepEqual(observer.violations, []);
+  // A stalled collector ends them: the run has failed, and says which checks it cut short.
+  const lines = [];
+  const stalled = new Observer({ log: (l) => lines.push(l), clock });
+  ownedPods(stalled, "j1", "uid1", 100);
+  stalled.onJob({ metadata: { name: "j1", uid: "uid1" } }, true);
+  await stalled.settle(5);
+  assert.deepEqual(stalled.violationsByKind(), { "collector-stalled-60s": 1 });
+  assert.match(lines.at(-1), /the collector stalled: 1 deleted jobs' checks not made/);
 });
 
 test("the played master gives each relaunch of a turn an id of its own, before the watches show the last one", () => {

@@ -300,10 +300,10 @@ export class Players {
       this.tick = Date.now();
       this.doing = `deleting the jobs left (${state.name})`;
       await this.remove(state).catch(() => {});
-      // A sized mix's jobs leave at 50 pods a second, a pace the garbage collector keeps up with:
-      // it deletes each dependent in turn with kube-controller-manager's 20 workers
-      // (--concurrent-gc-syncs), and 5,000 pods and services deleted at once were not collected
-      // within the observer's 60 s (seed 5001).
+      // A sized mix's jobs leave at 50 pods a second, not all at once: the garbage collector
+      // deletes each dependent in turn with kube-controller-manager's 20 workers
+      // (--concurrent-gc-syncs), and each job's deletion check allows for the dependents queued
+      // before its own (soak/observer.js's deletionBoundMs).
       if (this.mix.target) await new Promise((r) => setTimeout(r, asked(state) * 20));
     }
     for (const child of this.children) child.kill("SIGKILL");

@@ -24,6 +24,50 @@ const PLAN_ORDER = { "": 0, Created: 1, Pending: 2, Scaling: 3, Succeeded: 4, Fa
 const RSS_BOUND_MB = 500;
 const SOCKET_BOUND = 200;
 
+/**
+ * The pace of kube-controller-manager's garbage collector the deletion check allows: its 20
+ * workers (--concurrent-gc-syncs, ConcurrentGCSyncs in pkg/controller/garbagecollector/config/
+ * v1alpha1/defaults.go) take the dependents of a deleted owner from one FIFO queue
+ * (processGraphChanges enqueues them all when it sees the owner's deletion), and each does two
+ * requests a dependent in turn (attemptToDeleteItem: getObject, then deleteObject; the owner's
+ * lookup is the absentOwnerCache's after the first). At the 1 s Kubernetes' API call latency SLO
+ * allows a call (p99, single-object calls; kubernetes/community sig-scalability/slos/slos.md):
+ * 20 / 2 = 10 dependents a second. docs/controller.md's "The deletion check's bound".
+ */
+export const COLLECTED_PER_S = 10;
+/** What the check allows a deleted job whose dependents are first in the collector's queue. */
+const DELETION_BOUND_MS = 60_000;
+
+/**
+ * When what a deleted job owned must be gone: 60 s from its deletion, plus the time the collector
+ * takes, at COLLECTED_PER_S, for the dependents queued before its own and its own (`queued`: the
+ * objects of deleted jobs it had not yet deleted when the deletion was seen).
+ */
+export const deletionBoundMs = (queued) => DELETION_BOUND_MS + Math.ceil((queued * 1000) / COLLECTED_PER_S);
+
+/**
+ * The garbage collector's queues from the API server's /metrics: the test cluster runs the
+ * controller manager in the API server's process, so its workqueue metrics (k8s.io/client-go
+ * util/workqueue, names garbage_collector_graph_changes and garbage_collector_attempt_to_delete,
+ * pkg/controller/garbagecollector) are served there. Counters restart with the control plane.
+ */
+export function collectorQueues(text) {
+  const v = {};
+  for (const line of String(text).split("\n")) {
+    const m = /^workqueue_(\w+)\{name="garbage_collector_(graph_changes|attempt_to_delete)"\} (\S+)$/.exec(line);
+    if (m) v[`${m[2]}.${m[1]}`] = Number(m[3]);
+  }
+  const q = (name) => ({
+    depth: v[`${name}.depth`],
+    adds: v[`${name}.adds_total`],
+    retries: v[`${name}.retries_total`],
+    done: v[`${name}.work_duration_seconds_count`],
+    workSeconds: v[`${name}.work_duration_seconds_sum`],
+    longestRunningS: v[`${name}.longest_running_processor_seconds`],
+  });
+  return v["attempt_to_delete.depth"] === undefined ? undefined : { graphChanges: q("graph_changes"), attemptToDelete: q("attempt_to_delete") };
+}
+
 export class Observer {
   /** `clock`: now() and sleep(ms), the wall clock's unless a test gives one it moves itself. */
   constructor({ kc, namespace, leaseNamespace, leaseName, log, clock = wallClock }) {
@@ -51,6 +95,15 @@ export class Observer {
     this.tenures = [];
     this.managers = new Map();
     this.deleted = new Map();
+    /** The uid of every job deleted in the run (their objects are the collector's work). */
+    this.deletedUids = new Set();
+    /**
+     * The collector's progress: the uids of the objects of deleted jobs it had not deleted at the
+     * last check, and when it last deleted one (or had none to delete).
+     */
+    this.collector = { waiting: new Set(), progress: 0 };
+    /** The collector's queues as /metrics showed them (soak.js samples them): [{at, ...collectorQueues}]. */
+    this.collectorSamples = [];
     this.phases = new Map();
     this.informers = [];
     /** Each job's timeline as the watches showed it: job name -> [{at, event, kind, name, rv, what}]. */
@@ -245,7 +298,11 @@ export class Observer {
     this.written(job);
     const name = job.metadata.name;
     if (gone || job.metadata.deletionTimestamp) {
-      if (!this.deleted.has(name)) this.deleted.set(name, { uid: job.metadata.uid, at: this.clock.now() });
+      if (!this.deleted.has(name) && !this.deletedUids.has(job.metadata.uid)) {
+        this.deletedUids.add(job.metadata.uid);
+        // Its dependents join the collector's queue behind those of the jobs deleted before it.
+        this.deleted.set(name, { uid: job.metadata.uid, at: this.clock.now(), queued: this.waitingForCollector().length });
+      }
       return;
     }
     const phase = job.status?.phase ?? "";
@@ -275,19 +332,46 @@ export class Observer {
     this.phases.set(key, phase);
   }
 
-  /** Nothing of a job deleted 60 s ago is left: no pod, service or plan of its uid. */
+  /** The objects of deleted jobs the garbage collector has not deleted yet (no deletionTimestamp). */
+  waitingForCollector() {
+    const owned = (o) => !o.metadata.deletionTimestamp && (o.metadata.ownerReferences ?? []).some((r) => this.deletedUids.has(r.uid));
+    return [...this.pods.values(), ...this.services.values(), ...this.plans.values()].filter(owned);
+  }
+
+  /**
+   * Nothing of a deleted job is left once its bound (deletionBoundMs) has passed: no pod, service
+   * or plan of its uid. And the collector never stands still: while objects of deleted jobs wait,
+   * it deletes one within 60 s (at its slowest pace the check allows it deletes 10 a second), so a
+   * collector that stopped (seed 5003) is reported as such, not as orphans minutes later.
+   */
   checkDeleted() {
-    for (const [name, { uid, at }] of this.deleted) {
-      if (this.jobs.get(name)?.metadata.uid && this.jobs.get(name).metadata.uid !== uid && !this.jobs.get(name).metadata.deletionTimestamp) {
-        // A new job of the same name: only the old uid's objects count.
-      }
-      // The garbage collector runs in the control plane: while a restart has it down, and until
-      // it serves again, nothing of a deleted job can go (counted from then, not from the delete).
-      if (this.clock.now() - Math.max(at, this.controlPlaneBack) < 60_000) continue;
+    const now = this.clock.now();
+    // The garbage collector runs in the control plane: while a restart has it down, and until
+    // it serves again, nothing of a deleted job can go (counted from then, not from the delete).
+    const since = (at) => now - Math.max(at, this.controlPlaneBack);
+    const waiting = this.waitingForCollector();
+    const ids = new Set(waiting.map((o) => o.metadata.uid));
+    // Its clock starts when something begins to wait, and again at each object it deletes.
+    const before = this.collector.waiting;
+    if (waiting.length === 0 || before.size === 0 || [...before].some((uid) => !ids.has(uid))) this.collector.progress = now;
+    this.collector.waiting = ids;
+    if (since(this.collector.progress) >= DELETION_BOUND_MS) {
+      const jobs = [...this.deleted].filter(([, d]) => waiting.some((o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === d.uid))).map(([name]) => name);
+      const last = this.collectorSamples.at(-1);
+      const queues = last
+        ? `; its queues at ${new Date(last.at).toISOString()}: graph changes ${last.graphChanges.depth}, attempt to delete ${last.attemptToDelete.depth} (${last.attemptToDelete.adds} added, ${last.attemptToDelete.done} done, ${last.attemptToDelete.retries} retried, a worker busy ${last.attemptToDelete.longestRunningS} s)`
+        : "";
+      this.violation("collector-stalled-60s", `${waiting.length} objects of ${jobs.length} deleted jobs waiting, none deleted for ${Math.round(since(this.collector.progress) / 1000)} s (since ${new Date(this.collector.progress).toISOString()})${queues}`, jobs.slice(0, 10));
+      this.collector.progress = now;
+    }
+    for (const [name, { uid, at, queued = 0 }] of this.deleted) {
+      const bound = deletionBoundMs(queued);
+      if (since(at) < bound) continue;
       const owned = (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid);
       const left = [...this.pods.values(), ...this.services.values(), ...this.plans.values()].filter(owned);
       if (left.length) {
-        this.violation("orphan-after-60s", `job ${name}: ${left.map((o) => o.metadata.name).join(", ")}`, [name]);
+        const why = `${bound / 1000} s after its deletion: 60 s + ${queued} objects of deleted jobs the collector had not deleted at ${COLLECTED_PER_S} a second`;
+        this.violation("orphan-after-60s", `job ${name}: ${left.map((o) => o.metadata.name).join(", ")} (${why})`, [name]);
       }
       this.deleted.delete(name);
     }
@@ -437,10 +521,27 @@ export class Observer {
     }
   }
 
-  /** Waits `seconds` so the last deletions' 60 s come, checking meanwhile. */
-  async settle(seconds) {
-    await this.clock.sleep(seconds * 1000);
-    this.checkDeleted();
+  /**
+   * The run's end, once its last jobs are deleted: checks every 2 s until nothing of a deleted job
+   * is left (then every pending check passes: what it checks is gone), each job's bound has passed
+   * (checked), or the collector was reported stalled (a run that has failed: the checks it cut
+   * short are logged). At least `minSeconds`, so the last deletions are seen first.
+   */
+  async settle(minSeconds) {
+    const begun = this.clock.now();
+    const stalls = () => this.violations.filter((v) => v.kind === "collector-stalled-60s").length;
+    const stalled = stalls();
+    for (;;) {
+      this.checkDeleted();
+      const pending = [...this.deleted.values()];
+      const left = pending.some(({ uid }) => [...this.pods.values(), ...this.services.values(), ...this.plans.values()].some((o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid)));
+      if (this.clock.now() - begun >= minSeconds * 1000 && (!left || stalls() > stalled)) {
+        if (left) this.log(`the collector stalled: ${pending.length} deleted jobs' checks not made`);
+        this.deleted.clear();
+        return;
+      }
+      await this.clock.sleep(2000);
+    }
   }
 
   podsCreated() {
