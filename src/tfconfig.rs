@@ -110,28 +110,14 @@ struct ClusterRef<'a> {
     evaluator: &'a [String],
 }
 
-#[derive(Serialize)]
-struct TfConfigRef<'a> {
-    cluster: ClusterRef<'a>,
-    task: TaskSpec,
-}
-
-impl TfConfigRef<'_> {
-    fn to_json(&self) -> String {
-        // Serialising strings and integers into memory cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
 impl TfConfig {
-    /// The exact `TF_CONFIG` string.
+    /// The exact `TF_CONFIG` string: what serde_json writes of it.
     pub fn to_json(&self) -> String {
         let c = &self.cluster;
-        TfConfigRef {
-            cluster: ClusterRef { worker: &c.worker, ps: &c.ps, chief: &c.chief, evaluator: &c.evaluator },
-            task: self.task,
-        }
-        .to_json()
+        let lists = [&c.worker, &c.ps, &c.chief, &c.evaluator].map(|list| Addresses::new(list));
+        let mut out = String::new();
+        write_config(&mut out, Form::Text, lists.each_ref().map(|list| list.all(Form::Text)), self.task);
+        out
     }
 }
 
@@ -598,8 +584,8 @@ mod tests {
                         evaluator: listed(ReplicaType::Evaluator),
                     },
                     task: TaskSpec { type_: task_type, index: rank },
-                }
-                .to_json();
+                };
+                let expected = serde_json::to_string(&expected).unwrap_or_default();
                 if task_type == ReplicaType::Ps && ps.is_empty() {
                     assert!(layout.tf_config(task_type, rank).is_err());
                     continue;
