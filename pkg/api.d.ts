@@ -143,6 +143,14 @@ export function suspendWhenQueued(job: ElasticJob): ElasticJob | null;
  */
 export function admittedJob(job: ElasticJob, workload: Workload, resourceFlavors: ResourceFlavors, options?: Options | null): ElasticJob;
 
+/**
+ * The counts (pod set name to count) of a server-side dry run of an update of `workload` that asks
+ * Kueue's webhook whether its manager runs with `ElasticJobsViaWorkloadSlices` (accepted: on;
+ * refused as "field is immutable": off), or `null` when the Workload cannot tell (it holds no quota,
+ * is finished, or has no pods).
+ */
+export function kueueGateProbe(workload: Workload): { [podSet: string]: number } | null;
+
 /** One pass of the scale-plan controller; `job` is the plan's owner job, or `null` when it does not exist. */
 export function reconcileScalePlan(scalePlan: ScalePlan, job: ElasticJob | null | undefined, now: string | Date): Plan;
 

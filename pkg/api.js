@@ -116,6 +116,10 @@ export function admittedJob(job, workload, resourceFlavors, options) {
   return parse(text.admittedJob(json(job, ""), json(workload, "workload"), json(resourceFlavors ?? [], "resourceFlavors"), opt(options, "options")));
 }
 
+export function kueueGateProbe(workload) {
+  return parse(text.kueueGateProbe(json(workload, "workload")));
+}
+
 export function reconcileScalePlan(scalePlan, job, now) {
   return parse(text.reconcileScalePlan(json(scalePlan, "scalePlan"), json(job, ""), json(now, "now")));
 }

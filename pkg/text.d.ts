@@ -11,6 +11,7 @@ export {
   jobKey,
   jobKeyFields,
   jobView,
+  kueueGateProbe,
   ObjectStore,
   priorityClass,
   reconcile,

@@ -15,6 +15,7 @@ export {
   jobKey,
   jobKeyFields,
   jobView,
+  kueueGateProbe,
   ObjectStore,
   priorityClass,
   reconcile,

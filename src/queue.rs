@@ -32,8 +32,8 @@ use crate::api::{ElasticJob, ReplicaSpec, ReplicaType};
 use crate::error::{Code, Error, Result};
 use crate::template::{self, Options};
 use crate::workload::{
-    KIND_WORKLOAD, LABEL_POD_SET, LABEL_PRIORITY_CLASS, LABEL_QUEUE_NAME, PodSet, PriorityClassRef, ResourceFlavor,
-    WORKLOAD_API_VERSION, Workload, WorkloadSpec,
+    FINISHED, KIND_WORKLOAD, LABEL_POD_SET, LABEL_PRIORITY_CLASS, LABEL_QUEUE_NAME, PodSet, PriorityClassRef,
+    ResourceFlavor, WORKLOAD_API_VERSION, Workload, WorkloadSpec,
 };
 use crate::{job, naming};
 
@@ -182,6 +182,22 @@ pub fn is_jobs_workload(workload: &Workload, job: &ElasticJob) -> bool {
             (Some(_), None) => false,
             (None, _) => true,
         }
+}
+
+/// The counts of a server-side dry run (`dryRun=All`) of an update of `workload` that asks
+/// Kueue's webhook whether its manager runs with `ElasticJobsViaWorkloadSlices`, which a
+/// controller cannot read: the first pod set with pods, one pod fewer. While the Workload holds
+/// quota, the webhook refuses any change of its pod sets as "field is immutable", except, with
+/// the gate on, a count that goes down (`validateImmutablePodSets` and `validateImmutablePodSet`
+/// in Kueue's `pkg/webhooks/workload_webhook.go`): accepted means on, refused means off. `None`
+/// for a Workload that holds no quota or is finished (any change passes, so the answer would tell
+/// nothing) and for one without pods.
+pub fn gate_probe(workload: &Workload) -> Option<BTreeMap<String, i32>> {
+    if !workload.has_quota() || workload.is_true(FINISHED) {
+        return None;
+    }
+    let set = workload.spec.pod_sets.iter().find(|s| s.count > 0)?;
+    Some(BTreeMap::from([(set.name.clone(), set.count - 1)]))
 }
 
 /// How many pods of each type the Workload was admitted for: each assignment's `count` (else its
@@ -349,7 +365,10 @@ fn merge_map(into: &mut BTreeMap<String, String>, from: &BTreeMap<String, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{Admission, AdmissionCheckState, PodSetAssignment, PodSetUpdate, WorkloadStatus};
+    use crate::workload::{
+        Admission, AdmissionCheckState, PodSetAssignment, PodSetUpdate, QUOTA_RESERVED, WorkloadCondition,
+        WorkloadStatus,
+    };
 
     fn job(labels: serde_json::Value) -> ElasticJob {
         serde_json::from_value(serde_json::json!({
@@ -399,6 +418,27 @@ mod tests {
         let mut suspended = queued.clone();
         suspended.spec.suspend = Some(true);
         assert!(suspend_when_queued(&suspended).is_none(), "already suspended: nothing to change");
+    }
+
+    /// The gate is asked of a Workload only while it holds quota and is not finished: the first
+    /// pod set with pods, one fewer.
+    #[test]
+    fn the_gate_probe_lowers_one_count_of_a_workload_holding_quota() {
+        let queued = job(serde_json::json!({LABEL_QUEUE_NAME: "training"}));
+        let Ok(Some(mut w)) = workload(&queued, &Options::default(), None) else { panic!("no workload") };
+        assert_eq!(gate_probe(&w), None, "no quota: any change passes the webhook");
+        let condition =
+            |type_: &str| WorkloadCondition { type_: type_.into(), status: "True".into(), ..Default::default() };
+        w.status = Some(WorkloadStatus { conditions: vec![condition(QUOTA_RESERVED)], ..Default::default() });
+        assert_eq!(gate_probe(&w), Some(BTreeMap::from([("dlrover-master".to_owned(), 0)])));
+        if let Some(master) = w.spec.pod_sets.first_mut() {
+            master.count = 0;
+        }
+        assert_eq!(gate_probe(&w), Some(BTreeMap::from([("ps".to_owned(), 0)])), "the first pod set with pods");
+        if let Some(status) = w.status.as_mut() {
+            status.conditions.push(condition(FINISHED));
+        }
+        assert_eq!(gate_probe(&w), None, "finished");
     }
 
     #[test]

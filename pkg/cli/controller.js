@@ -40,8 +40,9 @@ Options:
                           and stays suspended until Kueue admits it (watches Workloads and
                           ResourceFlavors; without it nothing of Kueue is watched)
   --kueue-workload-slices Kueue runs with its ElasticJobsViaWorkloadSlices feature gate (with
-                          --kueue): a queued job scaled down lowers its Workload's counts in
-                          place, giving the quota back (docs/kueue.md)
+                          --kueue; checked with Kueue's webhook by a dry run): a queued job
+                          annotated kueue.x-k8s.io/elastic-job grows by Workload slices and gives
+                          the quota of a scale-down back (docs/kueue.md)
   --gang-scheduler-name NAME
                           gang scheduling of every job, as training-operator's flag: \`volcano\`
                           (Volcano's PodGroups), or the name of scheduler-plugins' scheduler

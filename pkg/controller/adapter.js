@@ -456,11 +456,14 @@ export class KubeAdapter {
     });
   }
 
-  /** Replaces the object; its metadata.resourceVersion must be the one stored (else Conflict). */
-  replace(kind, obj, { signal } = {}) {
+  /**
+   * Replaces the object; its metadata.resourceVersion must be the one stored (else Conflict). With
+   * `dryRun`, a server-side dry run: admitted and validated (webhooks too), not stored.
+   */
+  replace(kind, obj, { signal, dryRun = false } = {}) {
     return this.request("PUT", objectPath(kind, obj.metadata.namespace, obj.metadata.name), {
       body: obj,
-      query: { fieldManager: this.fieldManager },
+      query: dryRun ? { fieldManager: this.fieldManager, dryRun: "All" } : { fieldManager: this.fieldManager },
       verb: "update",
       resource: KINDS[kind].plural,
       signal,

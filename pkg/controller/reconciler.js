@@ -12,6 +12,7 @@ import { ElasticJobError, jobKey, text } from "../node.js";
 import { EventRecorder, rfc3339 } from "./events.js";
 import { carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
+import { ApiError } from "./adapter.js";
 import { HANDLERS, StatusConflict, UNKNOWN, WriteConflict, getOrGone } from "./handlers.js";
 import { jsonOf } from "./texts.js";
 
@@ -20,6 +21,13 @@ const MAX_CONFLICT_RETRIES = 3;
 const STORED = new Set(["ScalePlan", "Pod", "Service", "Workload", "ResourceFlavor", "PodGroup"]);
 /** How long a priority class's value read from the API server is used before it is read again. */
 const PRIORITY_TTL_MS = 30_000;
+/**
+ * How long the answer of Kueue's webhook on ElasticJobsViaWorkloadSlices is used before it is asked
+ * again: the gate changes only with a restart of Kueue's manager.
+ */
+const SLICES_GATE_TTL_MS = 10 * 60_000;
+/** What Kueue's webhook answers an update of a pod set it holds immutable (`apivalidation.FieldImmutableErrorMsg`). */
+const IMMUTABLE = "field is immutable";
 /** The longest delay a timer takes (Node fires a longer one at once): a later moment is asked again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -41,15 +49,22 @@ export class Reconciler {
    * @param {number} [options.expectationTimeoutMs] how long a pass waits for the caches to show the last one's writes
    * @param {number} [options.maxPodCreates] pods one pass creates at most (the core leaves the rest for the next passes)
    * @param {boolean} [options.kueue] the passes of a controller that runs with Kueue (the core's queued pass, over the Workloads and ResourceFlavors in the store)
-   * @param {boolean} [options.kueueWorkloadSlices] Kueue runs with ElasticJobsViaWorkloadSlices: a scale-down lowers the Workload's counts (the core's `kueueWorkloadSlices`)
+   * @param {boolean} [options.kueueWorkloadSlices] Kueue is said to run with ElasticJobsViaWorkloadSlices: once its webhook confirms it (`probeSlicesGate`), a scale-down lowers the Workload's counts and a plan beyond the admission grows it by a slice (the core's `kueueWorkloadSlices`)
    * @param {string} [options.gangSchedulerName] the gang scheduler of every job (`volcano`, else scheduler-plugins' of that name): the core gives each job its PodGroup
    */
   constructor({ adapter, caches, masterImage, masterServiceAccount, allowUserMasters, log, metrics, isStopping, clock = () => new Date(), expectationTimeoutMs, maxPodCreates, kueue = false, kueueWorkloadSlices = false, gangSchedulerName }) {
     Object.assign(this, { adapter, caches, log, metrics, isStopping, clock, kueue });
     /** `kind/name` of a priority class -> {value, until}: its value as last read. */
     this.priorities = new Map();
-    const options = { masterImage, maxPodCreates, masterServiceAccount, allowUserMasters: allowUserMasters || undefined, gangSchedulerName, kueueWorkloadSlices: (kueue && kueueWorkloadSlices) || undefined };
+    const options = { masterImage, maxPodCreates, masterServiceAccount, allowUserMasters: allowUserMasters || undefined, gangSchedulerName };
     this.options = Object.values(options).some((v) => v !== undefined) ? JSON.stringify(options) : undefined;
+    /**
+     * Kueue's ElasticJobsViaWorkloadSlices, when the controller is told it is on: `on` as its
+     * webhook last answered (undefined: not asked yet, or no answer), until `until`. The core gets
+     * `kueueWorkloadSlices` only while the webhook says on: with the gate off, Kueue would take a
+     * slice for a Workload of its whole size beside the old one.
+     */
+    this.slicesGate = kueue && kueueWorkloadSlices ? { on: undefined, until: 0, options: JSON.stringify({ ...options, kueueWorkloadSlices: true }) } : undefined;
     this.expectations = new Expectations({ caches, timeoutMs: expectationTimeoutMs });
     /** job key -> the last refusal logged, so a refused job is not reported at every resync */
     this.refusals = new Map();
@@ -94,6 +109,7 @@ export class Reconciler {
       let plan;
       try {
         const queue = this.kueue ? await this.queueOf(pass) : undefined;
+        await this.probeSlicesGate(pass);
         plan = this.decide(pass, queue);
       } catch (e) {
         if (e instanceof ElasticJobError) {
@@ -186,7 +202,51 @@ export class Reconciler {
    */
   decide(pass, queue) {
     const job = pass.job ? jsonOf(pass.job) : "null";
-    return JSON.parse(this.store.controllerPass(pass.key, job, overlayOf(pass), JSON.stringify(pass.now), this.options, queue));
+    const options = this.slicesGate?.on ? this.slicesGate.options : this.options;
+    return JSON.parse(this.store.controllerPass(pass.key, job, overlayOf(pass), JSON.stringify(pass.now), options, queue));
+  }
+
+  /**
+   * Asks Kueue's webhook whether its manager runs with ElasticJobsViaWorkloadSlices, when the
+   * controller is told it does and the last answer is older than SLICES_GATE_TTL_MS: a server-side
+   * dry run of an update lowering one count of a Workload of this job that holds quota (the core's
+   * `kueueGateProbe`). Accepted: on. Refused as immutable: off, and the core plans as without the
+   * option. Any other answer (no such Workload yet, a conflict, the API server away) leaves the
+   * last answer as it is, asked again at the next pass.
+   */
+  async probeSlicesGate(pass) {
+    const gate = this.slicesGate;
+    if (!gate || gate.until > Date.now()) {
+      return;
+    }
+    for (const workload of this.caches.workloads?.ofJob(pass.key) ?? []) {
+      const counts = JSON.parse(text.kueueGateProbe(JSON.stringify(workload)));
+      if (!counts) {
+        continue;
+      }
+      const podSets = workload.spec.podSets.map((set) => (counts[set.name] === undefined ? set : { ...set, count: counts[set.name] }));
+      let on;
+      try {
+        await this.adapter.replace("Workload", { ...workload, spec: { ...workload.spec, podSets } }, { dryRun: true });
+        on = true;
+      } catch (e) {
+        if (!(e instanceof ApiError) || !e.message.includes(IMMUTABLE)) {
+          this.log.warn("Kueue's webhook was not asked about ElasticJobsViaWorkloadSlices; asked again at the next pass", { job: pass.key, workload: workload.metadata.name, error: e });
+          return;
+        }
+        on = false;
+      }
+      if (on !== gate.on) {
+        const fields = { workload: workload.metadata.name, counts };
+        if (on) {
+          this.log.info("Kueue's webhook accepts a lower count of an admitted Workload (a dry run): ElasticJobsViaWorkloadSlices is on; opted-in jobs grow by Workload slices and give quota back", fields);
+        } else {
+          this.log.warn("--kueue-workload-slices is set, but Kueue's webhook refuses a lower count of an admitted Workload (a dry run) as immutable: ElasticJobsViaWorkloadSlices is off, so plans beyond the admission are cut and Workloads keep their counts, as without the option", fields);
+        }
+      }
+      Object.assign(gate, { on, until: Date.now() + SLICES_GATE_TTL_MS });
+      return;
+    }
   }
 
   /**

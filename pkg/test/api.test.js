@@ -20,6 +20,7 @@ const FUNCTIONS = [
   "jobControls",
   "jobKey",
   "jobView",
+  "kueueGateProbe",
   "priorityClass",
   "reconcile",
   "reconcilePods",

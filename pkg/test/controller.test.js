@@ -233,6 +233,67 @@ function reconcilerOf(adapter, job, { plans = [], pods = [], services = [], opti
   return reconciler;
 }
 
+test("--kueue-workload-slices is checked, not trusted: a dry run lowering a count of a Workload holding quota asks Kueue's webhook, and the core gets the option only while it says the gate is on", async () => {
+  const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", labels: { "kueue.x-k8s.io/queue-name": "q" } } };
+  const stored = api.workload(job);
+  const held = { ...stored, metadata: { ...stored.metadata, resourceVersion: "5" }, status: { conditions: [{ type: "QuotaReserved", status: "True", reason: "QuotaReserved", message: "", lastTransitionTime: "2026-03-01T09:00:00Z" }] } };
+  const probes = [];
+  let answer;
+  const adapter = {
+    replace: async (kind, obj, { dryRun } = {}) => {
+      probes.push({ kind, dryRun, counts: Object.fromEntries(obj.spec.podSets.map((s) => [s.name, s.count])), resourceVersion: obj.metadata.resourceVersion });
+      if (answer) {
+        throw answer;
+      }
+      return obj;
+    },
+  };
+  const lines = [];
+  const log = new Logger({ write: (line) => lines.push(JSON.parse(line)) }, { level: "info" });
+  const reconcilerWith = (workloads) => {
+    const r = reconcilerOf(adapter, job, { options: { kueue: true, kueueWorkloadSlices: true } });
+    Object.assign(r, { log, caches: { ...r.caches, workloads: fixedCache(workloads) } });
+    return r;
+  };
+  const pass = { key: "training/mnist" };
+
+  // No Workload holding quota: nothing can tell, nothing is sent, the option stays off.
+  const waiting = reconcilerWith([stored]);
+  await waiting.probeSlicesGate(pass);
+  assert.deepEqual(probes, []);
+  assert.equal(waiting.slicesGate.on, undefined);
+
+  // Accepted: on, asked once for a while; the dry run lowers the first pod set (the master, 1 -> 0) and nothing else, at the version read.
+  const on = reconcilerWith([held]);
+  await on.probeSlicesGate(pass);
+  await on.probeSlicesGate(pass);
+  const counts = Object.fromEntries(stored.spec.podSets.map((s) => [s.name, s.count]));
+  assert.deepEqual(probes, [{ kind: "Workload", dryRun: true, counts: { ...counts, "dlrover-master": 0 }, resourceVersion: "5" }]);
+  assert.equal(on.slicesGate.on, true);
+  assert.match(on.slicesGate.options, /"kueueWorkloadSlices":true/);
+
+  // Refused as immutable (Kueue's webhook with the gate off): off, with a warning that says what the option no longer does.
+  probes.length = 0;
+  answer = new ApiError("update", 403, { reason: "Forbidden", message: 'admission webhook "vworkload.kb.io" denied the request: spec.podSets[0]: Invalid value: {"name":"dlrover-master"}: field is immutable' });
+  const off = reconcilerWith([held]);
+  await off.probeSlicesGate(pass);
+  assert.equal(off.slicesGate.on, false);
+  assert.ok(lines.some((l) => l.level === "warn" && /ElasticJobsViaWorkloadSlices is off/.test(l.msg)), "warned");
+
+  // Any other answer tells nothing: the last answer stays, and the next pass asks again.
+  answer = new ApiError("update", 500, { message: "etcdserver: request timed out" });
+  const unknown = reconcilerWith([held]);
+  await unknown.probeSlicesGate(pass);
+  await unknown.probeSlicesGate(pass);
+  assert.equal(unknown.slicesGate.on, undefined);
+  assert.equal(probes.length, 3);
+
+  // Without the option, never asked.
+  const plain = reconcilerOf(adapter, job, { options: { kueue: true } });
+  await plain.probeSlicesGate(pass);
+  assert.equal(probes.length, 3);
+});
+
 test("a status write that conflicts is read again and planned again, and what the pass did is not done again", async () => {
   const job = { ...fixtureJob(), metadata: { name: "mnist", namespace: "training", uid: "u-1", resourceVersion: "7" } };
   const newer = { ...job, metadata: { ...job.metadata, resourceVersion: "8", labels: { team: "ads" } } };

@@ -449,6 +449,18 @@ pub fn admitted_job(
     output(run())
 }
 
+/// The counts (`{"<pod set>": count}`) of a server-side dry run of an update of `workload` that
+/// asks Kueue's webhook whether its manager runs with `ElasticJobsViaWorkloadSlices` (accepted: on;
+/// refused as "field is immutable": off), or `null` when the Workload cannot tell (the core's
+/// `queue::gate_probe`).
+///
+/// # Errors
+/// An `ElasticJobError` when the Workload is malformed.
+#[wasm_bindgen(js_name = kueueGateProbe)]
+pub fn kueue_gate_probe(workload: &str) -> Result<JsString, JsValue> {
+    output(value(workload, "workload").and_then(parse::workload).map(|w| elasticjob::queue::gate_probe(&w)))
+}
+
 /// A priority value: a JSON integer of 32 bits, or `null`.
 fn read_priority(priority: Option<&Value>, path: &str) -> Result<Option<i32>> {
     match priority {

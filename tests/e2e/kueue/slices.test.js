@@ -4,9 +4,10 @@
 // (the test plays its plan) lowers its admitted Workload's counts in place once the removed pods
 // are gone, and Kueue gives the freed quota to the job waiting for it; one that its master scales
 // up beyond its admission grows by a new Workload slice that Kueue admits for the growth alone,
-// then gives quota back from it. On the first cluster (the gate off, the controller without the
-// option, as deployed there) the same scale-up is cut to the admission as before. Figures printed,
-// nothing timed asserted.
+// then gives quota back from it. On the first cluster (the gate off) the controller is given the
+// option all the same: it asks Kueue's webhook (a dry run lowering a count of the admitted
+// Workload), finds the gate off, and cuts the same scale-up to the admission as before. Figures
+// printed, nothing timed asserted.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { applyManifests, collection, request } from "../kube.js";
@@ -165,6 +166,8 @@ describe("a plan beyond the admission grows the job by a Workload slice under Ku
   it("admitted with 2 workers in a queue with room for 4, the master's plan of 4 runs 4 once Kueue admits the new slice; a plan of 2 then gives the quota to a second job", async (t) => {
     const { ns, controller } = queue;
     await admittedWithTwo(ns);
+    const asked = await controller.line("the gate found on", (l) => l.level === "info" && /ElasticJobsViaWorkloadSlices is on/.test(l.msg));
+    assert.equal(asked.workload, "elasticjob-big");
     const written = Date.now();
     const plan = await workersPlan(ns, 4);
     const slice = await eventually("big: its slice elasticjob-big.2 admitted", async () => {
@@ -297,12 +300,14 @@ describe("a preemption of a grown job under Kueue's gate", { skip: !ON && "Kueue
   });
 });
 
-describe("with Kueue's gate off (the controller without --kueue-workload-slices) a plan beyond the admission is cut as before", { skip: ON && "the gate is on on this cluster" }, () => {
-  const queue = grownQueue("cut", []);
+describe("with Kueue's gate off, a controller told it is on (--kueue-workload-slices) asks Kueue's webhook, finds it off, and cuts a plan beyond the admission as before", { skip: ON && "the gate is on on this cluster" }, () => {
+  const queue = grownQueue("cut", ["--kueue-workload-slices"]);
 
   it("admitted with 2 workers, the master's plan of 4 runs 2 and says why; no slice is written", async () => {
     const { ns } = queue;
     await admittedWithTwo(ns);
+    const warned = await queue.controller.line("the gate found off", (l) => l.level === "warn" && /ElasticJobsViaWorkloadSlices is off/.test(l.msg));
+    assert.equal(warned.workload, "elasticjob-big");
     const plan = await workersPlan(ns, 4);
     await planSucceeded(ns, plan.metadata.name);
     const limited = await eventually("big: QuotaLimited", async () => {
