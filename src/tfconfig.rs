@@ -431,7 +431,7 @@ impl ClusterLayout {
             ReplicaType::Ps => write_config(out, form, [workers, ps, chief, ""], task),
             ReplicaType::Chief => write_config(out, form, [workers, ps, own().all(form), ""], task),
             ReplicaType::Worker if (rank as usize) < self.workers.len() => {
-                let seen = self.workers.first(rank as usize + 1, form);
+                let seen = self.workers.first((rank as usize).saturating_add(1), form);
                 write_config(out, form, [seen, ps, chief, ""], task);
             }
             ReplicaType::Worker => {
@@ -449,8 +449,10 @@ impl ClusterLayout {
     pub(crate) fn size_hint(&self, form: Form, task_type: ReplicaType, rank: u32) -> usize {
         let shared = self.ps.all(form).len() + self.chief.all(form).len() + 100;
         match task_type {
-            ReplicaType::Worker => shared + self.workers.first(rank as usize + 1, form).len(),
-            ReplicaType::Ps | ReplicaType::Chief => shared + self.workers.all(form).len(),
+            ReplicaType::Worker => {
+                shared.saturating_add(self.workers.first((rank as usize).saturating_add(1), form).len())
+            }
+            ReplicaType::Ps | ReplicaType::Chief => shared.saturating_add(self.workers.all(form).len()),
             ReplicaType::Evaluator | ReplicaType::DlroverMaster => shared,
         }
     }
@@ -499,8 +501,9 @@ impl Marked {
     /// # Errors
     /// As [`ClusterLayout::tf_config`] (never for a task [`Marked::mark`] took).
     pub(crate) fn splice(&self, text: &str) -> Result<Option<String>> {
-        let hint: usize =
-            self.tasks.iter().map(|(task, _)| self.layout.size_hint(Form::InString, task.type_, task.index)).sum();
+        let hint = (self.tasks.iter())
+            .map(|(task, _)| self.layout.size_hint(Form::InString, task.type_, task.index))
+            .fold(0, usize::saturating_add);
         let mut out = String::with_capacity(text.len().saturating_add(hint));
         let mut next = 0;
         let mut rest = text;
