@@ -327,6 +327,32 @@ test("the end's checks last until nothing of the deleted jobs is left, not a fix
   assert.match(lines.at(-1), /the collector stalled: 1 deleted jobs' checks not made/);
 });
 
+test("what arrived after a fault took effect is owed from its arrival: a job made since, a plan written since (seed 5101)", () => {
+  const { observer, clock } = quietObserver();
+  const at = (ms) => new Date(clock.now() + ms).toISOString();
+  const fault = clock.now();
+  observer.lastFault = fault;
+  const job = (name, uid, made) => observer.jobs.set(name, { metadata: { name, uid, creationTimestamp: made }, status: {} });
+  const plan = (name, uid, made) => observer.plans.set(name, { metadata: { name, uid: `${name}-uid`, creationTimestamp: made, ownerReferences: [{ uid }] }, spec: { replicaResourceSpecs: {} }, status: {} });
+  // Made before the fault, its plan written before it too: the fault's clock.
+  job("old", "u-old", at(-600_000));
+  plan("old-scaleplan-0", "u-old", at(-60_000));
+  // Made 20 s after the fault's effect, its first plan written 5 s later.
+  job("new", "u-new", at(20_000));
+  plan("new-scaleplan-0", "u-new", at(25_000));
+  // Made before, a plan written after the fault (a relaunch the master asked for since).
+  job("busy", "u-busy", at(-600_000));
+  plan("busy-scaleplan-3", "u-busy", at(10_000));
+  const master = { metadata: { name: "elasticjob-busy-dlrover-master", uid: "m", labels: { "elasticjob.dlrover/name": "busy", "elasticjob.dlrover/replica-type": "dlrover-master" } }, status: { phase: "Running" }, spec: {} };
+  observer.pods.set(master.metadata.name, master);
+  clock.t += 31_000;
+  const why = observer.unconverged();
+  assert.ok(why.includes("old: plan old-scaleplan-0 not done"), why.join("; "));
+  assert.equal(observer.clockOf("old"), fault);
+  assert.equal(observer.clockOf("new"), fault + 25_000);
+  assert.equal(observer.clockOf("busy"), fault + 10_000);
+});
+
 test("the played master gives each relaunch of a turn an id of its own, before the watches show the last one", () => {
   const pod = (job, type, id) => ({ metadata: { labels: { "elasticjob.dlrover/name": job, "elasticjob.dlrover/replica-type": type, "elasticjob.dlrover/replica-index": String(id) } } });
   const pods = [pod("j18", "worker", 0), pod("j18", "worker", 1), pod("j18", "worker", 2), pod("j18", "ps", 0), pod("j9", "worker", 7)];
