@@ -2,7 +2,7 @@
 //! `JSON.stringify(value, null, 2)` writes it.
 
 /// The JSON text of a value: compact, or with `pretty` as `JSON.stringify(value, null, 2)` writes
-/// it. Pretty text is the compact text indented by [`indent`], not serde_json's pretty printer:
+/// it. Pretty text is the compact text indented by `indent` (below), not serde_json's pretty printer:
 /// that would compile every `Serialize` of the rendered objects a second time (22 KB of the npm
 /// package's gzipped wasm).
 ///

@@ -27,7 +27,8 @@ pub fn render(job: &ElasticJob, scale_plan: Option<&ScalePlan>, options: &Option
 /// The JSON text of [`render()`]'s list, compact as serde_json writes it, or with `pretty` as
 /// [`json::to_text`] indents it: the same bytes as `json::to_text(&render(..)?, pretty)`, written
 /// without escaping the pods' `TF_CONFIG`s byte by byte (they are most of a large job's bytes:
-/// 22.8 MB of the 1,000-worker job's, see [`Marked`]).
+/// 22.8 MB of the 1,000-worker job's: each is written into the text already escaped, at a mark
+/// left in its pod, see [`tfconfig`](crate::tfconfig)).
 ///
 /// # Errors
 /// As [`render()`].
