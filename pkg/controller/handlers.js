@@ -264,9 +264,8 @@ Object.assign(HANDLERS, {
       if (!there) {
         return "gone";
       }
-      const podSets = there.spec.podSets.map((set) => (a.counts[set.name] === undefined ? set : { ...set, count: a.counts[set.name] }));
       const resourceVersion = a.resourceVersion ?? there.metadata.resourceVersion;
-      return doneOrGone(pass.adapter.replace("Workload", { ...there, metadata: { ...there.metadata, resourceVersion }, spec: { ...there.spec, podSets } }));
+      return doneOrGone(pass.adapter.replace("Workload", withCounts({ ...there, metadata: { ...there.metadata, resourceVersion } }, a.counts)));
     },
   },
 
@@ -279,6 +278,12 @@ Object.assign(HANDLERS, {
       return "done";
     },
   },
+});
+
+/** The Workload with each named pod set's count changed and nothing else (Kueue's webhook compares the rest of each pod set whole). */
+export const withCounts = (workload, counts) => ({
+  ...workload,
+  spec: { ...workload.spec, podSets: workload.spec.podSets.map((set) => (counts[set.name] === undefined ? set : { ...set, count: counts[set.name] })) },
 });
 
 // Gang scheduling (`--gang-scheduler-name`, or a job whose replicas say `BatchScheduler: volcano`):

@@ -13,7 +13,7 @@ import { EventRecorder, rfc3339 } from "./events.js";
 import { carryOutPhases } from "./executor.js";
 import { Expectations } from "./expectations.js";
 import { ApiError } from "./adapter.js";
-import { HANDLERS, StatusConflict, UNKNOWN, WriteConflict, getOrGone } from "./handlers.js";
+import { HANDLERS, StatusConflict, UNKNOWN, WriteConflict, getOrGone, withCounts } from "./handlers.js";
 import { jsonOf } from "./texts.js";
 
 const MAX_CONFLICT_RETRIES = 3;
@@ -224,10 +224,9 @@ export class Reconciler {
       if (!counts) {
         continue;
       }
-      const podSets = workload.spec.podSets.map((set) => (counts[set.name] === undefined ? set : { ...set, count: counts[set.name] }));
       let on;
       try {
-        await this.adapter.replace("Workload", { ...workload, spec: { ...workload.spec, podSets } }, { dryRun: true });
+        await this.adapter.replace("Workload", withCounts(workload, counts), { dryRun: true });
         on = true;
       } catch (e) {
         if (!(e instanceof ApiError) || !e.message.includes(IMMUTABLE)) {
