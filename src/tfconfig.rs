@@ -14,6 +14,7 @@
 //! - an evaluator sees itself at its rank;
 //! - `task` is `{type, index: rank}`.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, EnvVar};
@@ -196,14 +197,15 @@ pub(crate) enum Form {
     InString,
 }
 
-/// Addresses as a `TF_CONFIG` lists them (`"a:1","b:1"`), in both [`Form`]s, with where each
-/// address ends: a worker of rank r lists the first r + 1 workers, a prefix of the same text.
+/// Addresses as a `TF_CONFIG` lists them (`"a:1","b:1"`), with where each address ends: a worker
+/// of rank r lists the first r + 1 workers, a prefix of the same text. The [`Form::InString`] text
+/// is made from it the first time it is asked for (a preview's; a controller's pass never asks).
 #[derive(Clone, Debug, Default)]
 struct Addresses {
     text: String,
-    in_string: String,
-    /// The lengths of the first `i + 1` addresses, in each form.
-    ends: Vec<(usize, usize)>,
+    /// The length of the first `i + 1` addresses.
+    ends: Vec<usize>,
+    in_string: OnceCell<(String, Vec<usize>)>,
 }
 
 impl Addresses {
@@ -212,13 +214,9 @@ impl Addresses {
         for address in addresses {
             if !list.ends.is_empty() {
                 list.text.push(',');
-                list.in_string.push(',');
             }
-            let quoted = json_string(address);
-            list.in_string
-                .push_str(json_string(&quoted).get(1..).and_then(|s| s.strip_suffix('"')).unwrap_or_default());
-            list.text.push_str(&quoted);
-            list.ends.push((list.text.len(), list.in_string.len()));
+            list.text.push_str(&json_string(address));
+            list.ends.push(list.text.len());
         }
         list
     }
@@ -227,17 +225,40 @@ impl Addresses {
         self.ends.len()
     }
 
+    /// The text and the ends of each address in `form`.
+    fn form(&self, form: Form) -> (&str, &[usize]) {
+        match form {
+            Form::Text => (&self.text, &self.ends),
+            Form::InString => {
+                let (text, ends) = self.in_string.get_or_init(|| {
+                    let (mut text, mut ends, mut start) = (String::new(), Vec::with_capacity(self.ends.len()), 0);
+                    for &end in &self.ends {
+                        // Each quoted address, its comma left out, escaped once more.
+                        let quoted = self.text.get(start..end).map(|q| q.trim_start_matches(',')).unwrap_or_default();
+                        if !ends.is_empty() {
+                            text.push(',');
+                        }
+                        text.push_str(
+                            json_string(quoted).get(1..).and_then(|s| s.strip_suffix('"')).unwrap_or_default(),
+                        );
+                        ends.push(text.len());
+                        start = end;
+                    }
+                    (text, ends)
+                });
+                (text, ends)
+            }
+        }
+    }
+
     /// The first `count` addresses (all of them when there are fewer).
     fn first(&self, count: usize, form: Form) -> &str {
-        let (text, in_string) = match count.checked_sub(1) {
-            None => (0, 0),
-            Some(last) => self.ends.get(last).or(self.ends.last()).copied().unwrap_or_default(),
+        let (text, ends) = self.form(form);
+        let end = match count.checked_sub(1) {
+            None => 0,
+            Some(last) => ends.get(last).or(ends.last()).copied().unwrap_or_default(),
         };
-        match form {
-            Form::Text => self.text.get(..text),
-            Form::InString => self.in_string.get(..in_string),
-        }
-        .unwrap_or_default()
+        text.get(..end).unwrap_or_default()
     }
 
     fn all(&self, form: Form) -> &str {
