@@ -210,8 +210,8 @@ pub fn reconcile(
 /// namespace), as the cluster has them; `job` is `None` when the job does not exist (yet).
 ///
 /// - **Which plan.** Plans labelled `scale-type: auto` (not being deleted, of this job by
-///   `spec.ownerJob` or the `elasticjob-name` label) are taken up one at a time, oldest first (by
-///   creation time, then by the index in DLRover's `<job>-scaleplan-<i>` names, then by name),
+///   `spec.ownerJob` or the `elasticjob-name` label) are taken up one after another, oldest first
+///   (by creation time, then by the index in DLRover's `<job>-scaleplan-<i>` names, then by name),
 ///   none skipped: a new one only once the plan the job carries out (`status.scalePlan`) has
 ///   finished, and only while the job runs (Running, Restarting or Scaling, not suspended: a job
 ///   being created gets its master first, a finished one takes none up). Taking one up is
@@ -222,6 +222,18 @@ pub fn reconcile(
 ///   plan that asks for nothing (DLRover's master writes one every 60 s) is done at once, whatever
 ///   its place. Without a job, waiting plans are
 ///   only marked `Created`; a job being deleted gets an empty plan.
+/// - **Every waiting plan in one call.** Once a plan is carried out, the next waiting one is taken
+///   up in the same call, from the job, plans, pods and services as the writes so far leave them
+///   (a pod made is `Pending`, one deleted is gone), as the next pass would take it up once those
+///   writes came back through the watches: DLRover's master writes a relaunch plan for each pod it
+///   lost, and a node that goes away with ten of a job's pods brings ten. The plan holds each
+///   object's writes once: every plan's status and the job's as the last plan leaves them, the
+///   job's telling every plan taken up (`took up scale plans <first> to <last>, <n> in all, oldest
+///   first`). The chain stops, leaving the rest to the next call, at a plan not finished in its
+///   pass (pods left for a later pass), at writes it does not lay over (an adoption, a PodGroup, a
+///   Workload), once the pods made reach `maxPodCreates`, and for a job queued in Kueue, whose
+///   plans are carried out within what Kueue admitted one a call. The pods of the whole chain
+///   list at most [`validate::MAX_TF_CONFIG_HOSTS`] addresses in their `TF_CONFIG`s.
 /// - **Which pods.** A pod is the job's unless another object is its controller (an earlier job of
 ///   the same name whose pods the garbage collector has not removed yet). A pod no one controls is
 ///   the job's, as upstream selected pods by label alone: it is counted, scaled and stopped like the
@@ -341,7 +353,7 @@ pub fn controller_pass_queued(
         }
     }
     into_result(problems)?;
-    let plan = planner::controller_pass(job, plans, pods, services, gates, now, options)?;
+    let plan = planner::controller_pass(planner::Observed { job, plans, pods, services }, gates, now, options)?;
     Ok(match options.max_pod_creates {
         Some(max) => plan.capped(max),
         None => plan,

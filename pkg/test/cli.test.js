@@ -158,7 +158,7 @@ test("plan prints the plan of every golden reconcile case", async () => {
 });
 
 test("plan takes the job, its ScalePlans, its pods and its services from any number of files (the controller's pass)", async () => {
-  const { input, output } = golden("controller-pass-takes-the-oldest-plan");
+  const { input, output } = golden("controller-pass-takes-the-plans-in-order");
   assert.equal(input.op, "controllerPass");
   const job = file("pass-job.yaml", stringify(input.job));
   const [first, ...others] = input.scalePlans;

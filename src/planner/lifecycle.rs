@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Pod, Service};
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::kueue::Gate;
-use super::{Gates, ObservedServices, Planner, gang, plan_status_action};
+use super::{Gates, Observed, ObservedServices, Planner, gang, plan_status_action};
 use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::Result;
 use crate::plan::{Action, Cause, Event, Plan};
@@ -19,6 +19,8 @@ use crate::{job, naming, pod, template, validate};
 
 /// Why a finished job's pods are deleted.
 pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
+/// The reason of the event that tells a job took a plan up.
+pub(super) const TAKEN_UP: &str = "ScalePlanTakenUp";
 /// Why a suspended job's pods are deleted.
 const SUSPEND_REASON: &str = "the job is suspended (spec.suspend): no pod runs until it is resumed";
 
@@ -289,16 +291,20 @@ impl<'a> Planner<'a> {
 }
 
 /// One pass of the controller over one job (see [`crate::reconcile::controller_pass`], and
-/// [`crate::reconcile::controller_pass_queued`] for `gates`).
-pub(crate) fn controller_pass(
-    job: Option<&ElasticJob>,
-    plans: &[ScalePlan],
-    pods: &[Pod],
-    services: &[Service],
+/// [`crate::reconcile::controller_pass_queued`] for `gates`), which takes up at most one plan (see
+/// [`super::chain`] for the rest). The pods it makes may list `TF_CONFIG` addresses up to
+/// [`MAX_TF_CONFIG_HOSTS`] less `tf_hosts`, which earlier passes of the same call listed; it gives
+/// what it did ([`Passed`]).
+///
+/// [`MAX_TF_CONFIG_HOSTS`]: crate::validate::MAX_TF_CONFIG_HOSTS
+pub(super) fn pass_once(
+    observed: Observed<'_>,
     gates: Gates<'_>,
     now: &Time,
     options: &Options,
-) -> Result<Plan> {
+    tf_hosts: u64,
+) -> Result<Passed> {
+    let Observed { job, plans, pods, services } = observed;
     validate::check_observed_services(services.len())?;
     // Oldest first: each plan goes after the ones not later than it (a job has tens of plans; an
     // ordered insert keeps a sort's code out of the wasm).
@@ -310,12 +316,12 @@ pub(crate) fn controller_pass(
     let Some(job) = job else {
         // Plans whose job does not exist (yet) are only marked Created.
         let created = waiting.iter().filter(|p| p.status.as_ref().is_none_or(|s| s.phase.is_none()));
-        return Ok(Plan::from_actions(
-            created.flat_map(|p| scale_plan_pass(p, None, now).phases).flat_map(|p| p.actions),
-        ));
+        let plan =
+            Plan::from_actions(created.flat_map(|p| scale_plan_pass(p, None, now).phases).flat_map(|p| p.actions));
+        return Ok(Passed { plan, tf_hosts, more: false });
     };
     if job.metadata.deletion_timestamp.is_some() {
-        return Ok(Plan::default());
+        return Ok(Passed { plan: Plan::default(), tf_hosts, more: false });
     }
     // A queued job (with a host that tells Kueue's state) is planned as Kueue lets it run.
     let mut gate = match gates.queue {
@@ -378,6 +384,8 @@ pub(crate) fn controller_pass(
         _ => None,
     };
     let current = capped.as_ref().or(current);
+    let name = current.and_then(|p| p.metadata.name.as_ref());
+    let others_wait = waiting.iter().any(|p| is_waiting(p) && !p.spec.is_empty() && p.metadata.name.as_ref() != name);
     let (jobs_pods, adoptions) = claim_pods(job, pods);
     actions.extend(adoptions);
     // Without a plan taken up, the new task pods are the first plan's, as the master writes it.
@@ -393,8 +401,18 @@ pub(crate) fn controller_pass(
     planner.observe_services(ObservedServices::new(job, services, waiting));
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.quota_wait = gate.as_ref().is_some_and(Gate::waits_for_quota);
+    planner.tf_hosts = tf_hosts;
     planner.pass(current, now)?;
+    let tf_hosts = planner.tf_hosts;
     let passed = planner.finish();
+    // Whether the next pass would take a plan up: this one carried the job's plan out, and one that
+    // asks for something waits. A queued job's is carried out within its admission, one a call.
+    let more = others_wait
+        && gate.is_none()
+        && passed.actions().any(|a| {
+            matches!(a, Action::SetScalePlanStatus { name: done, status, .. }
+                if Some(done) == name && status.phase == Some(JobConditionType::Succeeded))
+        });
     let requeue_at = passed.requeue_at;
     for mut action in passed.phases.into_iter().flat_map(|p| p.actions) {
         // A status the job's pass writes was computed from the take-up's: it replaces that one, and
@@ -420,7 +438,17 @@ pub(crate) fn controller_pass(
     if let Some(gate) = gate {
         actions = gate.finish(original, &jobs_pods, &targets.unwrap_or_default(), actions, now);
     }
-    Ok(Plan::from_actions(actions).requeued_at(requeue_at))
+    Ok(Passed { plan: Plan::from_actions(actions).requeued_at(requeue_at), tf_hosts, more })
+}
+
+/// What one pass did.
+pub(super) struct Passed {
+    /// Its plan.
+    pub(super) plan: Plan,
+    /// The `TF_CONFIG` addresses listed by the pods made so far, this pass's and those before.
+    pub(super) tf_hosts: u64,
+    /// Whether it carried the job's plan out and another plan waits to be taken up.
+    pub(super) more: bool,
 }
 
 /// Each task type's replicas by the newest of the job's plans carried out that gives them
@@ -447,7 +475,7 @@ pub(crate) fn takes_part(plan: &ScalePlan, job: Option<&ElasticJob>) -> bool {
 }
 
 /// Whether a plan has not been taken up by its job yet.
-fn is_waiting(plan: &ScalePlan) -> bool {
+pub(super) fn is_waiting(plan: &ScalePlan) -> bool {
     matches!(
         plan.status.as_ref().and_then(|s| s.phase),
         None | Some(JobConditionType::Created | JobConditionType::Pending)
@@ -590,7 +618,7 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
             // Telling on the job that it took a plan up, as it moves to it.
             let event = (status.scale_plan != job_before.scale_plan).then(|| {
                 let name = status.scale_plan.as_deref().unwrap_or_default();
-                Event::normal("ScalePlanTakenUp", format!("took up scale plan {name}"))
+                Event::normal(TAKEN_UP, format!("took up scale plan {name}"))
             });
             actions.push(Action::SetJobStatus { status, cause: Cause::Status, event });
         }
@@ -602,6 +630,7 @@ pub(crate) fn scale_plan_pass(scale_plan: &ScalePlan, job: Option<&ElasticJob>, 
 
 #[cfg(test)]
 mod tests {
+    use super::super::controller_pass;
     use super::super::tests::{job, task};
     use super::*;
     use crate::template::Options;
@@ -624,6 +653,13 @@ mod tests {
         let mut m = task(ReplicaType::DlroverMaster, 0, 0, phase);
         m.metadata.name = Some(naming::master_name("j"));
         m
+    }
+
+    /// The controller's pass over the job, its plans and pods at `now`, with the default options.
+    fn controller(j: Option<&ElasticJob>, plans: &[ScalePlan], pods: &[Pod], now: &Time) -> Plan {
+        let observed = Observed { job: j, plans, pods, services: &[] };
+        let Ok(plan) = controller_pass(observed, Gates::default(), now, &Options::default()) else { panic!("refused") };
+        plan
     }
 
     fn created(plan: &Plan) -> Vec<String> {
@@ -669,9 +705,8 @@ mod tests {
 
     #[test]
     fn the_first_plans_pods_list_the_ps_as_the_master_writes_them() {
-        let options = Options::default();
         let now = at("2026-01-01T00:00:00Z");
-        let Ok(plan) = controller_pass(Some(&job()), &[], &[], &[], Gates::default(), &now, &options) else { panic!() };
+        let plan = controller(Some(&job()), &[], &[], &now);
         let tf_config = plan
             .created_pods()
             .find(|p| pod::name(p) == "j-edljob-worker-0")
@@ -794,7 +829,7 @@ mod tests {
     }
 
     #[test]
-    fn the_pass_takes_up_the_oldest_plan_and_does_empty_ones_at_once() {
+    fn the_pass_takes_up_the_plans_oldest_first_and_does_empty_ones_at_once() {
         let mut j = job();
         j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
         let now = at("2026-01-01T00:01:00Z");
@@ -804,28 +839,28 @@ mod tests {
             named_plan("j-scaleplan-9", "2026-01-01T00:00:00Z", None),
             named_plan("j-scaleplan-11", "2026-01-01T00:00:00Z", Some(4)),
         ];
-        let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &plans, &[master("Running")], &[], Gates::default(), &now, &options)
-        else {
-            panic!("refused")
-        };
+        let plan = controller(Some(&j), &plans, &[master("Running")], &now);
+        let succeeded = |name: &str| (name.to_owned(), Some(JobConditionType::Succeeded));
         assert_eq!(
             plan_statuses(&plan),
-            [
-                ("j-scaleplan-9".to_owned(), Some(JobConditionType::Succeeded)),
-                ("j-scaleplan-10".to_owned(), Some(JobConditionType::Succeeded))
-            ],
-            "plan 11 waits for the next pass"
+            [succeeded("j-scaleplan-9"), succeeded("j-scaleplan-10"), succeeded("j-scaleplan-11")],
+            "each plan's status written once"
         );
-        assert_eq!(
-            plan.job_status().and_then(|s| s.scale_plan.as_deref()),
-            Some("j-scaleplan-10"),
-            "one at a time, the oldest"
-        );
-        // Carried out in the pass that took it up: its 3 workers are made, one status a plan.
-        let workers = plan.created_pods().filter(|p| pod::name(p).contains("-worker-")).count();
-        assert_eq!(workers, 3, "{plan:?}");
-        assert_eq!(plan.actions().filter(|a| matches!(a, Action::SetJobStatus { .. })).count(), 1);
+        let status = plan.job_status();
+        assert_eq!(status.and_then(|s| s.scale_plan.as_deref()), Some("j-scaleplan-11"), "the newest taken up last");
+        assert_eq!(status.and_then(|s| s.phase), Some(JobConditionType::Running));
+        // Plan 10 makes 3 workers, and plan 11, from where 10 left the job, the fourth.
+        let workers: Vec<&str> = plan.created_pods().map(pod::name).filter(|n| n.contains("-worker-")).collect();
+        assert_eq!(workers, ["j-edljob-worker-0", "j-edljob-worker-1", "j-edljob-worker-2", "j-edljob-worker-3"]);
+        let writes: Vec<Option<&Event>> = plan
+            .actions()
+            .filter_map(|a| match a {
+                Action::SetJobStatus { event, .. } => Some(event.as_ref()),
+                _ => None,
+            })
+            .collect();
+        let told = "took up scale plans j-scaleplan-10 to j-scaleplan-11, 2 in all, oldest first";
+        assert_eq!(writes, [Some(&Event::normal(TAKEN_UP, told.to_owned()))], "one job status write");
     }
 
     #[test]
@@ -839,21 +874,14 @@ mod tests {
             controller: Some(true),
             ..Default::default()
         }]);
-        let options = Options::default();
         let now = at("2026-01-01T00:00:00Z");
-        let Ok(plan) = controller_pass(Some(&j), &[], &[stale], &[], Gates::default(), &now, &options) else {
-            panic!("refused")
-        };
+        let plan = controller(Some(&j), &[], &[stale], &now);
         // The old job's master is not this job's: it gets its own.
         assert_eq!(
             plan.created_pods().map(|p| pod::name(p).to_owned()).collect::<Vec<_>>(),
             [naming::master_name("j")]
         );
-        let Ok(owned) =
-            controller_pass(Some(&j), &[], &[orphan(master("Running"))], &[], Gates::default(), &now, &options)
-        else {
-            panic!("refused")
-        };
+        let owned = controller(Some(&j), &[], &[orphan(master("Running"))], &now);
         assert!(owned.created_pods().next().is_none(), "an orphan master named as the job's is adopted: {owned:?}");
     }
 
@@ -885,10 +913,7 @@ mod tests {
         j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
         let now = at("2026-01-01T00:01:00Z");
         let pods = [orphan(master("Running")), orphan(task(ReplicaType::Worker, 1, 1, "Running"))];
-        let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], Gates::default(), &now, &options) else {
-            panic!("refused")
-        };
+        let plan = controller(Some(&j), &[], &pods, &now);
         assert_eq!(
             adopted(&plan),
             [
@@ -934,10 +959,7 @@ mod tests {
             no_uid,
             deleting,
         ];
-        let options = Options::default();
-        let Ok(plan) = controller_pass(Some(&j), &[], &pods, &[], Gates::default(), &now, &options) else {
-            panic!("refused")
-        };
+        let plan = controller(Some(&j), &[], &pods, &now);
         assert!(adopted(&plan).is_empty(), "{plan:?}");
         // The finished job stops its own running worker only: the others are not its pods.
         let deleted: Vec<&str> = plan.deleted_pods().collect();

@@ -15,6 +15,7 @@
 //! Crate-private: the public operations in [`crate::reconcile`] and [`crate::render`] validate
 //! their input, make a planner, ask it for one decision and return its plan.
 
+mod chain;
 mod gang;
 mod kueue;
 mod lifecycle;
@@ -25,10 +26,11 @@ mod slices;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-pub(crate) use lifecycle::{STOP_REASON, claim_pods, controller_pass, plan_order, scale_plan_pass, takes_part};
+pub(crate) use chain::controller_pass;
+pub(crate) use lifecycle::{STOP_REASON, claim_pods, plan_order, scale_plan_pass, takes_part};
 pub(crate) use services::ObservedServices;
 
 use crate::api::{
@@ -42,6 +44,16 @@ use crate::template::{self, Options, PodFactory, TaskMeta};
 use crate::tfconfig::Marked;
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
 use crate::{job, naming, pod};
+
+/// What a host observed of one job for a controller pass: the job (`None` when it does not exist
+/// (yet)), its ScalePlans, pods and services.
+#[derive(Clone, Copy)]
+pub(crate) struct Observed<'a> {
+    pub(crate) job: Option<&'a ElasticJob>,
+    pub(crate) plans: &'a [ScalePlan],
+    pub(crate) pods: &'a [Pod],
+    pub(crate) services: &'a [Service],
+}
 
 /// What a host observed of the schedulers that gate a job's pods, for
 /// [`crate::controller_pass_queued`]: Kueue's state, and the gang scheduler's PodGroup.

@@ -519,10 +519,7 @@ mod tests {
         plan.spec.owner_job = Some("j".into());
         let now = at("2026-01-01T10:31:00Z");
         let Ok(pass) = super::super::controller_pass(
-            Some(&succeeded),
-            &[plan],
-            &pods,
-            &[],
+            super::super::Observed { job: Some(&succeeded), plans: &[plan], pods: &pods, services: &[] },
             super::super::Gates::default(),
             &now,
             &options,

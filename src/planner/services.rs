@@ -173,8 +173,13 @@ mod tests {
 
     fn pass(j: &ElasticJob, pods: &[k8s_openapi::api::core::v1::Pod], services: &[Service]) -> Plan {
         let now = Time(jiff::Timestamp::UNIX_EPOCH);
-        controller_pass(Some(j), &[], pods, services, super::super::Gates::default(), &now, &Options::default())
-            .unwrap_or_default()
+        controller_pass(
+            super::super::Observed { job: Some(j), plans: &[], pods, services },
+            super::super::Gates::default(),
+            &now,
+            &Options::default(),
+        )
+        .unwrap_or_default()
     }
 
     fn service_actions(plan: &Plan) -> Vec<(String, String)> {
@@ -286,10 +291,7 @@ mod tests {
         let now = Time(jiff::Timestamp::UNIX_EPOCH);
         let observed = services(&j, &ALL);
         let Ok(out) = controller_pass(
-            Some(&j),
-            &[plan],
-            &pods(),
-            &observed,
+            super::super::Observed { job: Some(&j), plans: &[plan], pods: &pods(), services: &observed },
             super::super::Gates::default(),
             &now,
             &Options::default(),
