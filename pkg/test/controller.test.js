@@ -1,8 +1,8 @@
 // The controller's parts without a cluster: the work queue (dedup, one pass per job at a time,
 // per-job exponential backoff), a cache kept by the adapter's list and watch against a scripted API
 // server (410 Gone lists again; a reset connection watches again from the last resourceVersion), a
-// reconcile pass whose status write conflicts (read again, plan again, nothing done twice), a
-// deleted service made again once, and the command line. Everything against a real API server is in tests/e2e/controller.test.js.
+// reconcile pass whose status write conflicts (read again, plan again, nothing done twice), a job's
+// waiting plans carried out in one pass, a deleted service made again once, and the command line. Everything against a real API server is in tests/e2e/controller.test.js.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -534,6 +534,34 @@ test("a service deleted from a running job is made again once: the next pass wai
   reconciler.observed(key, "Service", "add", made);
   assert.deepEqual(await reconciler.reconcile(key), { result: "success" });
   assert.deepEqual(calls, ["create Service mnist-edljob-worker-0"], "one call in all");
+});
+
+test("a job's waiting plans are carried out in one reconcile, oldest first: each plan's status written once, the job's once, one event naming the first and the last", async () => {
+  const { input } = goldenCases().find((c) => c.name === "controller-pass-takes-the-plans-in-order");
+  const calls = [];
+  const adapter = {
+    create: async (kind, obj) => {
+      calls.push(kind === "Event" ? `Event ${obj.reason}: ${obj.message}` : `create ${kind} ${obj.metadata.name}`);
+      return { ...obj, metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}` } };
+    },
+    replaceStatus: async (kind, obj) => {
+      calls.push(`status ${kind} ${obj.metadata.name} ${obj.status.phase}${obj.status.scalePlan ? ` ${obj.status.scalePlan}` : ""}`);
+      return { ...obj, metadata: { ...obj.metadata, resourceVersion: "10" } };
+    },
+    patch: async () => ({}),
+  };
+  const reconciler = reconcilerOf(adapter, input.job, { plans: input.scalePlans, pods: input.pods, services: input.services });
+  assert.equal((await reconciler.reconcile("ml/mnist")).result, "success");
+  const pods = calls.filter((c) => c.startsWith("create Pod")).sort();
+  assert.deepEqual(pods, ["ps-0", "chief-0", "worker-0", "worker-1", "worker-2"].map((n) => `create Pod mnist-edljob-${n}`).sort());
+  assert.deepEqual(
+    calls.filter((c) => c.startsWith("status")),
+    ["status ScalePlan mnist-scaleplan-0 Succeeded", "status ScalePlan mnist-scaleplan-1 Succeeded", "status ScalePlan mnist-scaleplan-2 Succeeded", "status ElasticJob mnist Running mnist-scaleplan-2"],
+  );
+  assert.deepEqual(
+    calls.filter((c) => c.startsWith("Event ScalePlanTakenUp")),
+    ["Event ScalePlanTakenUp: took up scale plans mnist-scaleplan-1 to mnist-scaleplan-2, 2 in all, oldest first"],
+  );
 });
 
 test("events come from the core: a PS migration beside an old failed pod is no relaunch; a relaunch is one", async () => {

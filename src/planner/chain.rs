@@ -26,9 +26,9 @@ use crate::template::Options;
 /// A chained pass is left to the next call, which plans it from what the cluster then shows,
 /// when the last one did something this cannot lay over its inputs (an adoption, a PodGroup or a
 /// Workload), when the job is queued in Kueue (its plans are carried out within what Kueue
-/// admitted, one a call: see [`lifecycle::Passed`]), once the pods made reach `maxPodCreates`, and
-/// when the chained pass is refused (the next call tells why). The `TF_CONFIG` addresses the chained passes' pods list
-/// count against one budget, as one pass's do.
+/// admitted, one a call: see [`lifecycle::Passed`]), once the pods made reach `maxPodCreates`,
+/// and when the chained pass is refused (the next call tells why). The `TF_CONFIG` addresses that
+/// the chained passes' pods list count against one budget, as one pass's do.
 pub(crate) fn controller_pass(observed: Observed<'_>, gates: Gates<'_>, now: &Time, options: &Options) -> Result<Plan> {
     let first = lifecycle::pass_once(observed, gates, now, options, 0)?;
     let (Some(job), true) = (observed.job, first.more) else { return Ok(first.plan) };
