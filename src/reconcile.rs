@@ -224,10 +224,12 @@ pub fn reconcile(
 ///   only marked `Created`; a job being deleted gets an empty plan.
 /// - **Every waiting plan in one call.** Once a plan is carried out, the next waiting one is taken
 ///   up in the same call, from the job, plans, pods and services as the writes so far leave them
-///   (a pod made is `Pending`, one deleted is gone), as the next pass would take it up once those
-///   writes came back through the watches: DLRover's master writes a relaunch plan for each pod it
+///   (a pod made is `Pending`, one deleted is gone, though no new pod takes its name: the plan
+///   makes its pods before it deletes any), as the next pass would take it up once those writes
+///   came back through the watches: DLRover's master writes a relaunch plan for each pod it
 ///   lost, and a node that goes away with ten of a job's pods brings ten. The plan holds each
-///   object's writes once: every plan's status and the job's as the last plan leaves them, the
+///   object's writes once (a service one plan deletes and a later one makes again is not deleted):
+///   every plan's status and the job's as the last plan leaves them, the
 ///   job's telling every plan taken up (`took up scale plans <first> to <last>, <n> in all, oldest
 ///   first`). The chain stops, leaving the rest to the next call, at a plan not finished in its
 ///   pass (pods left for a later pass), at writes it does not lay over (an adoption, a PodGroup, a

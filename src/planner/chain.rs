@@ -11,7 +11,7 @@
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::lifecycle::{self, TAKEN_UP};
+use super::lifecycle::{self, Earlier, TAKEN_UP};
 use super::{Gates, Observed};
 use crate::api::{ElasticJob, ScalePlan};
 use crate::error::Result;
@@ -30,10 +30,12 @@ use crate::template::Options;
 /// and when the chained pass is refused (the next call tells why). The `TF_CONFIG` addresses that
 /// the chained passes' pods list count against one budget, as one pass's do.
 pub(crate) fn controller_pass(observed: Observed<'_>, gates: Gates<'_>, now: &Time, options: &Options) -> Result<Plan> {
-    let first = lifecycle::pass_once(observed, gates, now, options, 0)?;
+    let first = lifecycle::pass_once(observed, gates, now, options, Earlier::default())?;
     let (Some(job), true) = (observed.job, first.more) else { return Ok(first.plan) };
     let Observed { plans, pods, services, .. } = observed;
-    let mut world = World { job: job.clone(), plans: plans.to_vec(), pods: pods.to_vec(), services: services.to_vec() };
+    let (plans_now, pods_now, services_now) = (plans.to_vec(), pods.to_vec(), services.to_vec());
+    let mut world =
+        World { job: job.clone(), plans: plans_now, pods: pods_now, services: services_now, deleted: Vec::new() };
     let (mut more, mut tf_hosts) = (first.more, first.tf_hosts);
     let mut passes = vec![first.plan];
     while more && passes.len() <= plans.len() {
@@ -42,19 +44,22 @@ pub(crate) fn controller_pass(observed: Observed<'_>, gates: Gates<'_>, now: &Ti
         if !world.lay_over(last) || options.max_pod_creates.is_some_and(|max| made >= max) {
             break;
         }
-        let Ok(next) = lifecycle::pass_once(world.observed(), gates, now, options, tf_hosts) else { break };
+        let earlier = Earlier { tf_hosts, deleted: &world.deleted };
+        let Ok(next) = lifecycle::pass_once(world.observed(), gates, now, options, earlier) else { break };
         (more, tf_hosts) = (next.more, next.tf_hosts);
         passes.push(next.plan);
     }
     Ok(merge(passes))
 }
 
-/// The job, its plans, pods and services as a pass's writes leave them.
+/// The job, its plans, pods and services as a pass's writes leave them, and the names of the pods
+/// they deleted.
 struct World {
     job: ElasticJob,
     plans: Vec<ScalePlan>,
     pods: Vec<Pod>,
     services: Vec<Service>,
+    deleted: Vec<String>,
 }
 
 impl World {
@@ -77,7 +82,10 @@ impl World {
                     }
                 }
                 Action::CreatePod { pod, .. } => self.pods.push(pod.as_ref().clone()),
-                Action::DeletePod { name, .. } => self.pods.retain(|p| pod::name(p) != name),
+                Action::DeletePod { name, .. } => {
+                    self.pods.retain(|p| pod::name(p) != name);
+                    self.deleted.push(name.clone());
+                }
                 Action::CreateOrUpdateService { service, .. } => {
                     self.services.retain(|s| s.metadata.name != service.metadata.name);
                     self.services.push(service.as_ref().clone());
@@ -118,6 +126,13 @@ fn merge(mut passes: Vec<Plan>) -> Plan {
                     Some(earlier) => *earlier = action,
                     None => plan_statuses.push(action),
                 }
+            }
+            // A service a pass deletes and a later one makes again (a rank scaled away and back)
+            // stays: the plan makes its services before it deletes any.
+            Action::CreateOrUpdateService { service, .. } => {
+                let name = service.metadata.name.as_ref();
+                actions.retain(|a| !matches!(a, Action::DeleteService { name: gone, .. } if Some(gone) == name));
+                actions.push(action);
             }
             _ => actions.push(action),
         }
@@ -184,7 +199,7 @@ mod tests {
     }
 
     fn world(j: &ElasticJob, plans: &[ScalePlan], pods: &[Pod]) -> World {
-        World { job: j.clone(), plans: plans.to_vec(), pods: pods.to_vec(), services: Vec::new() }
+        World { job: j.clone(), plans: plans.to_vec(), pods: pods.to_vec(), services: Vec::new(), deleted: Vec::new() }
     }
 
     fn pass(w: &World, options: &Options) -> Plan {
@@ -210,7 +225,7 @@ mod tests {
         let now = at("2026-01-01T00:01:00Z");
         let mut serial = world(&j, &plans, &pods);
         for _ in 0..plans.len() {
-            let one = lifecycle::pass_once(serial.observed(), Gates::default(), &now, &options, 0)
+            let one = lifecycle::pass_once(serial.observed(), Gates::default(), &now, &options, Earlier::default())
                 .map(|p| p.plan)
                 .unwrap_or_default();
             assert_eq!(one.created_pods().count(), 1, "one plan a pass: {one:?}");
@@ -227,6 +242,38 @@ mod tests {
         };
         assert_eq!(status(&chained), status(&serial), "the job's status as the last pass leaves it");
         assert!(pass(&chained, &options).created_pods().next().is_none(), "nothing left to do");
+    }
+
+    #[test]
+    fn a_rank_scaled_away_and_back_gets_a_new_pod_and_keeps_its_service() {
+        let mut j = job();
+        j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
+        let mut pods = vec![master(), task(ReplicaType::Ps, 0, 0, "Running")];
+        pods.extend((0..4).map(|rank| task(ReplicaType::Worker, rank, rank, "Running")));
+        let scale = |i: u32, workers: i32| {
+            let mut plan = relaunch(i, 0, 0, 0);
+            plan.spec.create_pods.clear();
+            plan.spec.remove_pods.clear();
+            let spec = crate::api::ReplicaResourceSpec { replicas: workers, ..Default::default() };
+            plan.spec.replica_resource_specs.insert(ReplicaType::Worker, spec);
+            plan
+        };
+        let plan = pass(&world(&j, &[scale(1, 2), scale(2, 4)], &pods), &Options::default());
+        // The plan makes its pods before it deletes any: ranks 2 and 3 come back under new names.
+        assert_eq!(plan.created_pods().map(pod::name).collect::<Vec<_>>(), ["j-edljob-worker-4", "j-edljob-worker-5"]);
+        assert_eq!(plan.deleted_pods().collect::<Vec<_>>(), ["j-edljob-worker-3", "j-edljob-worker-2"]);
+        let services: Vec<String> = plan
+            .actions()
+            .filter_map(|a| match a {
+                Action::CreateOrUpdateService { service, .. } => service.metadata.name.clone().map(|n| format!("+{n}")),
+                Action::DeleteService { name, .. } => Some(format!("-{name}")),
+                _ => None,
+            })
+            .collect();
+        assert!(!services.iter().any(|s| s.starts_with('-')), "no service deleted: {services:?}");
+        for rank in [2, 3] {
+            assert!(services.contains(&format!("+j-edljob-worker-{rank}")), "rank {rank}'s service made again");
+        }
     }
 
     #[test]

@@ -292,19 +292,17 @@ impl<'a> Planner<'a> {
 
 /// One pass of the controller over one job (see [`crate::reconcile::controller_pass`], and
 /// [`crate::reconcile::controller_pass_queued`] for `gates`), which takes up at most one plan (see
-/// [`super::chain`] for the rest). The pods it makes may list `TF_CONFIG` addresses up to
-/// [`MAX_TF_CONFIG_HOSTS`] less `tf_hosts`, which earlier passes of the same call listed; it gives
-/// what it did ([`Passed`]).
-///
-/// [`MAX_TF_CONFIG_HOSTS`]: crate::validate::MAX_TF_CONFIG_HOSTS
+/// [`super::chain`] for the rest), after `earlier` passes of the same call; it gives what it did
+/// ([`Passed`]).
 pub(super) fn pass_once(
     observed: Observed<'_>,
     gates: Gates<'_>,
     now: &Time,
     options: &Options,
-    tf_hosts: u64,
+    earlier: Earlier<'_>,
 ) -> Result<Passed> {
     let Observed { job, plans, pods, services } = observed;
+    let tf_hosts = earlier.tf_hosts;
     validate::check_observed_services(services.len())?;
     // Oldest first: each plan goes after the ones not later than it (a job has tens of plans; an
     // ordered insert keeps a sort's code out of the wasm).
@@ -402,6 +400,7 @@ pub(super) fn pass_once(
     planner.hold = gate.as_mut().and_then(|g| g.hold.take());
     planner.quota_wait = gate.as_ref().is_some_and(Gate::waits_for_quota);
     planner.tf_hosts = tf_hosts;
+    planner.reserved.extend(earlier.deleted.iter().cloned());
     planner.pass(current, now)?;
     let tf_hosts = planner.tf_hosts;
     let passed = planner.finish();
@@ -439,6 +438,17 @@ pub(super) fn pass_once(
         actions = gate.finish(original, &jobs_pods, &targets.unwrap_or_default(), actions, now);
     }
     Ok(Passed { plan: Plan::from_actions(actions).requeued_at(requeue_at), tf_hosts, more })
+}
+
+/// What the earlier passes of the same call did, that a pass goes on from.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Earlier<'a> {
+    /// The `TF_CONFIG` addresses their pods list: this pass's pods may list up to
+    /// [`crate::validate::MAX_TF_CONFIG_HOSTS`] less these.
+    pub(super) tf_hosts: u64,
+    /// The pods they deleted: gone, but a new pod takes none of their names, since the plan
+    /// creates its pods before it deletes any.
+    pub(super) deleted: &'a [String],
 }
 
 /// What one pass did.
