@@ -3,8 +3,9 @@
 //! next pass would see them once the writes came back through the watches (see
 //! [`crate::reconcile::controller_pass`], "Which plan").
 //!
-//! DLRover's master writes one relaunch plan for each pod it lost: a node that goes away with ten
-//! of a job's pods brings ten plans. Taken up one a pass, each waits for the last one's writes to
+//! DLRover's master writes one relaunch plan for each pod it lost (0.6.1's
+//! `DistributedJobManager._relaunch_node` in `dist_job_manager.py` scales one plan a node): a node
+//! that goes away with ten of a job's pods brings ten plans. Taken up one a pass, each waits for the last one's writes to
 //! come back, so the tenth pod was made tens of seconds after its plan on a busy cluster. Taken up
 //! in one call, they cost one job status write and one write a plan.
 
@@ -32,15 +33,18 @@ use crate::template::Options;
 pub(crate) fn controller_pass(observed: Observed<'_>, gates: Gates<'_>, now: &Time, options: &Options) -> Result<Plan> {
     let first = lifecycle::pass_once(observed, gates, now, options, Earlier::default())?;
     let (Some(job), true) = (observed.job, first.more) else { return Ok(first.plan) };
-    let Observed { plans, pods, services, .. } = observed;
-    let (plans_now, pods_now, services_now) = (plans.to_vec(), pods.to_vec(), services.to_vec());
-    let mut world =
-        World { job: job.clone(), plans: plans_now, pods: pods_now, services: services_now, deleted: Vec::new() };
-    let (mut more, mut tf_hosts) = (first.more, first.tf_hosts);
+    let mut world = World {
+        job: job.clone(),
+        plans: observed.plans.to_vec(),
+        pods: observed.pods.to_vec(),
+        services: observed.services.to_vec(),
+        deleted: Vec::new(),
+    };
+    let (mut more, mut tf_hosts, mut made) = (first.more, first.tf_hosts, 0);
     let mut passes = vec![first.plan];
-    while more && passes.len() <= plans.len() {
+    while more && passes.len() <= observed.plans.len() {
         let Some(last) = passes.last() else { break };
-        let made: usize = passes.iter().map(|p| p.created_pods().count()).sum();
+        made += last.created_pods().count();
         if !world.lay_over(last) || options.max_pod_creates.is_some_and(|max| made >= max) {
             break;
         }
@@ -68,9 +72,11 @@ impl World {
     }
 
     /// Lays `plan`'s writes over the objects, as the API server leaves them: a pod made is
-    /// `Pending` (the pod strategy's `PrepareForCreate` in Kubernetes' `pkg/registry/core/pod`; a
-    /// pod without a phase reads as `Pending`), a pod deleted with a grace period of 0 is gone.
-    /// False, with the objects part laid, when the plan does something else.
+    /// `Pending` (`podStrategy.PrepareForCreate`, Kubernetes v1.37.2 `pkg/registry/core/pod/strategy.go`;
+    /// a pod without a phase reads as `Pending`), a pod deleted with a grace period of 0 and no
+    /// finalizer is gone at once (`Store.updateForGracefulDeletionAndFinalizers`, k8s.io/apiserver
+    /// v0.37.2 `pkg/registry/generic/registry/store.go`). False, with the objects part laid, when
+    /// the plan does something else.
     fn lay_over(&mut self, plan: &Plan) -> bool {
         for action in plan.actions() {
             match action {
