@@ -17,8 +17,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion};
+use elasticjob::podspec::Pod;
 use elasticjob::{ElasticJob, Options, parse, reconcile, render};
-use k8s_openapi::api::core::v1::Pod;
 use serde_json::json;
 
 fn big_job() -> ElasticJob {

@@ -12,8 +12,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::{Pod, PodSpec};
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, Pod, PodCondition, PodSpec, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec,
+    Container, EnvVar, PodCondition, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Deserializer};

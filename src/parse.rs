@@ -9,7 +9,8 @@
 //! Observed pods ([`pods`]) and services ([`services`]) come from the cluster, which may be newer
 //! than this crate's Kubernetes types, so their unknown fields are ignored.
 
-use k8s_openapi::api::core::v1::{Pod, Service};
+use crate::podspec::Pod;
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

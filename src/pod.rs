@@ -4,7 +4,8 @@
 //!
 //! Every rule here is the one the planner, the preview and the tests use; none is written twice.
 
-use k8s_openapi::api::core::v1::{Container, Pod};
+use crate::podspec::Pod;
+use k8s_openapi::api::core::v1::Container;
 
 use crate::api::{ReplicaType, ResourceList};
 use crate::naming;

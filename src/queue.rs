@@ -25,7 +25,8 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{PodTemplateSpec, Toleration};
+use crate::podspec::PodTemplateSpec;
+use k8s_openapi::api::core::v1::Toleration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{ElasticJob, ReplicaSpec, ReplicaType};

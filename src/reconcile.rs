@@ -83,7 +83,8 @@
 //! A plan's `requeueAt` is the next such moment still ahead: the deadline of a job that runs,
 //! the TTL of a finished one.
 
-use k8s_openapi::api::core::v1::{Pod, Service};
+use crate::podspec::Pod;
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use crate::api::{

@@ -1,7 +1,7 @@
 //! Previews: every object a job will have ([`render()`]), the `TF_CONFIG` of any of its tasks
 //! ([`tf_config`]), and a summary of rendered objects ([`summary`]).
 
-use k8s_openapi::api::core::v1::Pod;
+use crate::podspec::Pod;
 
 use crate::api::{self, ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Error, Result};

@@ -8,7 +8,7 @@
 //! by phase as the job status counts them, and "wanted" is the planner's target under the job's
 //! current plan (the plan's `replicas` for the type, else the spec's and what the plan adds).
 
-use k8s_openapi::api::core::v1::Pod;
+use crate::podspec::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::{Deserialize, Serialize};
 

@@ -9,7 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{PodTemplateSpec, Toleration};
+use crate::podspec::PodTemplateSpec;
+use k8s_openapi::api::core::v1::Toleration;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};

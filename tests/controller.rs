@@ -9,7 +9,7 @@ use elasticjob::validate::MAX_TF_CONFIG_HOSTS;
 use elasticjob::{Action, JobConditionType, Options, ReplicaType, parse, reconcile};
 use serde_json::json;
 
-fn set_phase(pods: &mut [k8s_openapi::api::core::v1::Pod], name: &str, phase: &str) {
+fn set_phase(pods: &mut [elasticjob::podspec::Pod], name: &str, phase: &str) {
     let pod = pods.iter_mut().find(|p| p.metadata.name.as_deref() == Some(name)).unwrap();
     pod.status.as_mut().unwrap().phase = Some(phase.into());
 }

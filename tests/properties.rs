@@ -11,8 +11,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use elasticjob::podspec::Pod;
 use elasticjob::{Options, Plan, ReplicaType, ScalePlan, parse, reconcile};
-use k8s_openapi::api::core::v1::Pod;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -10,8 +10,8 @@
 //! pass on an otherwise unchanging cluster, reaches a plan that does nothing within a few passes.
 
 use arbitrary::{Arbitrary, Unstructured};
+use elasticjob::podspec::Pod;
 use elasticjob::{Action, ElasticJob, Options, Plan, ReplicaType, ScalePlan, parse, validate};
-use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
 
 use super::check::{self, Root};

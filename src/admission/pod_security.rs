@@ -13,9 +13,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::{PodSpec, PodTemplateSpec};
 use k8s_openapi::api::core::v1::{
-    AppArmorProfile, Container, ContainerPort, EphemeralContainer, HTTPGetAction, Lifecycle, PodSpec, PodTemplateSpec,
-    Probe, SELinuxOptions, SeccompProfile, SecurityContext, TCPSocketAction, Volume, WindowsSecurityContextOptions,
+    AppArmorProfile, Container, ContainerPort, EphemeralContainer, HTTPGetAction, Lifecycle, Probe, SELinuxOptions,
+    SeccompProfile, SecurityContext, TCPSocketAction, Volume, WindowsSecurityContextOptions,
 };
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use k8s_openapi::api::core::v1::PodSpec;
+use crate::podspec::PodSpec;
 use serde_json::Value;
 
 use super::{Settings, pod_security};

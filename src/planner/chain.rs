@@ -9,7 +9,8 @@
 //! come back, so the tenth pod was made tens of seconds after its plan on a busy cluster. Taken up
 //! in one call, they cost one job status write and one write a plan.
 
-use k8s_openapi::api::core::v1::{Pod, Service};
+use crate::podspec::Pod;
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::lifecycle::{self, Earlier, TAKEN_UP};

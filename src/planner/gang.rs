@@ -4,7 +4,7 @@
 //! Volcano, no task pod made while the PodGroup is not admitted, the job's `GangPending`
 //! condition saying why.
 
-use k8s_openapi::api::core::v1::Pod;
+use crate::podspec::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::Planner;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::Pod;
+use crate::podspec::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use crate::api::{ConditionStatus, ElasticJob, JobCondition, JobConditionType, ReplicaType, ScalePlan};
@@ -781,12 +781,9 @@ mod tests {
             pod_sets: vec![PodSet {
                 name: "worker".into(),
                 count,
-                template: k8s_openapi::api::core::v1::PodTemplateSpec {
+                template: crate::podspec::PodTemplateSpec {
                     metadata: None,
-                    spec: Some(k8s_openapi::api::core::v1::PodSpec {
-                        containers: vec![container(pull)],
-                        ..Default::default()
-                    }),
+                    spec: Some(crate::podspec::PodSpec { containers: vec![container(pull)], ..Default::default() }),
                 },
             }],
             ..Default::default()

@@ -3,8 +3,8 @@
 //! `ttlSecondsAfterFinished` has passed, and the moment the job next needs a pass (see
 //! [`crate::reconcile`] for the rules).
 
+use crate::podspec::Pod;
 use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::Planner;

@@ -140,20 +140,20 @@ mod tests {
     }
 
     /// A pod of job `j` as the planner made it, controlled by the job of [`running`].
-    fn task(t: ReplicaType, id: i32, rank: i32, phase: &str) -> k8s_openapi::api::core::v1::Pod {
+    fn task(t: ReplicaType, id: i32, rank: i32, phase: &str) -> crate::podspec::Pod {
         let mut pod = super::super::tests::task(t, id, rank, phase);
         pod.metadata.owner_references = template::owner_reference(&running()).map(|o| vec![o]);
         pod
     }
 
-    fn master() -> k8s_openapi::api::core::v1::Pod {
+    fn master() -> crate::podspec::Pod {
         let mut m = task(ReplicaType::DlroverMaster, 0, 0, "Running");
         m.metadata.name = Some(naming::master_name("j"));
         m
     }
 
     /// The master, the PS and both workers, running.
-    fn pods() -> Vec<k8s_openapi::api::core::v1::Pod> {
+    fn pods() -> Vec<crate::podspec::Pod> {
         vec![
             master(),
             task(ReplicaType::Ps, 0, 0, "Running"),
@@ -171,7 +171,7 @@ mod tests {
 
     const ALL: [(ReplicaType, i32); 3] = [(ReplicaType::Ps, 0), (ReplicaType::Worker, 0), (ReplicaType::Worker, 1)];
 
-    fn pass(j: &ElasticJob, pods: &[k8s_openapi::api::core::v1::Pod], services: &[Service]) -> Plan {
+    fn pass(j: &ElasticJob, pods: &[crate::podspec::Pod], services: &[Service]) -> Plan {
         let now = Time(jiff::Timestamp::UNIX_EPOCH);
         controller_pass(
             super::super::Observed { job: Some(j), plans: &[], pods, services },

@@ -537,7 +537,8 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::core::v1::{Container, PodSpec};
+    use crate::podspec::PodSpec;
+    use k8s_openapi::api::core::v1::Container;
     use serde_json::json;
 
     use super::*;

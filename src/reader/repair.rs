@@ -161,7 +161,8 @@ fn insert_null(value: &mut Value, steps: &[Step], field: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::core::v1::{Container, PodSpec};
+    use crate::podspec::PodSpec;
+    use k8s_openapi::api::core::v1::Container;
     use serde_json::json;
 
     use super::*;

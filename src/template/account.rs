@@ -1,7 +1,8 @@
 //! The job masters' ServiceAccount and who may run as it: the controller's own master, never a
 //! task pod, a master the job wrote itself only when the admin allows it.
 
-use k8s_openapi::api::core::v1::{PodSpec, Probe, Volume, VolumeMount};
+use crate::podspec::PodSpec;
+use k8s_openapi::api::core::v1::{Probe, Volume, VolumeMount};
 
 use super::Options;
 use crate::api::{ElasticJob, ReplicaType};

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::PodTemplateSpec;
+use crate::podspec::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{self, DistributionStrategy, ElasticJob, ReplicaType, ResourceList, ScalePlan};

@@ -6,9 +6,9 @@
 use std::any::Any;
 
 use elasticjob::admission::{self, Verdict};
+use elasticjob::podspec::Pod;
 use elasticjob::validate::{MAX_OBSERVED_PODS, MAX_REPLICAS_PER_TYPE};
 use elasticjob::{Options, Problem, ReplicaType, parse};
-use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
 
 /// What a case's entry point answered.

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeSet;
 
+use elasticjob::podspec::Pod;
 use elasticjob::{Action, LABEL_JOB_NAME, LABEL_RANK_INDEX, LABEL_REPLICA_TYPE, Plan, ReplicaType, ScalePlan};
-use k8s_openapi::api::core::v1::{Pod, PodStatus};
+use k8s_openapi::api::core::v1::PodStatus;
 
 /// Carries a plan out phase by phase, as the controller does: created pods appear in phase
 /// Pending, deleted pods vanish (this cluster keeps no services).

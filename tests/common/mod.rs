@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 // Not every test crate that includes this module uses them.
 #[allow(unused_imports)]
 pub use cluster::{apply, type_and_rank, unique};
+use elasticjob::podspec::Pod;
 use elasticjob::{ElasticJob, Options, Plan, ReplicaType, parse};
-use k8s_openapi::api::core::v1::Pod;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -1,0 +1,323 @@
+//! The core's own `Pod`, `PodTemplateSpec` and `PodSpec`: the same JSON in and out as
+//! k8s-openapi's (`api::core::v1`), field for field, with every other type of a pod still
+//! k8s-openapi's.
+//!
+//! Why a copy: a pod spec's readers are most of the WebAssembly modules' bytes
+//! (docs/benchmarks.md, "Where the modules' bytes go"), and k8s-openapi's `PodSpec` fixes the type
+//! of every field. With the spec the core's own, a part of it the core never looks into (the thirty
+//! sources of a `Volume` first) can be held as JSON checked against the API's schema rather than
+//! read by compiled code.
+//!
+//! What stays as k8s-openapi has it, so that a job, a plan and a pod read and write the same bytes
+//! as before (`tests/podspec.rs` reads and writes the same values through both):
+//! - the fields, their JSON names and the order they are written in;
+//! - a missing `containers` or `metadata` read as empty, `null` for any other field read as unset,
+//!   and an unset field not written;
+//! - a pod's `apiVersion` and `kind` written, and refused when they are not `v1` and `Pod`;
+//! - the words a shape error uses for each type (`expected PodSpec`).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{
+    Affinity, Container, EphemeralContainer, HostAlias, LocalObjectReference, PodDNSConfig, PodOS, PodReadinessGate,
+    PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, PodSecurityContext, PodStatus, ResourceRequirements,
+    Toleration, TopologySpreadConstraint, Volume,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A pod: its metadata, spec and status.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pod {
+    /// The pod's metadata.
+    pub metadata: ObjectMeta,
+    /// What the pod runs.
+    pub spec: Option<PodSpec>,
+    /// What the pod's node reports.
+    pub status: Option<PodStatus>,
+}
+
+/// A pod's template: the metadata and spec of the pods made from it.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(expecting = "PodTemplateSpec")]
+pub struct PodTemplateSpec {
+    /// The metadata of the pods made from the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<ObjectMeta>,
+    /// The spec of the pods made from the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PodSpec>,
+}
+
+/// A pod's spec, as the API's `io.k8s.api.core.v1.PodSpec` (Kubernetes 1.36) has it, field by
+/// field: the name, the JSON key, the type (the fields are documented in the API reference).
+macro_rules! pod_spec {
+    ($($field:ident $key:literal: $type:ty,)*) => {
+        /// A pod's spec.
+        #[allow(missing_docs)]
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct PodSpec {
+            $(pub $field: $type,)*
+        }
+
+        /// The keys of a pod's spec.
+        #[allow(non_camel_case_types)]
+        enum SpecKey {
+            $($field,)*
+            Other,
+        }
+
+        impl SpecKey {
+            fn of(key: &str) -> SpecKey {
+                match key {
+                    $($key => SpecKey::$field,)*
+                    _ => SpecKey::Other,
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for PodSpec {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<PodSpec, D::Error> {
+                struct SpecVisitor;
+
+                impl<'de> Visitor<'de> for SpecVisitor {
+                    type Value = PodSpec;
+
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("PodSpec")
+                    }
+
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PodSpec, A::Error> {
+                        let mut spec = PodSpec::default();
+                        while let Some(Key(key)) = map.next_key::<Key<SpecKey>>()? {
+                            match key {
+                                $(SpecKey::$field => spec.$field = Field::read(&mut map)?,)*
+                                SpecKey::Other => {
+                                    map.next_value::<IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(spec)
+                    }
+                }
+
+                deserializer.deserialize_struct("PodSpec", &[$($key),*], SpecVisitor)
+            }
+        }
+
+        impl Serialize for PodSpec {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let fields = 0 $(+ usize::from(self.$field.is_set()))*;
+                let mut state = serializer.serialize_struct("PodSpec", fields)?;
+                $(if self.$field.is_set() {
+                    state.serialize_field($key, &self.$field)?;
+                })*
+                state.end()
+            }
+        }
+    };
+}
+
+pod_spec! {
+    active_deadline_seconds "activeDeadlineSeconds": Option<i64>,
+    affinity "affinity": Option<Affinity>,
+    automount_service_account_token "automountServiceAccountToken": Option<bool>,
+    containers "containers": Vec<Container>,
+    dns_config "dnsConfig": Option<PodDNSConfig>,
+    dns_policy "dnsPolicy": Option<String>,
+    enable_service_links "enableServiceLinks": Option<bool>,
+    ephemeral_containers "ephemeralContainers": Option<Vec<EphemeralContainer>>,
+    host_aliases "hostAliases": Option<Vec<HostAlias>>,
+    host_ipc "hostIPC": Option<bool>,
+    host_network "hostNetwork": Option<bool>,
+    host_pid "hostPID": Option<bool>,
+    host_users "hostUsers": Option<bool>,
+    hostname "hostname": Option<String>,
+    hostname_override "hostnameOverride": Option<String>,
+    image_pull_secrets "imagePullSecrets": Option<Vec<LocalObjectReference>>,
+    init_containers "initContainers": Option<Vec<Container>>,
+    node_name "nodeName": Option<String>,
+    node_selector "nodeSelector": Option<BTreeMap<String, String>>,
+    os "os": Option<PodOS>,
+    overhead "overhead": Option<BTreeMap<String, Quantity>>,
+    preemption_policy "preemptionPolicy": Option<String>,
+    priority "priority": Option<i32>,
+    priority_class_name "priorityClassName": Option<String>,
+    readiness_gates "readinessGates": Option<Vec<PodReadinessGate>>,
+    resource_claims "resourceClaims": Option<Vec<PodResourceClaim>>,
+    resources "resources": Option<ResourceRequirements>,
+    restart_policy "restartPolicy": Option<String>,
+    runtime_class_name "runtimeClassName": Option<String>,
+    scheduler_name "schedulerName": Option<String>,
+    scheduling_gates "schedulingGates": Option<Vec<PodSchedulingGate>>,
+    scheduling_group "schedulingGroup": Option<PodSchedulingGroup>,
+    security_context "securityContext": Option<PodSecurityContext>,
+    service_account "serviceAccount": Option<String>,
+    service_account_name "serviceAccountName": Option<String>,
+    set_hostname_as_fqdn "setHostnameAsFQDN": Option<bool>,
+    share_process_namespace "shareProcessNamespace": Option<bool>,
+    subdomain "subdomain": Option<String>,
+    termination_grace_period_seconds "terminationGracePeriodSeconds": Option<i64>,
+    tolerations "tolerations": Option<Vec<Toleration>>,
+    topology_spread_constraints "topologySpreadConstraints": Option<Vec<TopologySpreadConstraint>>,
+    volumes "volumes": Option<Vec<Volume>>,
+}
+
+/// A field of a pod's spec, read and written as k8s-openapi does: an optional field read with
+/// `null` as unset and written only when set; a required list read with `null` or nothing as
+/// empty, and always written.
+trait Field: Sized {
+    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error>;
+    fn is_set(&self) -> bool;
+}
+
+impl<T: for<'de> Deserialize<'de>> Field for Option<T> {
+    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        map.next_value()
+    }
+
+    fn is_set(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl<T: for<'de> Deserialize<'de>> Field for Vec<T> {
+    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        Ok(map.next_value::<Option<Vec<T>>>()?.unwrap_or_default())
+    }
+
+    fn is_set(&self) -> bool {
+        true
+    }
+}
+
+/// A key of a struct, read as k8s-openapi reads one: from a string only.
+struct Key<K>(K);
+
+impl<'de> Deserialize<'de> for Key<SpecKey> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key<SpecKey>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("field identifier")
+            }
+
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
+                Ok(Key(SpecKey::of(key)))
+            }
+        }
+
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+/// A pod's `apiVersion`.
+const POD_API_VERSION: &str = "v1";
+/// A pod's `kind`.
+const POD_KIND: &str = "Pod";
+
+/// The keys of a pod.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum PodKey {
+    ApiVersion,
+    Kind,
+    Metadata,
+    Spec,
+    Status,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Pod {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Pod, D::Error> {
+        struct PodVisitor;
+
+        impl<'de> Visitor<'de> for PodVisitor {
+            type Value = Pod;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(POD_KIND)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pod, A::Error> {
+                let mut pod = Pod::default();
+                while let Some(key) = map.next_key::<PodKey>()? {
+                    match key {
+                        PodKey::ApiVersion => type_tag(map.next_value()?, POD_API_VERSION)?,
+                        PodKey::Kind => type_tag(map.next_value()?, POD_KIND)?,
+                        PodKey::Metadata => pod.metadata = map.next_value::<Option<ObjectMeta>>()?.unwrap_or_default(),
+                        PodKey::Spec => pod.spec = map.next_value()?,
+                        PodKey::Status => pod.status = map.next_value()?,
+                        PodKey::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(pod)
+            }
+        }
+
+        deserializer.deserialize_struct(POD_KIND, &["apiVersion", "kind", "metadata", "spec", "status"], PodVisitor)
+    }
+}
+
+/// An `apiVersion` or `kind` that must be `want`.
+fn type_tag<E: de::Error>(found: String, want: &'static str) -> Result<(), E> {
+    if found == want { Ok(()) } else { Err(E::invalid_value(de::Unexpected::Str(&found), &want)) }
+}
+
+impl Serialize for Pod {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = 3 + usize::from(self.spec.is_some()) + usize::from(self.status.is_some());
+        let mut state = serializer.serialize_struct(POD_KIND, fields)?;
+        state.serialize_field("apiVersion", POD_API_VERSION)?;
+        state.serialize_field("kind", POD_KIND)?;
+        state.serialize_field("metadata", &self.metadata)?;
+        if let Some(spec) = &self.spec {
+            state.serialize_field("spec", spec)?;
+        }
+        if let Some(status) = &self.status {
+            state.serialize_field("status", status)?;
+        }
+        state.end()
+    }
+}
+
+/// The JSON Schemas of the copies are k8s-openapi's, as their JSON is.
+#[cfg(feature = "schema")]
+mod schema {
+    use std::borrow::Cow;
+
+    use schemars::{JsonSchema, Schema, SchemaGenerator};
+
+    macro_rules! same_schema {
+        ($($ours:ident => $theirs:ty),*) => {$(
+            impl JsonSchema for super::$ours {
+                fn schema_name() -> Cow<'static, str> {
+                    <$theirs>::schema_name()
+                }
+
+                fn schema_id() -> Cow<'static, str> {
+                    <$theirs>::schema_id()
+                }
+
+                fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+                    <$theirs>::json_schema(generator)
+                }
+            }
+        )*};
+    }
+
+    same_schema!(
+        Pod => k8s_openapi::api::core::v1::Pod,
+        PodSpec => k8s_openapi::api::core::v1::PodSpec,
+        PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec
+    );
+}
