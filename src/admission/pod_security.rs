@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use crate::podspec::{PodSpec, PodTemplateSpec};
 use k8s_openapi::api::core::v1::{
     AppArmorProfile, Container, ContainerPort, EphemeralContainer, HTTPGetAction, Lifecycle, Probe, SELinuxOptions,
-    SeccompProfile, SecurityContext, TCPSocketAction, Volume, WindowsSecurityContextOptions,
+    SeccompProfile, SecurityContext, TCPSocketAction, WindowsSecurityContextOptions,
 };
 use serde::{Deserialize, Serialize};
 
@@ -184,42 +184,6 @@ pub(super) fn views(pod: &PodSpec) -> Vec<ContainerView<'_>> {
     all
 }
 
-/// Every volume source, as its field is spelled, and whether the volume sets it.
-fn volume_kinds(v: &Volume) -> [(&'static str, bool); 30] {
-    [
-        ("awsElasticBlockStore", v.aws_elastic_block_store.is_some()),
-        ("azureDisk", v.azure_disk.is_some()),
-        ("azureFile", v.azure_file.is_some()),
-        ("cephfs", v.cephfs.is_some()),
-        ("cinder", v.cinder.is_some()),
-        ("configMap", v.config_map.is_some()),
-        ("csi", v.csi.is_some()),
-        ("downwardAPI", v.downward_api.is_some()),
-        ("emptyDir", v.empty_dir.is_some()),
-        ("ephemeral", v.ephemeral.is_some()),
-        ("fc", v.fc.is_some()),
-        ("flexVolume", v.flex_volume.is_some()),
-        ("flocker", v.flocker.is_some()),
-        ("gcePersistentDisk", v.gce_persistent_disk.is_some()),
-        ("gitRepo", v.git_repo.is_some()),
-        ("glusterfs", v.glusterfs.is_some()),
-        ("hostPath", v.host_path.is_some()),
-        ("image", v.image.is_some()),
-        ("iscsi", v.iscsi.is_some()),
-        ("nfs", v.nfs.is_some()),
-        ("persistentVolumeClaim", v.persistent_volume_claim.is_some()),
-        ("photonPersistentDisk", v.photon_persistent_disk.is_some()),
-        ("portworxVolume", v.portworx_volume.is_some()),
-        ("projected", v.projected.is_some()),
-        ("quobyte", v.quobyte.is_some()),
-        ("rbd", v.rbd.is_some()),
-        ("scaleIO", v.scale_io.is_some()),
-        ("secret", v.secret.is_some()),
-        ("storageos", v.storageos.is_some()),
-        ("vsphereVolume", v.vsphere_volume.is_some()),
-    ]
-}
-
 /// The checks of one pod spec at `path` (`....template.spec`).
 struct Check<'a> {
     p: &'a mut Vec<Problem>,
@@ -326,7 +290,7 @@ impl Check<'_> {
     /// Baseline: no HostPath volume; restricted: the core volume types only.
     fn volumes(&mut self, restricted: bool) {
         for (i, volume) in self.pod.volumes.iter().flatten().enumerate() {
-            for kind in volume_kinds(volume).into_iter().filter_map(|(kind, set)| set.then_some(kind)) {
+            for kind in volume.sources() {
                 let at = format!("volumes[{i}].{kind}");
                 if restricted && !RESTRICTED_VOLUMES.contains(&kind) {
                     let list = RESTRICTED_VOLUMES.join(", ");

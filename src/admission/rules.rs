@@ -340,7 +340,8 @@ fn images(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec, master: Option<&s
     }
     // An image volume's files come from an image the kubelet pulls like a container's.
     for (i, volume) in pod.volumes.iter().flatten().enumerate() {
-        let reference = volume.image.as_ref().and_then(|v| v.reference.as_deref()).filter(|r| !r.is_empty());
+        let reference =
+            volume.get("image").and_then(|v| v.get("reference")).and_then(Value::as_str).filter(|r| !r.is_empty());
         if let Some(image) = reference.filter(|image| !allowed_image(image, prefixes)) {
             p.push(image_problem(format!("{pod_path}.volumes[{i}].image.reference"), image, "", prefixes));
         }

@@ -536,6 +536,9 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
 }
 
 #[cfg(test)]
+mod volume_tests;
+
+#[cfg(test)]
 mod tests {
     use crate::podspec::PodSpec;
     use k8s_openapi::api::core::v1::Container;

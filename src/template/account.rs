@@ -1,8 +1,8 @@
 //! The job masters' ServiceAccount and who may run as it: the controller's own master, never a
 //! task pod, a master the job wrote itself only when the admin allows it.
 
-use crate::podspec::PodSpec;
-use k8s_openapi::api::core::v1::{Probe, Volume, VolumeMount};
+use crate::podspec::{PodSpec, Volume};
+use k8s_openapi::api::core::v1::{Probe, VolumeMount};
 
 use super::Options;
 use crate::api::{ElasticJob, ReplicaType};
@@ -88,7 +88,7 @@ pub fn is_own_master(job: &ElasticJob, options: &Options) -> Option<String> {
 fn default_tmp(mounts: Option<&[VolumeMount]>, volumes: Option<&[Volume]>) -> bool {
     let (volume, mount) = super::master_tmp();
     mounts == Some(std::slice::from_ref(&mount))
-        && volumes.is_some_and(|v| v.iter().filter(|v| v.name == volume.name).eq([&volume]))
+        && volumes.is_some_and(|v| v.iter().filter(|v| v.name() == volume.name()).eq([&volume]))
 }
 
 /// The problem of a name given as the masters' ServiceAccount, at `path`: not a ServiceAccount

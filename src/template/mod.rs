@@ -19,10 +19,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Pod, PodSpec, PodTemplateSpec};
+use crate::podspec::{Pod, PodSpec, PodTemplateSpec, Volume};
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, ObjectFieldSelector, PodSecurityContext,
-    ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec, Volume, VolumeMount,
+    Capabilities, Container, EnvVar, EnvVarSource, ObjectFieldSelector, PodSecurityContext, ResourceRequirements,
+    SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -607,7 +607,7 @@ fn canonical_quantities(resources: &mut ResourceRequirements) {
 pub(crate) fn master_tmp() -> (Volume, VolumeMount) {
     let name = "tmp".to_owned();
     (
-        Volume { name: name.clone(), empty_dir: Some(EmptyDirVolumeSource::default()), ..Volume::default() },
+        Volume::of(serde_json::json!({"emptyDir": {}, "name": name})),
         VolumeMount { name, mount_path: "/tmp".to_owned(), ..VolumeMount::default() },
     )
 }

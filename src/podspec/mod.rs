@@ -21,13 +21,20 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{
     Affinity, Container, EphemeralContainer, HostAlias, LocalObjectReference, PodDNSConfig, PodOS, PodReadinessGate,
     PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, PodSecurityContext, PodStatus, ResourceRequirements,
-    Toleration, TopologySpreadConstraint, Volume,
+    Toleration, TopologySpreadConstraint,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub(crate) mod schema;
+mod volume;
+#[rustfmt::skip]
+pub(crate) mod volume_schema;
+
+pub use volume::Volume;
 
 /// A pod: its metadata, spec and status.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -292,7 +299,7 @@ impl Serialize for Pod {
 
 /// The JSON Schemas of the copies are k8s-openapi's, as their JSON is.
 #[cfg(feature = "schema")]
-mod schema {
+mod json_schema {
     use std::borrow::Cow;
 
     use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -318,6 +325,7 @@ mod schema {
     same_schema!(
         Pod => k8s_openapi::api::core::v1::Pod,
         PodSpec => k8s_openapi::api::core::v1::PodSpec,
-        PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec
+        PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec,
+        Volume => k8s_openapi::api::core::v1::Volume
     );
 }
