@@ -36,7 +36,7 @@ test-core: ## Rust: format, lints (unwrap/expect/panic/indexing denied), unit, g
 	$(CARGO) fmt --check
 	$(CARGO) clippy --quiet --all-targets -- -D warnings
 	$(CARGO) test --quiet
-	$(CARGO) test --quiet --features schema --lib podspec::volume
+	$(CARGO) test --quiet --features schema --lib podspec::generate
 	PROPTEST_CASES=2000 $(CARGO) test --quiet --release --test properties
 	K8S_OPENAPI_ENABLED_VERSION=1.36 RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet --no-deps -p elasticjob
 

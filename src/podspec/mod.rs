@@ -4,9 +4,9 @@
 //!
 //! Why a copy: a pod spec's readers are most of the WebAssembly modules' bytes
 //! (docs/benchmarks.md, "Where the modules' bytes go"), and k8s-openapi's `PodSpec` fixes the type
-//! of every field. With the spec the core's own, a part of it the core never looks into (the thirty
-//! sources of a `Volume` first) can be held as JSON checked against the API's schema rather than
-//! read by compiled code.
+//! of every field. With the spec the core's own, the parts of it the core never looks into (the
+//! thirty sources of a `Volume`, affinity, topology spread and the like: `checked.rs`) are held as
+//! JSON read against the API's schema (`schema.rs`, `table.rs`) rather than by compiled code.
 //!
 //! What stays as k8s-openapi has it, so that a job, a plan and a pod read and write the same bytes
 //! as before (`tests/podspec.rs` reads and writes the same values through both):
@@ -19,9 +19,8 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Affinity, Container, EphemeralContainer, HostAlias, LocalObjectReference, PodDNSConfig, PodOS, PodReadinessGate,
-    PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, PodSecurityContext, PodStatus, ResourceRequirements,
-    Toleration, TopologySpreadConstraint,
+    Container, EphemeralContainer, LocalObjectReference, PodOS, PodSecurityContext, PodStatus, ResourceRequirements,
+    Toleration,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -29,12 +28,17 @@ use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+mod checked;
+#[cfg(all(test, feature = "schema"))]
+mod generate;
 pub(crate) mod schema;
-mod volume;
 #[rustfmt::skip]
-pub(crate) mod volume_schema;
+pub(crate) mod table;
 
-pub use volume::Volume;
+pub use checked::{
+    Affinity, HostAlias, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup,
+    TopologySpreadConstraint, Volume,
+};
 
 /// A pod: its metadata, spec and status.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -326,6 +330,14 @@ mod json_schema {
         Pod => k8s_openapi::api::core::v1::Pod,
         PodSpec => k8s_openapi::api::core::v1::PodSpec,
         PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec,
-        Volume => k8s_openapi::api::core::v1::Volume
+        Volume => k8s_openapi::api::core::v1::Volume,
+        Affinity => k8s_openapi::api::core::v1::Affinity,
+        HostAlias => k8s_openapi::api::core::v1::HostAlias,
+        PodDNSConfig => k8s_openapi::api::core::v1::PodDNSConfig,
+        PodReadinessGate => k8s_openapi::api::core::v1::PodReadinessGate,
+        PodResourceClaim => k8s_openapi::api::core::v1::PodResourceClaim,
+        PodSchedulingGate => k8s_openapi::api::core::v1::PodSchedulingGate,
+        PodSchedulingGroup => k8s_openapi::api::core::v1::PodSchedulingGroup,
+        TopologySpreadConstraint => k8s_openapi::api::core::v1::TopologySpreadConstraint
     );
 }

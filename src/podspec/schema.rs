@@ -4,7 +4,8 @@
 //!
 //! One reader for every type of the table, driven by the table, in place of the compiled reader of
 //! each type: the thirty sources of a `Volume` and the fifty-odd types they reach cost about 40 KB
-//! of each gzipped WebAssembly module as compiled readers (docs/benchmarks.md). It reads through
+//! of each gzipped WebAssembly module as compiled readers, the other parts of a pod spec the core
+//! only carries 14 to 16 KB more (docs/benchmarks.md). It reads through
 //! the crate's path-tracking reader like any `Deserialize`, so paths and unknown fields come out as
 //! they do for every other type; scalars are read by the very `Deserialize` of the type
 //! k8s-openapi uses (`i32`, `String`, `Quantity`, `Time`), so their errors are the same words.

@@ -536,7 +536,7 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
 }
 
 #[cfg(test)]
-mod volume_tests;
+mod checked_tests;
 
 #[cfg(test)]
 mod tests {

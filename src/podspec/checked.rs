@@ -1,0 +1,99 @@
+//! The parts of a pod spec the core holds as JSON rather than as k8s-openapi's types: a pod's
+//! volumes, and the fields it only carries from a template to its pods (affinity, topology spread,
+//! DNS, host aliases, readiness gates, resource claims, scheduling gates and group). Each is read
+//! against the API's schema (`table.rs`, made from k8s-openapi's) and held as the JSON k8s-openapi
+//! would write for it, so it is read and written as before, by one reader for all of them.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::schema;
+use super::table::{self, VOLUME};
+
+/// A pod's volume: its name and its source, as JSON read against the API's schema; the same
+/// JSON in and out as k8s-openapi's `Volume`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Volume(Map<String, Value>);
+
+impl Volume {
+    /// A volume of the JSON k8s-openapi would write for it (an object); the caller vouches that it
+    /// is.
+    pub(crate) fn of(json: Value) -> Volume {
+        match json {
+            Value::Object(map) => Volume(map),
+            _ => Volume::default(),
+        }
+    }
+
+    /// The volume's name.
+    pub fn name(&self) -> &str {
+        self.0.get("name").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// The value of one of the volume's fields (a source such as `hostPath`).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    /// The volume's sources, as their fields are spelled (`emptyDir`): every field but its name.
+    pub fn sources(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str).filter(|key| *key != "name")
+    }
+
+    /// Every source a volume may have, as its field is spelled, in the API's order.
+    pub fn kinds() -> impl Iterator<Item = &'static str> {
+        VOLUME.fields.iter().map(|f| f.key).filter(|key| *key != "name")
+    }
+}
+
+impl<'de> Deserialize<'de> for Volume {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Volume, D::Error> {
+        schema::read(&VOLUME, deserializer).map(Volume)
+    }
+}
+
+impl Serialize for Volume {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// Types of the API held as the JSON k8s-openapi would write for them, read against the table.
+macro_rules! checked {
+    ($($(#[$doc:meta])* $name:ident => $table:ident,)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct $name(Map<String, Value>);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
+                schema::read(&table::$table, deserializer).map($name)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                self.0.serialize(serializer)
+            }
+        }
+    )*};
+}
+
+checked! {
+    /// A pod's node and pod affinity.
+    Affinity => AFFINITY,
+    /// An entry of a pod's `/etc/hosts`.
+    HostAlias => HOST_ALIAS,
+    /// A pod's DNS settings.
+    PodDNSConfig => POD_DNS_CONFIG,
+    /// A condition a pod's readiness waits for.
+    PodReadinessGate => POD_READINESS_GATE,
+    /// A resource claim a pod's containers may use.
+    PodResourceClaim => POD_RESOURCE_CLAIM,
+    /// A gate a pod's scheduling waits for.
+    PodSchedulingGate => POD_SCHEDULING_GATE,
+    /// The scheduling group a pod belongs to.
+    PodSchedulingGroup => POD_SCHEDULING_GROUP,
+    /// How a pod spreads across a topology.
+    TopologySpreadConstraint => TOPOLOGY_SPREAD_CONSTRAINT,
+}

@@ -1,0 +1,219 @@
+//! The table-driven reader of the parts of a pod spec held as JSON (`podspec::schema`, the
+//! types of `podspec/checked.rs`) against k8s-openapi's compiled readers, through this reader: the
+//! same error at the same path, the same unknown fields, the same JSON written, for every field of
+//! every type the table has.
+
+use k8s_openapi::api::core::v1 as theirs;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::read;
+use crate::podspec::schema::{Kind, Type};
+use crate::podspec::{self as ours, PodSpec, Volume, table};
+
+/// What reading `value` as `T` gives: the written JSON or the error's words, the error's path,
+/// and the unknown fields.
+fn outcome<T: DeserializeOwned + Serialize>(value: &Value) -> (Result<String, String>, String, Vec<String>) {
+    let outcome = read::<T>(value.clone());
+    let written = outcome.result.map(|v| serde_json::to_string(&v).unwrap_or_default()).map_err(|e| e.to_string());
+    (written, outcome.error_path, outcome.unknown)
+}
+
+/// What a read gives: the written JSON or the error's words, the error's path, the unknown fields.
+type Outcome = (Result<String, String>, String, Vec<String>);
+
+/// Reads a value as the core's type and as k8s-openapi's.
+fn both<Ours: DeserializeOwned + Serialize, Theirs: DeserializeOwned + Serialize>(value: &Value) -> (Outcome, Outcome) {
+    (outcome::<Ours>(value), outcome::<Theirs>(value))
+}
+
+/// A part of a pod spec held as JSON: its table, its key in a pod spec, whether the spec holds a
+/// list of it, and its reading through both types.
+struct Root {
+    ty: &'static Type,
+    key: &'static str,
+    list: bool,
+    read: fn(&Value) -> (Outcome, Outcome),
+}
+
+const ROOTS: [Root; 9] = [
+    Root { ty: &table::VOLUME, key: "volumes", list: true, read: both::<Volume, theirs::Volume> },
+    Root { ty: &table::AFFINITY, key: "affinity", list: false, read: both::<ours::Affinity, theirs::Affinity> },
+    Root { ty: &table::HOST_ALIAS, key: "hostAliases", list: true, read: both::<ours::HostAlias, theirs::HostAlias> },
+    Root {
+        ty: &table::POD_DNS_CONFIG,
+        key: "dnsConfig",
+        list: false,
+        read: both::<ours::PodDNSConfig, theirs::PodDNSConfig>,
+    },
+    Root {
+        ty: &table::POD_READINESS_GATE,
+        key: "readinessGates",
+        list: true,
+        read: both::<ours::PodReadinessGate, theirs::PodReadinessGate>,
+    },
+    Root {
+        ty: &table::POD_RESOURCE_CLAIM,
+        key: "resourceClaims",
+        list: true,
+        read: both::<ours::PodResourceClaim, theirs::PodResourceClaim>,
+    },
+    Root {
+        ty: &table::POD_SCHEDULING_GATE,
+        key: "schedulingGates",
+        list: true,
+        read: both::<ours::PodSchedulingGate, theirs::PodSchedulingGate>,
+    },
+    Root {
+        ty: &table::POD_SCHEDULING_GROUP,
+        key: "schedulingGroup",
+        list: false,
+        read: both::<ours::PodSchedulingGroup, theirs::PodSchedulingGroup>,
+    },
+    Root {
+        ty: &table::TOPOLOGY_SPREAD_CONSTRAINT,
+        key: "topologySpreadConstraints",
+        list: true,
+        read: both::<ours::TopologySpreadConstraint, theirs::TopologySpreadConstraint>,
+    },
+];
+
+/// Reads `value` as the root's type through the table and through k8s-openapi, alone and inside a
+/// pod spec (where the paths are longer), and asserts the same outcome; returns whether it read.
+fn same(root: &Root, value: &Value) -> bool {
+    let (ours, theirs) = (root.read)(value);
+    assert_eq!(ours, theirs, "{} {value}", root.ty.name);
+    let field = if root.list { json!([{"name": "first"}, value]) } else { value.clone() };
+    let spec = json!({"containers": [], root.key: field});
+    assert_eq!(outcome::<PodSpec>(&spec), outcome::<theirs::PodSpec>(&spec), "{spec}");
+    ours.0.is_ok()
+}
+
+/// A good value of a kind, with every field of an object set, down to `depth` objects.
+fn full(kind: &Kind, depth: usize) -> Value {
+    match kind {
+        Kind::Str => json!("text"),
+        Kind::Bool => json!(true),
+        Kind::I32 => json!(420),
+        Kind::I64 => json!(3_000_000_000_i64),
+        Kind::Quantity => json!("250m"),
+        Kind::Time => json!("2026-01-02T03:04:05.5+01:00"),
+        Kind::FieldsV1 => json!({"f:metadata": {}}),
+        Kind::Object(ty) if depth > 0 => full_object(ty, depth - 1),
+        Kind::Object(_) => json!({}),
+        Kind::Array(kind) => json!([full(kind, depth), full(kind, depth)]),
+        Kind::Map(kind) => json!({"b": full(kind, depth), "a": full(kind, depth)}),
+    }
+}
+
+fn full_object(ty: &Type, depth: usize) -> Value {
+    Value::Object(ty.fields.iter().map(|f| (f.key.to_owned(), full(&f.kind, depth))).collect())
+}
+
+/// Every type the root reaches, once, with the path of keys that reaches it.
+fn reachable(root: &Root) -> Vec<(Vec<&'static str>, &'static Type)> {
+    let mut seen: Vec<(Vec<&'static str>, &'static Type)> = vec![(Vec::new(), root.ty)];
+    let mut i = 0;
+    while let Some((path, ty)) = seen.get(i).cloned() {
+        for field in ty.fields {
+            let mut kind = &field.kind;
+            while let Kind::Array(k) | Kind::Map(k) = kind {
+                kind = k;
+            }
+            if let Kind::Object(next) = kind
+                && !seen.iter().any(|(_, t)| std::ptr::eq(*t, *next))
+            {
+                seen.push(([path.clone(), vec![field.key]].concat(), next));
+            }
+        }
+        i += 1;
+    }
+    seen
+}
+
+/// `inner` placed at `path` under the root (arrays and maps on the way hold it once; a volume is
+/// named `v`).
+fn at(root: &Root, path: &[&'static str], inner: Value) -> Value {
+    let mut value = inner;
+    let mut ty: Vec<&'static Type> = vec![root.ty];
+    for key in path {
+        let Some(field) = ty.last().and_then(|t| t.fields.iter().find(|f| f.key == *key)) else { break };
+        let mut kind = &field.kind;
+        while let Kind::Array(k) | Kind::Map(k) = kind {
+            kind = k;
+        }
+        if let Kind::Object(next) = kind {
+            ty.push(next);
+        }
+    }
+    // Wrap from the innermost key out.
+    for (depth, key) in path.iter().enumerate().rev() {
+        let field = ty.get(depth).and_then(|t| t.fields.iter().find(|f| f.key == *key));
+        let wrapped = match field.map(|f| &f.kind) {
+            Some(Kind::Array(_)) => json!([value]),
+            Some(Kind::Map(_)) => json!({"k": value}),
+            _ => value,
+        };
+        value = json!({ *key: wrapped });
+    }
+    if let Value::Object(map) = &mut value
+        && std::ptr::eq(root.ty, &table::VOLUME)
+    {
+        map.entry("name").or_insert(json!("v"));
+    }
+    value
+}
+
+#[test]
+fn every_type_and_field_reads_and_writes_as_k8s_openapis() {
+    let mut types = 0;
+    for root in &ROOTS {
+        let reached = reachable(root);
+        types += reached.len();
+        let mut read = 0;
+        for (path, ty) in &reached {
+            read += usize::from(same(root, &at(root, path, full_object(ty, 2))));
+            same(root, &at(root, path, json!({})));
+            same(root, &at(root, path, json!({"unknownField": 1, "another": {"deep": null}})));
+            same(root, &at(root, path, json!("a string where an object belongs")));
+            same(root, &at(root, path, json!([])));
+            for field in ty.fields {
+                let key = field.key;
+                same(root, &at(root, path, json!({ key: null })));
+                same(root, &at(root, path, json!({ key: full(&field.kind, 1) })));
+                for wrong in [
+                    json!("x"),
+                    json!(7),
+                    json!(-1.5),
+                    json!(true),
+                    json!([1]),
+                    json!({"a": 1}),
+                    json!(4_000_000_000_u64),
+                ] {
+                    same(root, &at(root, path, json!({ key: wrong })));
+                }
+            }
+        }
+        assert_eq!(read, reached.len(), "every full object of {} reads", root.ty.name);
+    }
+    assert!(types > 70, "{types} types");
+    // What the core relies on: a volume's name among the keys k8s-openapi writes, its sources set.
+    let volume = &ROOTS[0];
+    assert!(same(volume, &json!({"name": "tmp", "emptyDir": {"sizeLimit": "1Gi"}, "hostPath": {}})));
+    assert!(same(
+        volume,
+        &json!({"name": "t", "emptyDir": null, "projected": {"sources": [{"serviceAccountToken": {}}]}})
+    ));
+}
+
+#[test]
+fn the_volume_says_its_name_and_sources() {
+    let volume = read::<Volume>(json!({"name": "cfg", "configMap": {"name": "c"}, "secret": null}))
+        .result
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(volume.name(), "cfg");
+    assert_eq!(volume.sources().collect::<Vec<_>>(), ["configMap"]);
+    assert_eq!(volume.get("configMap"), Some(&json!({"name": "c"})));
+    assert_eq!(Volume::kinds().count(), 30);
+}
