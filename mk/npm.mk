@@ -56,11 +56,12 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # thirty sources of a Volume read against a table of the API's schema made from k8s-openapi's
 # (src/podspec/schema.rs) rather than by their compiled readers to 563,131 B; the other parts of a
 # pod spec the core only carries (affinity, topology spread, DNS, host aliases, readiness and
-# scheduling gates, resource claims, scheduling group) read the same way to 546,715 B, and the
-# budget is that plus 0.1%. Issue 48 asks for 450,000;
+# scheduling gates, resource claims, scheduling group) read the same way to 546,715 B; a container's
+# probes, lifecycle handlers, bulk environment, resize and restart rules and devices to 533,337 B,
+# and the budget is that plus 0.1%. Issue 48 asks for 450,000;
 # docs/benchmarks.md ("Where the modules' bytes go") has what the bytes are and what stands in the
 # way.
-NPM_WASM_BUDGET := 547300
+NPM_WASM_BUDGET := 533900
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

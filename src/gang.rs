@@ -26,8 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Pod, PodSpec};
-use k8s_openapi::api::core::v1::Container;
+use crate::podspec::{Container, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 

@@ -4,8 +4,7 @@
 //!
 //! Every rule here is the one the planner, the preview and the tests use; none is written twice.
 
-use crate::podspec::Pod;
-use k8s_openapi::api::core::v1::Container;
+use crate::podspec::{Container, Pod};
 
 use crate::api::{ReplicaType, ResourceList};
 use crate::naming;

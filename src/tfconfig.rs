@@ -17,7 +17,8 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, EnvVar};
+use crate::podspec::Container;
+use k8s_openapi::api::core::v1::EnvVar;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};

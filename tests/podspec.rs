@@ -1,5 +1,5 @@
-//! The core's own `Pod`, `PodTemplateSpec` and `PodSpec` (`src/podspec.rs`) read and write what
-//! k8s-openapi's do: every pod and template of the golden cases, and values made to reach each
+//! The core's own `Pod`, `PodTemplateSpec`, `PodSpec`, `Container` and `EphemeralContainer`
+//! (`src/podspec/mod.rs`) read and write what k8s-openapi's do: every pod and template of the golden cases, and values made to reach each
 //! rule (a `null` where a list or metadata is required, unknown fields, a wrong `apiVersion` or
 //! `kind`, a wrong type at each level), read through the core's reader into both types, give the
 //! same error and path, the same unknown fields, and the same written bytes.
@@ -33,6 +33,10 @@ fn same(kind: &str, value: &Value) -> bool {
     let (a, b) = match kind {
         "Pod" => (outcome::<ours::Pod>(value), outcome::<theirs::Pod>(value)),
         "PodTemplateSpec" => (outcome::<ours::PodTemplateSpec>(value), outcome::<theirs::PodTemplateSpec>(value)),
+        "Container" => (outcome::<ours::Container>(value), outcome::<theirs::Container>(value)),
+        "EphemeralContainer" => {
+            (outcome::<ours::EphemeralContainer>(value), outcome::<theirs::EphemeralContainer>(value))
+        }
         _ => (outcome::<ours::PodSpec>(value), outcome::<theirs::PodSpec>(value)),
     };
     assert_eq!(a, b, "{kind} {value}");
@@ -179,4 +183,46 @@ fn every_field_and_every_rule_reads_and_writes_the_same() {
     for value in [json!({}), json!({"metadata": null, "spec": null}), json!({"spec": {}, "extra": 1}), json!(5)] {
         same("PodTemplateSpec", &value);
     }
+}
+
+/// A container with every field of `EphemeralContainer` (`Container`'s and `targetContainerName`).
+fn every_container_field() -> Value {
+    json!({
+        "args": ["--a"], "command": ["python"], "env": [{"name": "A", "value": "1"}],
+        "envFrom": [{"configMapRef": {"name": "c"}, "prefix": "P_"}], "image": "tf:2", "imagePullPolicy": "Always",
+        "lifecycle": {"preStop": {"sleep": {"seconds": 5}}, "postStart": {"httpGet": {"port": "http", "host": "h"}}},
+        "livenessProbe": {"tcpSocket": {"port": 2222}, "periodSeconds": 3}, "name": "main",
+        "ports": [{"containerPort": 2222, "name": "tf"}], "readinessProbe": {"exec": {"command": ["true"]}},
+        "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
+        "resources": {"requests": {"cpu": "1"}}, "restartPolicy": "Always",
+        "restartPolicyRules": [{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}],
+        "securityContext": {"privileged": false}, "startupProbe": {"grpc": {"port": 9000}}, "stdin": false,
+        "stdinOnce": false, "targetContainerName": "main", "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File", "tty": false, "volumeDevices": [{"name": "d", "devicePath": "/dev/x"}],
+        "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}], "workingDir": "/w"
+    })
+}
+
+#[test]
+fn containers_read_and_write_the_same() {
+    let full = every_container_field();
+    assert_eq!(full.as_object().map_or(0, |m| m.len()), 26, "EphemeralContainer has 26 fields in Kubernetes 1.36");
+    for kind in ["Container", "EphemeralContainer"] {
+        assert!(same(kind, &full));
+        for (key, field) in full.as_object().into_iter().flatten() {
+            assert!(same(kind, &json!({ key: field })), "{key}");
+            same(kind, &json!({ key: null }));
+            // A container has no `targetContainerName`: any value of it is an unknown field.
+            let known = kind == "EphemeralContainer" || key != "targetContainerName";
+            assert!(!same(kind, &json!({ key: "x" })) || field.is_string() || !known, "{key}");
+            assert!(!same(kind, &json!({ key: [{"a": "b"}] })) || field.is_array() || !known, "{key}");
+        }
+        for value in
+            [json!({}), json!({"name": null}), json!({"name": 1}), json!([]), json!("c"), json!({"ports": [{}]})]
+        {
+            same(kind, &value);
+        }
+    }
+    let spec = json!({"containers": [full.clone()], "initContainers": [full.clone()], "ephemeralContainers": [full]});
+    assert!(same("PodSpec", &spec));
 }

@@ -11,9 +11,9 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use elasticjob::admission::{AdmissionRequest, Settings};
+use elasticjob::podspec::Container;
 use elasticjob::tfconfig::SparseClusterSpec;
 use elasticjob::{List, Options, ReplicaType, parse};
-use k8s_openapi::api::core::v1::Container;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

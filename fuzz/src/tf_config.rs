@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
+use elasticjob::podspec::Container;
 use elasticjob::tfconfig::{SparseClusterSpec, TfConfig};
 use elasticjob::{Code, ReplicaType, parse};
-use k8s_openapi::api::core::v1::{Container, EnvVar};
+use k8s_openapi::api::core::v1::EnvVar;
 
 use super::check::{self, Root};
 

@@ -13,12 +13,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{PodSpec, PodTemplateSpec};
+use crate::podspec::{Container, EphemeralContainer, Lifecycle, PodSpec, PodTemplateSpec, Probe};
 use k8s_openapi::api::core::v1::{
-    AppArmorProfile, Container, ContainerPort, EphemeralContainer, HTTPGetAction, Lifecycle, Probe, SELinuxOptions,
-    SeccompProfile, SecurityContext, TCPSocketAction, WindowsSecurityContextOptions,
+    AppArmorProfile, ContainerPort, SELinuxOptions, SeccompProfile, SecurityContext, WindowsSecurityContextOptions,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{Code, Problem, join};
 
@@ -182,6 +182,11 @@ pub(super) fn views(pod: &PodSpec) -> Vec<ContainerView<'_>> {
         all.push(ContainerView::of_ephemeral(format!("ephemeralContainers[{i}]"), c));
     }
     all
+}
+
+/// The host an `httpGet` or `tcpSocket` action names.
+fn action_host(action: Option<&Value>) -> Option<&str> {
+    action.and_then(|a| a.get("host")).and_then(Value::as_str)
 }
 
 /// The checks of one pod spec at `path` (`....template.spec`).
@@ -370,25 +375,21 @@ impl Check<'_> {
     /// Probes and lifecycle handlers may not name a host (they would reach it from the node).
     fn probe_hosts(&mut self, c: &ContainerView<'_>) {
         // (where, its httpGet, its tcpSocket), probes first.
-        let mut handlers: Vec<(String, Option<&HTTPGetAction>, Option<&TCPSocketAction>)> = Vec::new();
+        let mut handlers: Vec<(String, Option<&Value>, Option<&Value>)> = Vec::new();
         for (name, probe) in PROBES.into_iter().zip(c.probes) {
             if let Some(probe) = probe {
-                handlers.push((name.to_owned(), probe.http_get.as_ref(), probe.tcp_socket.as_ref()));
+                handlers.push((name.to_owned(), probe.get("httpGet"), probe.get("tcpSocket")));
             }
         }
-        let lifecycle = [
-            ("postStart", c.lifecycle.and_then(|l| l.post_start.as_ref())),
-            ("preStop", c.lifecycle.and_then(|l| l.pre_stop.as_ref())),
-        ];
-        for (name, handler) in lifecycle {
-            if let Some(handler) = handler {
-                handlers.push((format!("lifecycle.{name}"), handler.http_get.as_ref(), handler.tcp_socket.as_ref()));
+        for name in ["postStart", "preStop"] {
+            if let Some(handler) = c.lifecycle.and_then(|l| l.get(name)) {
+                handlers.push((format!("lifecycle.{name}"), handler.get("httpGet"), handler.get("tcpSocket")));
             }
         }
         let mut hosts: Vec<(String, &str)> = Vec::new();
         for (at, http, tcp) in handlers {
-            hosts.extend(http.and_then(|h| h.host.as_deref()).map(|h| (format!("{at}.httpGet.host"), h)));
-            hosts.extend(tcp.and_then(|t| t.host.as_deref()).map(|h| (format!("{at}.tcpSocket.host"), h)));
+            hosts.extend(action_host(http).map(|h| (format!("{at}.httpGet.host"), h)));
+            hosts.extend(action_host(tcp).map(|h| (format!("{at}.tcpSocket.host"), h)));
         }
         for (field, host) in hosts.into_iter().filter(|(_, h)| !h.is_empty()) {
             self.forbidden(

@@ -599,7 +599,7 @@ fn same_request(a: &WorkloadSpec, b: &WorkloadSpec) -> bool {
             .iter()
             .map(|p| {
                 let pod = p.template.spec.as_ref();
-                let resources = |c: &[k8s_openapi::api::core::v1::Container]| -> Vec<_> {
+                let resources = |c: &[crate::podspec::Container]| -> Vec<_> {
                     c.iter().map(|c| c.resources.clone().unwrap_or_default()).collect()
                 };
                 (
@@ -772,7 +772,7 @@ mod tests {
 
     #[test]
     fn a_stored_workload_asks_the_same_whatever_the_server_defaulted() {
-        let container = |pull: Option<&str>| k8s_openapi::api::core::v1::Container {
+        let container = |pull: Option<&str>| crate::podspec::Container {
             name: "main".into(),
             image_pull_policy: pull.map(str::to_owned),
             ..Default::default()

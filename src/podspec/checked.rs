@@ -1,6 +1,8 @@
 //! The parts of a pod spec the core holds as JSON rather than as k8s-openapi's types: a pod's
-//! volumes, and the fields it only carries from a template to its pods (affinity, topology spread,
-//! DNS, host aliases, readiness gates, resource claims, scheduling gates and group). Each is read
+//! volumes, the fields it only carries from a template to its pods (affinity, topology spread,
+//! DNS, host aliases, readiness gates, resource claims, scheduling gates and group), and the parts
+//! of a container it only looks at the surface of (probes, lifecycle handlers, bulk environment,
+//! resize and restart rules, devices). Each is read
 //! against the API's schema (`table.rs`, made from k8s-openapi's) and held as the JSON k8s-openapi
 //! would write for it, so it is read and written as before, by one reader for all of them.
 
@@ -65,6 +67,13 @@ macro_rules! checked {
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct $name(Map<String, Value>);
 
+        impl $name {
+            /// The value of one of its fields, as JSON.
+            pub fn get(&self, key: &str) -> Option<&Value> {
+                self.0.get(key)
+            }
+        }
+
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
                 schema::read(&table::$table, deserializer).map($name)
@@ -82,6 +91,18 @@ macro_rules! checked {
 checked! {
     /// A pod's node and pod affinity.
     Affinity => AFFINITY,
+    /// How a container is resized.
+    ContainerResizePolicy => CONTAINER_RESIZE_POLICY,
+    /// When a container is restarted on its exit.
+    ContainerRestartRule => CONTAINER_RESTART_RULE,
+    /// Where a container's environment comes from in bulk.
+    EnvFromSource => ENV_FROM_SOURCE,
+    /// What a container runs after it starts and before it stops.
+    Lifecycle => LIFECYCLE,
+    /// A container's liveness, readiness or startup probe.
+    Probe => PROBE,
+    /// A block device a container sees.
+    VolumeDevice => VOLUME_DEVICE,
     /// An entry of a pod's `/etc/hosts`.
     HostAlias => HOST_ALIAS,
     /// A pod's DNS settings.

@@ -10,6 +10,12 @@ fn the_table_is_k8s_openapis_schema() {
     let mut generator = schemars::SchemaGenerator::default();
     // The roots: what `checked.rs` holds as JSON.
     generator.subschema_for::<theirs::Affinity>();
+    generator.subschema_for::<theirs::ContainerResizePolicy>();
+    generator.subschema_for::<theirs::ContainerRestartRule>();
+    generator.subschema_for::<theirs::EnvFromSource>();
+    generator.subschema_for::<theirs::Lifecycle>();
+    generator.subschema_for::<theirs::Probe>();
+    generator.subschema_for::<theirs::VolumeDevice>();
     generator.subschema_for::<theirs::HostAlias>();
     generator.subschema_for::<theirs::PodDNSConfig>();
     generator.subschema_for::<theirs::PodReadinessGate>();
@@ -40,6 +46,7 @@ fn table_from(defs: &serde_json::Map<String, Value>) -> String {
                     "Quantity" => "Kind::Quantity".into(),
                     "Time" => "Kind::Time".into(),
                     "FieldsV1" => "Kind::FieldsV1".into(),
+                    "IntOrString" => "Kind::IntOrString".into(),
                     name => format!("Kind::Object(&{})", upper(name)),
                 };
             }
@@ -57,7 +64,7 @@ fn table_from(defs: &serde_json::Map<String, Value>) -> String {
     };
     let mut types: Vec<(String, Value)> = defs
         .iter()
-        .filter(|(name, _)| !["Quantity", "Time", "FieldsV1"].contains(&short(name).as_str()))
+        .filter(|(name, _)| !["Quantity", "Time", "FieldsV1", "IntOrString"].contains(&short(name).as_str()))
         .map(|(name, def)| (short(name), def.clone()))
         .collect();
     types.sort_by(|a, b| a.0.cmp(&b.0));

@@ -19,8 +19,8 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Container, EphemeralContainer, LocalObjectReference, PodOS, PodSecurityContext, PodStatus, ResourceRequirements,
-    Toleration,
+    ContainerPort, EnvVar, LocalObjectReference, PodOS, PodSecurityContext, PodStatus, ResourceRequirements,
+    SecurityContext, Toleration, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -36,8 +36,9 @@ pub(crate) mod schema;
 pub(crate) mod table;
 
 pub use checked::{
-    Affinity, HostAlias, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup,
-    TopologySpreadConstraint, Volume,
+    Affinity, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, HostAlias, Lifecycle, PodDNSConfig,
+    PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, Probe, TopologySpreadConstraint, Volume,
+    VolumeDevice,
 };
 
 /// A pod: its metadata, spec and status.
@@ -63,66 +64,66 @@ pub struct PodTemplateSpec {
     pub spec: Option<PodSpec>,
 }
 
-/// A pod's spec, as the API's `io.k8s.api.core.v1.PodSpec` (Kubernetes 1.36) has it, field by
-/// field: the name, the JSON key, the type (the fields are documented in the API reference).
-macro_rules! pod_spec {
-    ($($field:ident $key:literal: $type:ty,)*) => {
-        /// A pod's spec.
+/// A struct of the API, field by field: the name, the JSON key, the type (the fields are
+/// documented in the API reference), read and written as k8s-openapi reads and writes it.
+macro_rules! mirror {
+    ($(#[$doc:meta])* $name:ident, $keys:ident { $($field:ident $key:literal: $type:ty,)* }) => {
+        $(#[$doc])*
         #[allow(missing_docs)]
         #[derive(Clone, Debug, Default, PartialEq)]
-        pub struct PodSpec {
+        pub struct $name {
             $(pub $field: $type,)*
         }
 
-        /// The keys of a pod's spec.
+        /// The keys of the struct.
         #[allow(non_camel_case_types)]
-        enum SpecKey {
+        enum $keys {
             $($field,)*
             Other,
         }
 
-        impl SpecKey {
-            fn of(key: &str) -> SpecKey {
+        impl Keys for $keys {
+            fn of(key: &str) -> $keys {
                 match key {
-                    $($key => SpecKey::$field,)*
-                    _ => SpecKey::Other,
+                    $($key => $keys::$field,)*
+                    _ => $keys::Other,
                 }
             }
         }
 
-        impl<'de> Deserialize<'de> for PodSpec {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<PodSpec, D::Error> {
-                struct SpecVisitor;
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
+                struct StructVisitor;
 
-                impl<'de> Visitor<'de> for SpecVisitor {
-                    type Value = PodSpec;
+                impl<'de> Visitor<'de> for StructVisitor {
+                    type Value = $name;
 
                     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str("PodSpec")
+                        f.write_str(stringify!($name))
                     }
 
-                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PodSpec, A::Error> {
-                        let mut spec = PodSpec::default();
-                        while let Some(Key(key)) = map.next_key::<Key<SpecKey>>()? {
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut value = $name::default();
+                        while let Some(Key(key)) = map.next_key::<Key<$keys>>()? {
                             match key {
-                                $(SpecKey::$field => spec.$field = Field::read(&mut map)?,)*
-                                SpecKey::Other => {
+                                $($keys::$field => value.$field = Field::read(&mut map)?,)*
+                                $keys::Other => {
                                     map.next_value::<IgnoredAny>()?;
                                 }
                             }
                         }
-                        Ok(spec)
+                        Ok(value)
                     }
                 }
 
-                deserializer.deserialize_struct("PodSpec", &[$($key),*], SpecVisitor)
+                deserializer.deserialize_struct(stringify!($name), &[$($key),*], StructVisitor)
             }
         }
 
-        impl Serialize for PodSpec {
+        impl Serialize for $name {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let fields = 0 $(+ usize::from(self.$field.is_set()))*;
-                let mut state = serializer.serialize_struct("PodSpec", fields)?;
+                let mut state = serializer.serialize_struct(stringify!($name), fields)?;
                 $(if self.$field.is_set() {
                     state.serialize_field($key, &self.$field)?;
                 })*
@@ -132,49 +133,116 @@ macro_rules! pod_spec {
     };
 }
 
-pod_spec! {
-    active_deadline_seconds "activeDeadlineSeconds": Option<i64>,
-    affinity "affinity": Option<Affinity>,
-    automount_service_account_token "automountServiceAccountToken": Option<bool>,
-    containers "containers": Vec<Container>,
-    dns_config "dnsConfig": Option<PodDNSConfig>,
-    dns_policy "dnsPolicy": Option<String>,
-    enable_service_links "enableServiceLinks": Option<bool>,
-    ephemeral_containers "ephemeralContainers": Option<Vec<EphemeralContainer>>,
-    host_aliases "hostAliases": Option<Vec<HostAlias>>,
-    host_ipc "hostIPC": Option<bool>,
-    host_network "hostNetwork": Option<bool>,
-    host_pid "hostPID": Option<bool>,
-    host_users "hostUsers": Option<bool>,
-    hostname "hostname": Option<String>,
-    hostname_override "hostnameOverride": Option<String>,
-    image_pull_secrets "imagePullSecrets": Option<Vec<LocalObjectReference>>,
-    init_containers "initContainers": Option<Vec<Container>>,
-    node_name "nodeName": Option<String>,
-    node_selector "nodeSelector": Option<BTreeMap<String, String>>,
-    os "os": Option<PodOS>,
-    overhead "overhead": Option<BTreeMap<String, Quantity>>,
-    preemption_policy "preemptionPolicy": Option<String>,
-    priority "priority": Option<i32>,
-    priority_class_name "priorityClassName": Option<String>,
-    readiness_gates "readinessGates": Option<Vec<PodReadinessGate>>,
-    resource_claims "resourceClaims": Option<Vec<PodResourceClaim>>,
-    resources "resources": Option<ResourceRequirements>,
-    restart_policy "restartPolicy": Option<String>,
-    runtime_class_name "runtimeClassName": Option<String>,
-    scheduler_name "schedulerName": Option<String>,
-    scheduling_gates "schedulingGates": Option<Vec<PodSchedulingGate>>,
-    scheduling_group "schedulingGroup": Option<PodSchedulingGroup>,
-    security_context "securityContext": Option<PodSecurityContext>,
-    service_account "serviceAccount": Option<String>,
-    service_account_name "serviceAccountName": Option<String>,
-    set_hostname_as_fqdn "setHostnameAsFQDN": Option<bool>,
-    share_process_namespace "shareProcessNamespace": Option<bool>,
-    subdomain "subdomain": Option<String>,
-    termination_grace_period_seconds "terminationGracePeriodSeconds": Option<i64>,
-    tolerations "tolerations": Option<Vec<Toleration>>,
-    topology_spread_constraints "topologySpreadConstraints": Option<Vec<TopologySpreadConstraint>>,
-    volumes "volumes": Option<Vec<Volume>>,
+mirror! {
+    /// A pod's spec, as the API's `io.k8s.api.core.v1.PodSpec` (Kubernetes 1.36) has it.
+    PodSpec, SpecKey {
+        active_deadline_seconds "activeDeadlineSeconds": Option<i64>,
+        affinity "affinity": Option<Affinity>,
+        automount_service_account_token "automountServiceAccountToken": Option<bool>,
+        containers "containers": Vec<Container>,
+        dns_config "dnsConfig": Option<PodDNSConfig>,
+        dns_policy "dnsPolicy": Option<String>,
+        enable_service_links "enableServiceLinks": Option<bool>,
+        ephemeral_containers "ephemeralContainers": Option<Vec<EphemeralContainer>>,
+        host_aliases "hostAliases": Option<Vec<HostAlias>>,
+        host_ipc "hostIPC": Option<bool>,
+        host_network "hostNetwork": Option<bool>,
+        host_pid "hostPID": Option<bool>,
+        host_users "hostUsers": Option<bool>,
+        hostname "hostname": Option<String>,
+        hostname_override "hostnameOverride": Option<String>,
+        image_pull_secrets "imagePullSecrets": Option<Vec<LocalObjectReference>>,
+        init_containers "initContainers": Option<Vec<Container>>,
+        node_name "nodeName": Option<String>,
+        node_selector "nodeSelector": Option<BTreeMap<String, String>>,
+        os "os": Option<PodOS>,
+        overhead "overhead": Option<BTreeMap<String, Quantity>>,
+        preemption_policy "preemptionPolicy": Option<String>,
+        priority "priority": Option<i32>,
+        priority_class_name "priorityClassName": Option<String>,
+        readiness_gates "readinessGates": Option<Vec<PodReadinessGate>>,
+        resource_claims "resourceClaims": Option<Vec<PodResourceClaim>>,
+        resources "resources": Option<ResourceRequirements>,
+        restart_policy "restartPolicy": Option<String>,
+        runtime_class_name "runtimeClassName": Option<String>,
+        scheduler_name "schedulerName": Option<String>,
+        scheduling_gates "schedulingGates": Option<Vec<PodSchedulingGate>>,
+        scheduling_group "schedulingGroup": Option<PodSchedulingGroup>,
+        security_context "securityContext": Option<PodSecurityContext>,
+        service_account "serviceAccount": Option<String>,
+        service_account_name "serviceAccountName": Option<String>,
+        set_hostname_as_fqdn "setHostnameAsFQDN": Option<bool>,
+        share_process_namespace "shareProcessNamespace": Option<bool>,
+        subdomain "subdomain": Option<String>,
+        termination_grace_period_seconds "terminationGracePeriodSeconds": Option<i64>,
+        tolerations "tolerations": Option<Vec<Toleration>>,
+        topology_spread_constraints "topologySpreadConstraints": Option<Vec<TopologySpreadConstraint>>,
+        volumes "volumes": Option<Vec<Volume>>,
+    }
+}
+
+mirror! {
+    /// A container, as the API's `io.k8s.api.core.v1.Container` (Kubernetes 1.36) has it.
+    Container, ContainerKey {
+        args "args": Option<Vec<String>>,
+        command "command": Option<Vec<String>>,
+        env "env": Option<Vec<EnvVar>>,
+        env_from "envFrom": Option<Vec<EnvFromSource>>,
+        image "image": Option<String>,
+        image_pull_policy "imagePullPolicy": Option<String>,
+        lifecycle "lifecycle": Option<Lifecycle>,
+        liveness_probe "livenessProbe": Option<Probe>,
+        name "name": String,
+        ports "ports": Option<Vec<ContainerPort>>,
+        readiness_probe "readinessProbe": Option<Probe>,
+        resize_policy "resizePolicy": Option<Vec<ContainerResizePolicy>>,
+        resources "resources": Option<ResourceRequirements>,
+        restart_policy "restartPolicy": Option<String>,
+        restart_policy_rules "restartPolicyRules": Option<Vec<ContainerRestartRule>>,
+        security_context "securityContext": Option<SecurityContext>,
+        startup_probe "startupProbe": Option<Probe>,
+        stdin "stdin": Option<bool>,
+        stdin_once "stdinOnce": Option<bool>,
+        termination_message_path "terminationMessagePath": Option<String>,
+        termination_message_policy "terminationMessagePolicy": Option<String>,
+        tty "tty": Option<bool>,
+        volume_devices "volumeDevices": Option<Vec<VolumeDevice>>,
+        volume_mounts "volumeMounts": Option<Vec<VolumeMount>>,
+        working_dir "workingDir": Option<String>,
+    }
+}
+
+mirror! {
+    /// An ephemeral container, as the API's `io.k8s.api.core.v1.EphemeralContainer` (Kubernetes
+    /// 1.36) has it.
+    EphemeralContainer, EphemeralKey {
+        args "args": Option<Vec<String>>,
+        command "command": Option<Vec<String>>,
+        env "env": Option<Vec<EnvVar>>,
+        env_from "envFrom": Option<Vec<EnvFromSource>>,
+        image "image": Option<String>,
+        image_pull_policy "imagePullPolicy": Option<String>,
+        lifecycle "lifecycle": Option<Lifecycle>,
+        liveness_probe "livenessProbe": Option<Probe>,
+        name "name": String,
+        ports "ports": Option<Vec<ContainerPort>>,
+        readiness_probe "readinessProbe": Option<Probe>,
+        resize_policy "resizePolicy": Option<Vec<ContainerResizePolicy>>,
+        resources "resources": Option<ResourceRequirements>,
+        restart_policy "restartPolicy": Option<String>,
+        restart_policy_rules "restartPolicyRules": Option<Vec<ContainerRestartRule>>,
+        security_context "securityContext": Option<SecurityContext>,
+        startup_probe "startupProbe": Option<Probe>,
+        stdin "stdin": Option<bool>,
+        stdin_once "stdinOnce": Option<bool>,
+        target_container_name "targetContainerName": Option<String>,
+        termination_message_path "terminationMessagePath": Option<String>,
+        termination_message_policy "terminationMessagePolicy": Option<String>,
+        tty "tty": Option<bool>,
+        volume_devices "volumeDevices": Option<Vec<VolumeDevice>>,
+        volume_mounts "volumeMounts": Option<Vec<VolumeMount>>,
+        working_dir "workingDir": Option<String>,
+    }
 }
 
 /// A field of a pod's spec, read and written as k8s-openapi does: an optional field read with
@@ -195,6 +263,16 @@ impl<T: for<'de> Deserialize<'de>> Field for Option<T> {
     }
 }
 
+impl Field for String {
+    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        Ok(map.next_value::<Option<String>>()?.unwrap_or_default())
+    }
+
+    fn is_set(&self) -> bool {
+        true
+    }
+}
+
 impl<T: for<'de> Deserialize<'de>> Field for Vec<T> {
     fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
         Ok(map.next_value::<Option<Vec<T>>>()?.unwrap_or_default())
@@ -205,26 +283,32 @@ impl<T: for<'de> Deserialize<'de>> Field for Vec<T> {
     }
 }
 
+/// The keys of a mirrored struct.
+trait Keys {
+    /// The field a key names, or `Other`.
+    fn of(key: &str) -> Self;
+}
+
 /// A key of a struct, read as k8s-openapi reads one: from a string only.
 struct Key<K>(K);
 
-impl<'de> Deserialize<'de> for Key<SpecKey> {
+impl<'de, K: Keys> Deserialize<'de> for Key<K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
+        struct KeyVisitor<K>(std::marker::PhantomData<K>);
 
-        impl Visitor<'_> for KeyVisitor {
-            type Value = Key<SpecKey>;
+        impl<K: Keys> Visitor<'_> for KeyVisitor<K> {
+            type Value = Key<K>;
 
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("field identifier")
             }
 
             fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
-                Ok(Key(SpecKey::of(key)))
+                Ok(Key(K::of(key)))
             }
         }
 
-        deserializer.deserialize_identifier(KeyVisitor)
+        deserializer.deserialize_identifier(KeyVisitor(std::marker::PhantomData))
     }
 }
 
@@ -330,6 +414,14 @@ mod json_schema {
         Pod => k8s_openapi::api::core::v1::Pod,
         PodSpec => k8s_openapi::api::core::v1::PodSpec,
         PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec,
+        Container => k8s_openapi::api::core::v1::Container,
+        EphemeralContainer => k8s_openapi::api::core::v1::EphemeralContainer,
+        ContainerResizePolicy => k8s_openapi::api::core::v1::ContainerResizePolicy,
+        ContainerRestartRule => k8s_openapi::api::core::v1::ContainerRestartRule,
+        EnvFromSource => k8s_openapi::api::core::v1::EnvFromSource,
+        Lifecycle => k8s_openapi::api::core::v1::Lifecycle,
+        Probe => k8s_openapi::api::core::v1::Probe,
+        VolumeDevice => k8s_openapi::api::core::v1::VolumeDevice,
         Volume => k8s_openapi::api::core::v1::Volume,
         Affinity => k8s_openapi::api::core::v1::Affinity,
         HostAlias => k8s_openapi::api::core::v1::HostAlias,

@@ -21,6 +21,7 @@ use std::fmt;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, Time};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -50,6 +51,8 @@ pub(crate) enum Kind {
     Time,
     /// Free JSON (`managedFields[].fieldsV1`).
     FieldsV1,
+    /// A port by number or name, as k8s-openapi's `IntOrString` reads it.
+    IntOrString,
     Object(&'static Type),
     Array(&'static Kind),
     /// A map from strings to values of the kind.
@@ -79,7 +82,7 @@ pub(crate) fn default_of(kind: &Kind) -> Value {
     match kind {
         Kind::Str | Kind::Quantity => Value::String(String::new()),
         Kind::Bool => Value::Bool(false),
-        Kind::I32 | Kind::I64 => Value::from(0),
+        Kind::I32 | Kind::I64 | Kind::IntOrString => Value::from(0),
         Kind::Time => Value::String("1970-01-01T00:00:00Z".to_owned()),
         Kind::FieldsV1 => Value::Null,
         Kind::Object(ty) => Value::Object(with_defaults(ty, Map::new())),
@@ -117,6 +120,10 @@ impl<'de> DeserializeSeed<'de> for KindSeed {
                 Value::String(text)
             }
             Kind::FieldsV1 => FieldsV1::deserialize(deserializer)?.0,
+            Kind::IntOrString => match IntOrString::deserialize(deserializer)? {
+                IntOrString::Int(n) => Value::from(n),
+                IntOrString::String(s) => Value::String(s),
+            },
             Kind::Object(ty) => Value::Object(read(ty, deserializer)?),
             Kind::Array(kind) => Value::Array(deserializer.deserialize_seq(ArrayVisitor(kind))?),
             Kind::Map(kind) => Value::Object(deserializer.deserialize_map(MapVisitor(kind))?),

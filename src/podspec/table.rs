@@ -68,6 +68,13 @@ pub(crate) const CLUSTER_TRUST_BUNDLE_PROJECTION: Type = Type {
     ],
 };
 
+pub(crate) const CONFIG_MAP_ENV_SOURCE: Type = Type {
+    name: "ConfigMapEnvSource",
+    fields: &[
+        req("name", Kind::Str), opt("optional", Kind::Bool),
+    ],
+};
+
 pub(crate) const CONFIG_MAP_PROJECTION: Type = Type {
     name: "ConfigMapProjection",
     fields: &[
@@ -80,6 +87,27 @@ pub(crate) const CONFIG_MAP_VOLUME_SOURCE: Type = Type {
     fields: &[
         opt("defaultMode", Kind::I32), opt("items", Kind::Array(&Kind::Object(&KEY_TO_PATH))), req("name", Kind::Str),
         opt("optional", Kind::Bool),
+    ],
+};
+
+pub(crate) const CONTAINER_RESIZE_POLICY: Type = Type {
+    name: "ContainerResizePolicy",
+    fields: &[
+        req("resourceName", Kind::Str), req("restartPolicy", Kind::Str),
+    ],
+};
+
+pub(crate) const CONTAINER_RESTART_RULE: Type = Type {
+    name: "ContainerRestartRule",
+    fields: &[
+        req("action", Kind::Str), opt("exitCodes", Kind::Object(&CONTAINER_RESTART_RULE_ON_EXIT_CODES)),
+    ],
+};
+
+pub(crate) const CONTAINER_RESTART_RULE_ON_EXIT_CODES: Type = Type {
+    name: "ContainerRestartRuleOnExitCodes",
+    fields: &[
+        req("operator", Kind::Str), opt("values", Kind::Array(&Kind::I32)),
     ],
 };
 
@@ -112,10 +140,25 @@ pub(crate) const EMPTY_DIR_VOLUME_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const ENV_FROM_SOURCE: Type = Type {
+    name: "EnvFromSource",
+    fields: &[
+        opt("configMapRef", Kind::Object(&CONFIG_MAP_ENV_SOURCE)), opt("prefix", Kind::Str),
+        opt("secretRef", Kind::Object(&SECRET_ENV_SOURCE)),
+    ],
+};
+
 pub(crate) const EPHEMERAL_VOLUME_SOURCE: Type = Type {
     name: "EphemeralVolumeSource",
     fields: &[
         opt("volumeClaimTemplate", Kind::Object(&PERSISTENT_VOLUME_CLAIM_TEMPLATE)),
+    ],
+};
+
+pub(crate) const EXEC_ACTION: Type = Type {
+    name: "ExecAction",
+    fields: &[
+        opt("command", Kind::Array(&Kind::Str)),
     ],
 };
 
@@ -149,6 +192,13 @@ pub(crate) const GCE_PERSISTENT_DISK_VOLUME_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const GRPC_ACTION: Type = Type {
+    name: "GRPCAction",
+    fields: &[
+        req("port", Kind::I32), opt("service", Kind::Str),
+    ],
+};
+
 pub(crate) const GIT_REPO_VOLUME_SOURCE: Type = Type {
     name: "GitRepoVolumeSource",
     fields: &[
@@ -160,6 +210,21 @@ pub(crate) const GLUSTERFS_VOLUME_SOURCE: Type = Type {
     name: "GlusterfsVolumeSource",
     fields: &[
         req("endpoints", Kind::Str), req("path", Kind::Str), opt("readOnly", Kind::Bool),
+    ],
+};
+
+pub(crate) const HTTP_GET_ACTION: Type = Type {
+    name: "HTTPGetAction",
+    fields: &[
+        opt("host", Kind::Str), opt("httpHeaders", Kind::Array(&Kind::Object(&HTTP_HEADER))), opt("path", Kind::Str),
+        req("port", Kind::IntOrString), opt("scheme", Kind::Str),
+    ],
+};
+
+pub(crate) const HTTP_HEADER: Type = Type {
+    name: "HTTPHeader",
+    fields: &[
+        req("name", Kind::Str), req("value", Kind::Str),
     ],
 };
 
@@ -213,6 +278,22 @@ pub(crate) const LABEL_SELECTOR_REQUIREMENT: Type = Type {
     name: "LabelSelectorRequirement",
     fields: &[
         req("key", Kind::Str), req("operator", Kind::Str), opt("values", Kind::Array(&Kind::Str)),
+    ],
+};
+
+pub(crate) const LIFECYCLE: Type = Type {
+    name: "Lifecycle",
+    fields: &[
+        opt("postStart", Kind::Object(&LIFECYCLE_HANDLER)), opt("preStop", Kind::Object(&LIFECYCLE_HANDLER)),
+        opt("stopSignal", Kind::Str),
+    ],
+};
+
+pub(crate) const LIFECYCLE_HANDLER: Type = Type {
+    name: "LifecycleHandler",
+    fields: &[
+        opt("exec", Kind::Object(&EXEC_ACTION)), opt("httpGet", Kind::Object(&HTTP_GET_ACTION)),
+        opt("sleep", Kind::Object(&SLEEP_ACTION)), opt("tcpSocket", Kind::Object(&TCP_SOCKET_ACTION)),
     ],
 };
 
@@ -419,6 +500,17 @@ pub(crate) const PREFERRED_SCHEDULING_TERM: Type = Type {
     ],
 };
 
+pub(crate) const PROBE: Type = Type {
+    name: "Probe",
+    fields: &[
+        opt("exec", Kind::Object(&EXEC_ACTION)), opt("failureThreshold", Kind::I32),
+        opt("grpc", Kind::Object(&GRPC_ACTION)), opt("httpGet", Kind::Object(&HTTP_GET_ACTION)),
+        opt("initialDelaySeconds", Kind::I32), opt("periodSeconds", Kind::I32), opt("successThreshold", Kind::I32),
+        opt("tcpSocket", Kind::Object(&TCP_SOCKET_ACTION)), opt("terminationGracePeriodSeconds", Kind::I64),
+        opt("timeoutSeconds", Kind::I32),
+    ],
+};
+
 pub(crate) const PROJECTED_VOLUME_SOURCE: Type = Type {
     name: "ProjectedVolumeSource",
     fields: &[
@@ -460,6 +552,13 @@ pub(crate) const SCALE_IO_VOLUME_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const SECRET_ENV_SOURCE: Type = Type {
+    name: "SecretEnvSource",
+    fields: &[
+        req("name", Kind::Str), opt("optional", Kind::Bool),
+    ],
+};
+
 pub(crate) const SECRET_PROJECTION: Type = Type {
     name: "SecretProjection",
     fields: &[
@@ -482,11 +581,25 @@ pub(crate) const SERVICE_ACCOUNT_TOKEN_PROJECTION: Type = Type {
     ],
 };
 
+pub(crate) const SLEEP_ACTION: Type = Type {
+    name: "SleepAction",
+    fields: &[
+        req("seconds", Kind::I64),
+    ],
+};
+
 pub(crate) const STORAGE_OS_VOLUME_SOURCE: Type = Type {
     name: "StorageOSVolumeSource",
     fields: &[
         opt("fsType", Kind::Str), opt("readOnly", Kind::Bool), opt("secretRef", Kind::Object(&LOCAL_OBJECT_REFERENCE)),
         opt("volumeName", Kind::Str), opt("volumeNamespace", Kind::Str),
+    ],
+};
+
+pub(crate) const TCP_SOCKET_ACTION: Type = Type {
+    name: "TCPSocketAction",
+    fields: &[
+        opt("host", Kind::Str), req("port", Kind::IntOrString),
     ],
 };
 
@@ -536,6 +649,13 @@ pub(crate) const VOLUME: Type = Type {
         opt("rbd", Kind::Object(&RBD_VOLUME_SOURCE)), opt("scaleIO", Kind::Object(&SCALE_IO_VOLUME_SOURCE)),
         opt("secret", Kind::Object(&SECRET_VOLUME_SOURCE)), opt("storageos", Kind::Object(&STORAGE_OS_VOLUME_SOURCE)),
         opt("vsphereVolume", Kind::Object(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE)),
+    ],
+};
+
+pub(crate) const VOLUME_DEVICE: Type = Type {
+    name: "VolumeDevice",
+    fields: &[
+        req("devicePath", Kind::Str), req("name", Kind::Str),
     ],
 };
 

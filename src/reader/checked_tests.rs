@@ -28,54 +28,115 @@ fn both<Ours: DeserializeOwned + Serialize, Theirs: DeserializeOwned + Serialize
     (outcome::<Ours>(value), outcome::<Theirs>(value))
 }
 
-/// A part of a pod spec held as JSON: its table, its key in a pod spec, whether the spec holds a
-/// list of it, and its reading through both types.
+/// A part of a pod spec held as JSON: its table, its key in a pod spec (or in the spec's first
+/// container), whether it is a list there, and its reading through both types.
 struct Root {
     ty: &'static Type,
     key: &'static str,
     list: bool,
+    in_container: bool,
     read: fn(&Value) -> (Outcome, Outcome),
 }
 
-const ROOTS: [Root; 9] = [
-    Root { ty: &table::VOLUME, key: "volumes", list: true, read: both::<Volume, theirs::Volume> },
-    Root { ty: &table::AFFINITY, key: "affinity", list: false, read: both::<ours::Affinity, theirs::Affinity> },
-    Root { ty: &table::HOST_ALIAS, key: "hostAliases", list: true, read: both::<ours::HostAlias, theirs::HostAlias> },
+const ROOTS: [Root; 15] = [
+    Root { ty: &table::VOLUME, key: "volumes", list: true, in_container: false, read: both::<Volume, theirs::Volume> },
+    Root {
+        ty: &table::AFFINITY,
+        key: "affinity",
+        list: false,
+        in_container: false,
+        read: both::<ours::Affinity, theirs::Affinity>,
+    },
+    Root {
+        ty: &table::HOST_ALIAS,
+        key: "hostAliases",
+        list: true,
+        in_container: false,
+        read: both::<ours::HostAlias, theirs::HostAlias>,
+    },
     Root {
         ty: &table::POD_DNS_CONFIG,
         key: "dnsConfig",
         list: false,
+        in_container: false,
         read: both::<ours::PodDNSConfig, theirs::PodDNSConfig>,
     },
     Root {
         ty: &table::POD_READINESS_GATE,
         key: "readinessGates",
         list: true,
+        in_container: false,
         read: both::<ours::PodReadinessGate, theirs::PodReadinessGate>,
     },
     Root {
         ty: &table::POD_RESOURCE_CLAIM,
         key: "resourceClaims",
         list: true,
+        in_container: false,
         read: both::<ours::PodResourceClaim, theirs::PodResourceClaim>,
     },
     Root {
         ty: &table::POD_SCHEDULING_GATE,
         key: "schedulingGates",
         list: true,
+        in_container: false,
         read: both::<ours::PodSchedulingGate, theirs::PodSchedulingGate>,
     },
     Root {
         ty: &table::POD_SCHEDULING_GROUP,
         key: "schedulingGroup",
         list: false,
+        in_container: false,
         read: both::<ours::PodSchedulingGroup, theirs::PodSchedulingGroup>,
     },
     Root {
         ty: &table::TOPOLOGY_SPREAD_CONSTRAINT,
         key: "topologySpreadConstraints",
         list: true,
+        in_container: false,
         read: both::<ours::TopologySpreadConstraint, theirs::TopologySpreadConstraint>,
+    },
+    Root {
+        ty: &table::CONTAINER_RESIZE_POLICY,
+        key: "resizePolicy",
+        list: true,
+        in_container: true,
+        read: both::<ours::ContainerResizePolicy, theirs::ContainerResizePolicy>,
+    },
+    Root {
+        ty: &table::CONTAINER_RESTART_RULE,
+        key: "restartPolicyRules",
+        list: true,
+        in_container: true,
+        read: both::<ours::ContainerRestartRule, theirs::ContainerRestartRule>,
+    },
+    Root {
+        ty: &table::ENV_FROM_SOURCE,
+        key: "envFrom",
+        list: true,
+        in_container: true,
+        read: both::<ours::EnvFromSource, theirs::EnvFromSource>,
+    },
+    Root {
+        ty: &table::LIFECYCLE,
+        key: "lifecycle",
+        list: false,
+        in_container: true,
+        read: both::<ours::Lifecycle, theirs::Lifecycle>,
+    },
+    Root {
+        ty: &table::PROBE,
+        key: "livenessProbe",
+        list: false,
+        in_container: true,
+        read: both::<ours::Probe, theirs::Probe>,
+    },
+    Root {
+        ty: &table::VOLUME_DEVICE,
+        key: "volumeDevices",
+        list: true,
+        in_container: true,
+        read: both::<ours::VolumeDevice, theirs::VolumeDevice>,
     },
 ];
 
@@ -85,7 +146,11 @@ fn same(root: &Root, value: &Value) -> bool {
     let (ours, theirs) = (root.read)(value);
     assert_eq!(ours, theirs, "{} {value}", root.ty.name);
     let field = if root.list { json!([{"name": "first"}, value]) } else { value.clone() };
-    let spec = json!({"containers": [], root.key: field});
+    let spec = if root.in_container {
+        json!({"containers": [{"name": "main", root.key: field}], "ephemeralContainers": [{"name": "e", root.key: field}]})
+    } else {
+        json!({"containers": [], root.key: field})
+    };
     assert_eq!(outcome::<PodSpec>(&spec), outcome::<theirs::PodSpec>(&spec), "{spec}");
     ours.0.is_ok()
 }
@@ -100,6 +165,7 @@ fn full(kind: &Kind, depth: usize) -> Value {
         Kind::Quantity => json!("250m"),
         Kind::Time => json!("2026-01-02T03:04:05.5+01:00"),
         Kind::FieldsV1 => json!({"f:metadata": {}}),
+        Kind::IntOrString => json!(8080),
         Kind::Object(ty) if depth > 0 => full_object(ty, depth - 1),
         Kind::Object(_) => json!({}),
         Kind::Array(kind) => json!([full(kind, depth), full(kind, depth)]),

@@ -540,8 +540,7 @@ mod checked_tests;
 
 #[cfg(test)]
 mod tests {
-    use crate::podspec::PodSpec;
-    use k8s_openapi::api::core::v1::Container;
+    use crate::podspec::{Container, PodSpec};
     use serde_json::json;
 
     use super::*;

@@ -161,8 +161,7 @@ fn insert_null(value: &mut Value, steps: &[Step], field: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::podspec::PodSpec;
-    use k8s_openapi::api::core::v1::Container;
+    use crate::podspec::{Container, PodSpec};
     use serde_json::json;
 
     use super::*;

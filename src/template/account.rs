@@ -1,8 +1,8 @@
 //! The job masters' ServiceAccount and who may run as it: the controller's own master, never a
 //! task pod, a master the job wrote itself only when the admin allows it.
 
-use crate::podspec::{PodSpec, Volume};
-use k8s_openapi::api::core::v1::{Probe, VolumeMount};
+use crate::podspec::{PodSpec, Probe, Volume};
+use k8s_openapi::api::core::v1::VolumeMount;
 
 use super::Options;
 use crate::api::{ElasticJob, ReplicaType};
@@ -46,7 +46,7 @@ pub fn is_own_master(job: &ElasticJob, options: &Options) -> Option<String> {
     }
     let c = spec.containers.first()?;
     let empty = |list: Option<usize>| list.is_none_or(|n| n == 0);
-    let no_exec = |probe: &Option<Probe>| probe.as_ref().is_none_or(|p| p.exec.is_none());
+    let no_exec = |probe: &Option<Probe>| probe.as_ref().is_none_or(|p| p.get("exec").is_none());
     // Every field of the container that may run code of the job's (an image, a command, arguments,
     // environment, mounts, hooks, exec probes, a terminal), in the order of its keys, and whether
     // this one leaves it the controller's. The others (name, imagePullPolicy, resources,

@@ -19,10 +19,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Pod, PodSpec, PodTemplateSpec, Volume};
+use crate::podspec::{Container, Pod, PodSpec, PodTemplateSpec, Volume};
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, EnvVar, EnvVarSource, ObjectFieldSelector, PodSecurityContext, ResourceRequirements,
-    SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec, VolumeMount,
+    Capabilities, EnvVar, EnvVarSource, ObjectFieldSelector, PodSecurityContext, ResourceRequirements, SeccompProfile,
+    SecurityContext, Service, ServicePort, ServiceSpec, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;

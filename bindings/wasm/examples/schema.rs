@@ -20,11 +20,10 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use elasticjob::api::{ElasticJob, ReplicaType, ScalePlan};
-use elasticjob::podspec::Pod;
+use elasticjob::podspec::{Container, Pod};
 use elasticjob::tfconfig::{SparseClusterSpec, TfConfig};
 use elasticjob::{ErrorReport, List, Options, Plan, Problem, SummaryRow};
 use elasticjob_wasm::Validation;
-use k8s_openapi::api::core::v1::Container;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
