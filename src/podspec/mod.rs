@@ -181,68 +181,53 @@ mirror! {
     }
 }
 
-mirror! {
-    /// A container, as the API's `io.k8s.api.core.v1.Container` (Kubernetes 1.36) has it.
-    Container, ContainerKey {
-        args "args": Option<Vec<String>>,
-        command "command": Option<Vec<String>>,
-        env "env": Option<Vec<EnvVar>>,
-        env_from "envFrom": Option<Vec<EnvFromSource>>,
-        image "image": Option<String>,
-        image_pull_policy "imagePullPolicy": Option<String>,
-        lifecycle "lifecycle": Option<Lifecycle>,
-        liveness_probe "livenessProbe": Option<Probe>,
-        name "name": String,
-        ports "ports": Option<Vec<ContainerPort>>,
-        readiness_probe "readinessProbe": Option<Probe>,
-        resize_policy "resizePolicy": Option<Vec<ContainerResizePolicy>>,
-        resources "resources": Option<ResourceRequirements>,
-        restart_policy "restartPolicy": Option<String>,
-        restart_policy_rules "restartPolicyRules": Option<Vec<ContainerRestartRule>>,
-        security_context "securityContext": Option<SecurityContext>,
-        startup_probe "startupProbe": Option<Probe>,
-        stdin "stdin": Option<bool>,
-        stdin_once "stdinOnce": Option<bool>,
-        termination_message_path "terminationMessagePath": Option<String>,
-        termination_message_policy "terminationMessagePolicy": Option<String>,
-        tty "tty": Option<bool>,
-        volume_devices "volumeDevices": Option<Vec<VolumeDevice>>,
-        volume_mounts "volumeMounts": Option<Vec<VolumeMount>>,
-        working_dir "workingDir": Option<String>,
-    }
+/// A container of the API, mirrored with its fields in the API's order, `$extra` after `stdinOnce`
+/// (an ephemeral container's `targetContainerName`).
+macro_rules! container {
+    ($(#[$doc:meta])* $name:ident, $keys:ident { $($extra:tt)* }) => {
+        mirror! {
+            $(#[$doc])*
+            $name, $keys {
+                args "args": Option<Vec<String>>,
+                command "command": Option<Vec<String>>,
+                env "env": Option<Vec<EnvVar>>,
+                env_from "envFrom": Option<Vec<EnvFromSource>>,
+                image "image": Option<String>,
+                image_pull_policy "imagePullPolicy": Option<String>,
+                lifecycle "lifecycle": Option<Lifecycle>,
+                liveness_probe "livenessProbe": Option<Probe>,
+                name "name": String,
+                ports "ports": Option<Vec<ContainerPort>>,
+                readiness_probe "readinessProbe": Option<Probe>,
+                resize_policy "resizePolicy": Option<Vec<ContainerResizePolicy>>,
+                resources "resources": Option<ResourceRequirements>,
+                restart_policy "restartPolicy": Option<String>,
+                restart_policy_rules "restartPolicyRules": Option<Vec<ContainerRestartRule>>,
+                security_context "securityContext": Option<SecurityContext>,
+                startup_probe "startupProbe": Option<Probe>,
+                stdin "stdin": Option<bool>,
+                stdin_once "stdinOnce": Option<bool>,
+                $($extra)*
+                termination_message_path "terminationMessagePath": Option<String>,
+                termination_message_policy "terminationMessagePolicy": Option<String>,
+                tty "tty": Option<bool>,
+                volume_devices "volumeDevices": Option<Vec<VolumeDevice>>,
+                volume_mounts "volumeMounts": Option<Vec<VolumeMount>>,
+                working_dir "workingDir": Option<String>,
+            }
+        }
+    };
 }
 
-mirror! {
+container! {
+    /// A container, as the API's `io.k8s.api.core.v1.Container` (Kubernetes 1.36) has it.
+    Container, ContainerKey {}
+}
+
+container! {
     /// An ephemeral container, as the API's `io.k8s.api.core.v1.EphemeralContainer` (Kubernetes
     /// 1.36) has it.
-    EphemeralContainer, EphemeralKey {
-        args "args": Option<Vec<String>>,
-        command "command": Option<Vec<String>>,
-        env "env": Option<Vec<EnvVar>>,
-        env_from "envFrom": Option<Vec<EnvFromSource>>,
-        image "image": Option<String>,
-        image_pull_policy "imagePullPolicy": Option<String>,
-        lifecycle "lifecycle": Option<Lifecycle>,
-        liveness_probe "livenessProbe": Option<Probe>,
-        name "name": String,
-        ports "ports": Option<Vec<ContainerPort>>,
-        readiness_probe "readinessProbe": Option<Probe>,
-        resize_policy "resizePolicy": Option<Vec<ContainerResizePolicy>>,
-        resources "resources": Option<ResourceRequirements>,
-        restart_policy "restartPolicy": Option<String>,
-        restart_policy_rules "restartPolicyRules": Option<Vec<ContainerRestartRule>>,
-        security_context "securityContext": Option<SecurityContext>,
-        startup_probe "startupProbe": Option<Probe>,
-        stdin "stdin": Option<bool>,
-        stdin_once "stdinOnce": Option<bool>,
-        target_container_name "targetContainerName": Option<String>,
-        termination_message_path "terminationMessagePath": Option<String>,
-        termination_message_policy "terminationMessagePolicy": Option<String>,
-        tty "tty": Option<bool>,
-        volume_devices "volumeDevices": Option<Vec<VolumeDevice>>,
-        volume_mounts "volumeMounts": Option<Vec<VolumeMount>>,
-        working_dir "workingDir": Option<String>,
-    }
+    EphemeralContainer, EphemeralKey { target_container_name "targetContainerName": Option<String>, }
 }
 
 /// A field of a pod's spec, read and written as k8s-openapi does: an optional field read with
