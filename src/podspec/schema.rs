@@ -101,6 +101,14 @@ fn with_defaults(ty: &Type, mut object: Map<String, Value>) -> Map<String, Value
     object
 }
 
+/// A time as k8s-openapi writes a `Time` (jiff's `strftime` of `%Y-%m-%dT%H:%M:%SZ`: in UTC, whole
+/// seconds, the year zero-padded to four characters with its sign), without jiff's `strftime`, which would
+/// be in the policy for this alone.
+fn whole_seconds_utc(time: jiff::Timestamp) -> String {
+    let t = jiff::tz::Offset::UTC.to_datetime(time);
+    format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", t.year(), t.month(), t.day(), t.hour(), t.minute(), t.second())
+}
+
 /// Reads a value of a kind.
 struct KindSeed(&'static Kind);
 
@@ -114,11 +122,7 @@ impl<'de> DeserializeSeed<'de> for KindSeed {
             Kind::I32 => Value::from(i32::deserialize(deserializer)?),
             Kind::I64 => Value::from(i64::deserialize(deserializer)?),
             Kind::Quantity => Value::String(Quantity::deserialize(deserializer)?.0),
-            Kind::Time => {
-                let time = Time::deserialize(deserializer)?;
-                let text = jiff::fmt::strtime::format("%Y-%m-%dT%H:%M:%SZ", time.0).map_err(de::Error::custom)?;
-                Value::String(text)
-            }
+            Kind::Time => Value::String(whole_seconds_utc(Time::deserialize(deserializer)?.0)),
             Kind::FieldsV1 => FieldsV1::deserialize(deserializer)?.0,
             Kind::IntOrString => match IntOrString::deserialize(deserializer)? {
                 IntOrString::Int(n) => Value::from(n),

