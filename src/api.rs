@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::podspec::EnvVar;
 use crate::podspec::PodTemplateSpec;
-use k8s_openapi::api::core::v1::EnvVar;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, Time};
 use serde::{Deserialize, Serialize};

@@ -12,10 +12,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::EnvVar;
 use crate::podspec::{Container, Pod, PodSpec};
-use k8s_openapi::api::core::v1::{
-    EnvVar, PodCondition, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec,
-};
+use k8s_openapi::api::core::v1::{PodCondition, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Deserializer};
 

@@ -18,7 +18,7 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use crate::podspec::Container;
-use k8s_openapi::api::core::v1::EnvVar;
+use crate::podspec::EnvVar;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};

@@ -1,8 +1,8 @@
 //! The core's modules import in one direction only: each from layers below its own, as the layer
 //! table in the crate docs (`src/lib.rs`) says. This test reads that table and every file under
 //! `src/`, and fails on an import that points up or sideways, on a module the table does not
-//! place, and on a file longer than the bound (tests excluded). The copy of the table in
-//! `docs/design.md` must place every module where the crate docs do.
+//! place, and on a file longer than the bound (tests and generated tables excluded). The copy of
+//! the table in `docs/design.md` must place every module where the crate docs do.
 // A test crate: its helpers outside #[test] functions may unwrap, as the tests do
 // (the workspace lints deny it in shipped code; clippy.toml allows it in #[test] functions).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -133,8 +133,10 @@ fn imports_point_down_the_layers() {
                 )),
             }
         }
+        // A generated table (`//! ... Do not edit.` in its header) is data, not code to split.
+        let generated = text.lines().take(8).any(|l| l.starts_with("//!") && l.contains("Do not edit."));
         let lines = text.lines().take_while(|l| !l.starts_with("#[cfg(test)]")).count();
-        if lines > MAX_LINES {
+        if lines > MAX_LINES && !generated {
             problems.push(format!(
                 "src/{} has {lines} lines before its tests, more than {MAX_LINES}: split it by concern",
                 path.strip_prefix(src()).unwrap_or(path).display()

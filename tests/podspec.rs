@@ -1,5 +1,5 @@
-//! The core's own `Pod`, `PodTemplateSpec`, `PodSpec`, `Container` and `EphemeralContainer`
-//! (`src/podspec/mod.rs`) read and write what k8s-openapi's do: every pod and template of the golden cases, and values made to reach each
+//! The core's own `Pod`, `PodTemplateSpec`, `PodSpec`, `Container`, `EphemeralContainer` and
+//! `EnvVar` (`src/podspec/mod.rs`) read and write what k8s-openapi's do: every pod and template of the golden cases, and values made to reach each
 //! rule (a `null` where a list or metadata is required, unknown fields, a wrong `apiVersion` or
 //! `kind`, a wrong type at each level), read through the core's reader into both types, give the
 //! same error and path, the same unknown fields, and the same written bytes.
@@ -188,7 +188,8 @@ fn every_field_and_every_rule_reads_and_writes_the_same() {
 /// A container with every field of `EphemeralContainer` (`Container`'s and `targetContainerName`).
 fn every_container_field() -> Value {
     json!({
-        "args": ["--a"], "command": ["python"], "env": [{"name": "A", "value": "1"}],
+        "args": ["--a"], "command": ["python"],
+        "env": [{"name": "A", "value": "1"}, {"name": "P", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
         "envFrom": [{"configMapRef": {"name": "c"}, "prefix": "P_"}], "image": "tf:2", "imagePullPolicy": "Always",
         "lifecycle": {"preStop": {"sleep": {"seconds": 5}}, "postStart": {"httpGet": {"port": "http", "host": "h"}}},
         "livenessProbe": {"tcpSocket": {"port": 2222}, "periodSeconds": 3}, "name": "main",
@@ -224,5 +225,18 @@ fn containers_read_and_write_the_same() {
         }
     }
     let spec = json!({"containers": [full.clone()], "initContainers": [full.clone()], "ephemeralContainers": [full]});
+    assert!(same("PodSpec", &spec));
+    for value in [
+        json!({"name": "A", "value": "1"}),
+        json!({"name": "A", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}, "other": 1}}),
+        json!({"name": null, "value": null, "valueFrom": null}),
+        json!({"valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1m"}}}),
+        json!({"valueFrom": {"fieldRef": {}}}),
+        json!({"valueFrom": "metadata.name"}),
+        json!({"name": ["A"]}),
+        json!([]),
+    ] {
+        same("EnvVar", &value);
+    }
     assert!(same("PodSpec", &spec));
 }

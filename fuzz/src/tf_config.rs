@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use elasticjob::podspec::Container;
+use elasticjob::podspec::EnvVar;
 use elasticjob::tfconfig::{SparseClusterSpec, TfConfig};
 use elasticjob::{Code, ReplicaType, parse};
-use k8s_openapi::api::core::v1::EnvVar;
 
 use super::check::{self, Root};
 

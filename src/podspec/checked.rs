@@ -1,8 +1,8 @@
 //! The parts of a pod spec the core holds as JSON rather than as k8s-openapi's types: a pod's
 //! volumes, the fields it only carries from a template to its pods (affinity, topology spread,
 //! DNS, host aliases, readiness gates, resource claims, scheduling gates and group), and the parts
-//! of a container it only looks at the surface of (probes, lifecycle handlers, bulk environment,
-//! resize and restart rules, devices). Each is read
+//! of a container it only looks at the surface of (probes, lifecycle handlers, the sources of its
+//! environment, resize and restart rules, devices). Each is read
 //! against the API's schema (`table.rs`, made from k8s-openapi's) and held as the JSON k8s-openapi
 //! would write for it, so it is read and written as before, by one reader for all of them.
 
@@ -68,6 +68,16 @@ macro_rules! checked {
         pub struct $name(Map<String, Value>);
 
         impl $name {
+            /// One of the JSON k8s-openapi would write for it (an object); the caller vouches
+            /// that it is.
+            #[allow(dead_code)]
+            pub(crate) fn of(json: Value) -> $name {
+                match json {
+                    Value::Object(map) => $name(map),
+                    _ => $name::default(),
+                }
+            }
+
             /// The value of one of its fields, as JSON.
             pub fn get(&self, key: &str) -> Option<&Value> {
                 self.0.get(key)
@@ -97,6 +107,10 @@ checked! {
     ContainerRestartRule => CONTAINER_RESTART_RULE,
     /// Where a container's environment comes from in bulk.
     EnvFromSource => ENV_FROM_SOURCE,
+    /// Where a variable of a container's environment takes its value from.
+    EnvVarSource => ENV_VAR_SOURCE,
+    /// A reference to an object of the pod's namespace (an image pull secret).
+    LocalObjectReference => LOCAL_OBJECT_REFERENCE,
     /// What a container runs after it starts and before it stops.
     Lifecycle => LIFECYCLE,
     /// A container's liveness, readiness or startup probe.

@@ -13,6 +13,8 @@ fn the_table_is_k8s_openapis_schema() {
     generator.subschema_for::<theirs::ContainerResizePolicy>();
     generator.subschema_for::<theirs::ContainerRestartRule>();
     generator.subschema_for::<theirs::EnvFromSource>();
+    generator.subschema_for::<theirs::EnvVarSource>();
+    generator.subschema_for::<theirs::LocalObjectReference>();
     generator.subschema_for::<theirs::Lifecycle>();
     generator.subschema_for::<theirs::Probe>();
     generator.subschema_for::<theirs::VolumeDevice>();

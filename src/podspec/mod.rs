@@ -19,8 +19,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    ContainerPort, EnvVar, LocalObjectReference, PodOS, PodSecurityContext, PodStatus, ResourceRequirements,
-    SecurityContext, Toleration, VolumeMount,
+    ContainerPort, PodOS, PodSecurityContext, PodStatus, ResourceRequirements, SecurityContext, Toleration, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -36,9 +35,9 @@ pub(crate) mod schema;
 pub(crate) mod table;
 
 pub use checked::{
-    Affinity, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, HostAlias, Lifecycle, PodDNSConfig,
-    PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, Probe, TopologySpreadConstraint, Volume,
-    VolumeDevice,
+    Affinity, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, EnvVarSource, HostAlias, Lifecycle,
+    LocalObjectReference, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup,
+    Probe, TopologySpreadConstraint, Volume, VolumeDevice,
 };
 
 /// A pod: its metadata, spec and status.
@@ -217,6 +216,16 @@ macro_rules! container {
             }
         }
     };
+}
+
+mirror! {
+    /// A variable of a container's environment, as the API's `io.k8s.api.core.v1.EnvVar`
+    /// (Kubernetes 1.36) has it.
+    EnvVar, EnvVarKey {
+        name "name": String,
+        value "value": Option<String>,
+        value_from "valueFrom": Option<EnvVarSource>,
+    }
 }
 
 container! {
@@ -400,6 +409,9 @@ mod json_schema {
         PodSpec => k8s_openapi::api::core::v1::PodSpec,
         PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec,
         Container => k8s_openapi::api::core::v1::Container,
+        EnvVar => k8s_openapi::api::core::v1::EnvVar,
+        EnvVarSource => k8s_openapi::api::core::v1::EnvVarSource,
+        LocalObjectReference => k8s_openapi::api::core::v1::LocalObjectReference,
         EphemeralContainer => k8s_openapi::api::core::v1::EphemeralContainer,
         ContainerResizePolicy => k8s_openapi::api::core::v1::ContainerResizePolicy,
         ContainerRestartRule => k8s_openapi::api::core::v1::ContainerRestartRule,

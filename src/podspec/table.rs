@@ -75,6 +75,13 @@ pub(crate) const CONFIG_MAP_ENV_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const CONFIG_MAP_KEY_SELECTOR: Type = Type {
+    name: "ConfigMapKeySelector",
+    fields: &[
+        req("key", Kind::Str), req("name", Kind::Str), opt("optional", Kind::Bool),
+    ],
+};
+
 pub(crate) const CONFIG_MAP_PROJECTION: Type = Type {
     name: "ConfigMapProjection",
     fields: &[
@@ -148,6 +155,16 @@ pub(crate) const ENV_FROM_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const ENV_VAR_SOURCE: Type = Type {
+    name: "EnvVarSource",
+    fields: &[
+        opt("configMapKeyRef", Kind::Object(&CONFIG_MAP_KEY_SELECTOR)),
+        opt("fieldRef", Kind::Object(&OBJECT_FIELD_SELECTOR)), opt("fileKeyRef", Kind::Object(&FILE_KEY_SELECTOR)),
+        opt("resourceFieldRef", Kind::Object(&RESOURCE_FIELD_SELECTOR)),
+        opt("secretKeyRef", Kind::Object(&SECRET_KEY_SELECTOR)),
+    ],
+};
+
 pub(crate) const EPHEMERAL_VOLUME_SOURCE: Type = Type {
     name: "EphemeralVolumeSource",
     fields: &[
@@ -167,6 +184,13 @@ pub(crate) const FC_VOLUME_SOURCE: Type = Type {
     fields: &[
         opt("fsType", Kind::Str), opt("lun", Kind::I32), opt("readOnly", Kind::Bool),
         opt("targetWWNs", Kind::Array(&Kind::Str)), opt("wwids", Kind::Array(&Kind::Str)),
+    ],
+};
+
+pub(crate) const FILE_KEY_SELECTOR: Type = Type {
+    name: "FileKeySelector",
+    fields: &[
+        req("key", Kind::Str), opt("optional", Kind::Bool), req("path", Kind::Str), req("volumeName", Kind::Str),
     ],
 };
 
@@ -556,6 +580,13 @@ pub(crate) const SECRET_ENV_SOURCE: Type = Type {
     name: "SecretEnvSource",
     fields: &[
         req("name", Kind::Str), opt("optional", Kind::Bool),
+    ],
+};
+
+pub(crate) const SECRET_KEY_SELECTOR: Type = Type {
+    name: "SecretKeySelector",
+    fields: &[
+        req("key", Kind::Str), req("name", Kind::Str), opt("optional", Kind::Bool),
     ],
 };
 

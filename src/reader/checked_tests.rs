@@ -38,7 +38,7 @@ struct Root {
     read: fn(&Value) -> (Outcome, Outcome),
 }
 
-const ROOTS: [Root; 15] = [
+const ROOTS: [Root; 17] = [
     Root { ty: &table::VOLUME, key: "volumes", list: true, in_container: false, read: both::<Volume, theirs::Volume> },
     Root {
         ty: &table::AFFINITY,
@@ -138,6 +138,20 @@ const ROOTS: [Root; 15] = [
         in_container: true,
         read: both::<ours::VolumeDevice, theirs::VolumeDevice>,
     },
+    Root {
+        ty: &table::ENV_VAR_SOURCE,
+        key: "valueFrom",
+        list: false,
+        in_container: true,
+        read: both::<ours::EnvVarSource, theirs::EnvVarSource>,
+    },
+    Root {
+        ty: &table::LOCAL_OBJECT_REFERENCE,
+        key: "imagePullSecrets",
+        list: true,
+        in_container: false,
+        read: both::<ours::LocalObjectReference, theirs::LocalObjectReference>,
+    },
 ];
 
 /// Reads `value` as the root's type through the table and through k8s-openapi, alone and inside a
@@ -145,11 +159,16 @@ const ROOTS: [Root; 15] = [
 fn same(root: &Root, value: &Value) -> bool {
     let (ours, theirs) = (root.read)(value);
     assert_eq!(ours, theirs, "{} {value}", root.ty.name);
-    let field = if root.list { json!([{"name": "first"}, value]) } else { value.clone() };
+    // An environment variable's source is placed in a variable of the container's environment.
+    let (key, field) = match root.key {
+        "valueFrom" => ("env", json!([{"name": "A", "value": "1"}, {"name": "E", "valueFrom": value}])),
+        key if root.list => (key, json!([{"name": "first"}, value])),
+        key => (key, value.clone()),
+    };
     let spec = if root.in_container {
-        json!({"containers": [{"name": "main", root.key: field}], "ephemeralContainers": [{"name": "e", root.key: field}]})
+        json!({"containers": [{"name": "main", key: field}], "ephemeralContainers": [{"name": "e", key: field}]})
     } else {
-        json!({"containers": [], root.key: field})
+        json!({"containers": [], key: field})
     };
     assert_eq!(outcome::<PodSpec>(&spec), outcome::<theirs::PodSpec>(&spec), "{spec}");
     ours.0.is_ok()

@@ -20,9 +20,10 @@
 use std::collections::BTreeMap;
 
 use crate::podspec::{Container, Pod, PodSpec, PodTemplateSpec, Volume};
+use crate::podspec::{EnvVar, EnvVarSource};
 use k8s_openapi::api::core::v1::{
-    Capabilities, EnvVar, EnvVarSource, ObjectFieldSelector, PodSecurityContext, ResourceRequirements, SeccompProfile,
-    SecurityContext, Service, ServicePort, ServiceSpec, VolumeMount,
+    Capabilities, PodSecurityContext, ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort,
+    ServiceSpec, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -688,13 +689,9 @@ fn field_env(name: &str, field_path: &str) -> EnvVar {
     EnvVar {
         name: name.to_owned(),
         value: None,
-        value_from: Some(EnvVarSource {
-            field_ref: Some(ObjectFieldSelector {
-                api_version: Some("v1".to_owned()),
-                field_path: field_path.to_owned(),
-            }),
-            ..EnvVarSource::default()
-        }),
+        value_from: Some(EnvVarSource::of(
+            serde_json::json!({"fieldRef": {"apiVersion": "v1", "fieldPath": field_path}}),
+        )),
     }
 }
 
