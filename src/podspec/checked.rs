@@ -1,8 +1,8 @@
 //! The parts of a pod spec the core holds as JSON rather than as k8s-openapi's types: a pod's
-//! volumes, the fields it only carries from a template to its pods (affinity, topology spread,
-//! DNS, host aliases, readiness gates, resource claims, scheduling gates and group), and the parts
-//! of a container it only looks at the surface of (probes, lifecycle handlers, the sources of its
-//! environment, resize and restart rules, devices). Each is read
+//! volumes, the fields it only carries from a template to its pods (affinity, topology spread, DNS,
+//! host aliases, readiness and scheduling gates, resource claims, scheduling group, image pull
+//! secrets), and the parts of a container it only looks at the surface of (probes, lifecycle
+//! handlers, the sources of its environment, resize and restart rules, devices). Each is read
 //! against the API's schema (`table.rs`, made from k8s-openapi's) and held as the JSON k8s-openapi
 //! would write for it, so it is read and written as before, by one reader for all of them.
 

@@ -4,13 +4,13 @@
 //!
 //! One reader for every type of the table, driven by the table, in place of the compiled reader of
 //! each type: the thirty sources of a `Volume` and the fifty-odd types they reach cost about 40 KB
-//! of each gzipped WebAssembly module as compiled readers, the other parts of a pod spec the core
-//! only carries 14 to 16 KB more (docs/benchmarks.md). It reads through
-//! the crate's path-tracking reader like any `Deserialize`, so paths and unknown fields come out as
-//! they do for every other type; scalars are read by the very `Deserialize` of the type
-//! k8s-openapi uses (`i32`, `String`, `Quantity`, `Time`), so their errors are the same words.
+//! of each gzipped WebAssembly module as compiled readers, and the other parts the core only
+//! carries another 25 to 30 KB (docs/benchmarks.md). It reads through the crate's path-tracking
+//! reader like any `Deserialize`, so paths and unknown fields come out as they do for every other
+//! type; scalars are read by the very `Deserialize` of the type k8s-openapi uses (`i32`, `String`,
+//! `Quantity`, `Time`, `IntOrString`), so their errors are the same words.
 //!
-//! What k8s-openapi does that the table keeps (`tests` below hold the two equal):
+//! What k8s-openapi does that the table keeps (`src/reader/checked_tests.rs` holds the two equal):
 //! - every field is read as optional: `null` or nothing leaves an optional field out, and a
 //!   required one takes its type's default (`""`, `0`, `false`, an empty list, map or object), which
 //!   is written;
