@@ -140,6 +140,5 @@ fn kind_service<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Err
 }
 
 fn must_be<'de, D: Deserializer<'de>>(deserializer: D, want: &'static str) -> Result<(), D::Error> {
-    let value = String::deserialize(deserializer)?;
-    if value == want { Ok(()) } else { Err(serde::de::Error::invalid_value(serde::de::Unexpected::Str(&value), &want)) }
+    crate::podspec::type_tag(String::deserialize(deserializer)?, want)
 }

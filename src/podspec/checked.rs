@@ -12,29 +12,11 @@ use serde_json::{Map, Value};
 use super::schema;
 use super::table::{self, VOLUME};
 
-/// A pod's volume: its name and its source, as JSON read against the API's schema; the same
-/// JSON in and out as k8s-openapi's `Volume`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Volume(Map<String, Value>);
-
+/// What a volume adds to the methods every checked type has.
 impl Volume {
-    /// A volume of the JSON k8s-openapi would write for it (an object); the caller vouches that it
-    /// is.
-    pub(crate) fn of(json: Value) -> Volume {
-        match json {
-            Value::Object(map) => Volume(map),
-            _ => Volume::default(),
-        }
-    }
-
     /// The volume's name.
     pub fn name(&self) -> &str {
-        self.0.get("name").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    /// The value of one of the volume's fields (a source such as `hostPath`).
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key)
+        self.get("name").and_then(Value::as_str).unwrap_or_default()
     }
 
     /// The volume's sources, as their fields are spelled (`emptyDir`): every field but its name.
@@ -45,18 +27,6 @@ impl Volume {
     /// Every source a volume may have, as its field is spelled, in the API's order.
     pub fn kinds() -> impl Iterator<Item = &'static str> {
         VOLUME.fields.iter().map(|f| f.key).filter(|key| *key != "name")
-    }
-}
-
-impl<'de> Deserialize<'de> for Volume {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Volume, D::Error> {
-        schema::read(&VOLUME, deserializer).map(Volume)
-    }
-}
-
-impl Serialize for Volume {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
     }
 }
 
@@ -131,4 +101,6 @@ checked! {
     PodSchedulingGroup => POD_SCHEDULING_GROUP,
     /// How a pod spreads across a topology.
     TopologySpreadConstraint => TOPOLOGY_SPREAD_CONSTRAINT,
+    /// A pod's volume: its name and its source.
+    Volume => VOLUME,
 }

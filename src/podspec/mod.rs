@@ -1,6 +1,6 @@
-//! The core's own `Pod`, `PodTemplateSpec` and `PodSpec`: the same JSON in and out as
-//! k8s-openapi's (`api::core::v1`), field for field, with every other type of a pod still
-//! k8s-openapi's.
+//! The core's own `Pod`, `PodTemplateSpec`, `PodSpec`, `Container`, `EphemeralContainer` and
+//! `EnvVar`: the same JSON in and out as k8s-openapi's (`api::core::v1`), field for field, with the
+//! other types of a pod k8s-openapi's or held as checked JSON (`checked.rs`).
 //!
 //! Why a copy: a pod spec's readers are most of the WebAssembly modules' bytes
 //! (docs/benchmarks.md, "Where the modules' bytes go"), and k8s-openapi's `PodSpec` fixes the type
@@ -11,8 +11,9 @@
 //! What stays as k8s-openapi has it, so that a job, a plan and a pod read and write the same bytes
 //! as before (`tests/podspec.rs` reads and writes the same values through both):
 //! - the fields, their JSON names and the order they are written in;
-//! - a missing `containers` or `metadata` read as empty, `null` for any other field read as unset,
-//!   and an unset field not written;
+//! - a missing or `null` required field (`containers`, a pod's `metadata`, a container's or a
+//!   variable's `name`) read as empty and written, `null` for any other field read as unset, and an
+//!   unset field not written;
 //! - a pod's `apiVersion` and `kind` written, and refused when they are not `v1` and `Pod`;
 //! - the words a shape error uses for each type (`expected PodSpec`).
 
@@ -239,9 +240,9 @@ container! {
     EphemeralContainer, EphemeralKey { target_container_name "targetContainerName": Option<String>, }
 }
 
-/// A field of a pod's spec, read and written as k8s-openapi does: an optional field read with
-/// `null` as unset and written only when set; a required list read with `null` or nothing as
-/// empty, and always written.
+/// A field of a mirrored struct, read and written as k8s-openapi does: an optional field read with
+/// `null` as unset and written only when set; a required string or list read with `null` or
+/// nothing as empty, and always written.
 trait Field: Sized {
     fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error>;
     fn is_set(&self) -> bool;
@@ -357,8 +358,8 @@ impl<'de> Deserialize<'de> for Pod {
     }
 }
 
-/// An `apiVersion` or `kind` that must be `want`.
-fn type_tag<E: de::Error>(found: String, want: &'static str) -> Result<(), E> {
+/// An `apiVersion` or `kind` that must be `want`, refused as k8s-openapi's readers refuse one.
+pub(crate) fn type_tag<E: de::Error>(found: String, want: &'static str) -> Result<(), E> {
     if found == want { Ok(()) } else { Err(E::invalid_value(de::Unexpected::Str(&found), &want)) }
 }
 
