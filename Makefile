@@ -42,8 +42,9 @@ test-core: ## Rust: format, lints (unwrap/expect/panic/indexing denied), unit, g
 	PROPTEST_CASES=2000 $(CARGO) test --quiet --release --test properties
 	K8S_OPENAPI_ENABLED_VERSION=1.36 RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet --no-deps -p elasticjob
 
-test-consumers: $(VENV)/.installed ## rendered objects vs Kubernetes' schemas, TF_CONFIG vs TensorFlow's resolver
+test-consumers: $(VENV)/.installed ## rendered objects vs Kubernetes' schemas, TF_CONFIG vs TensorFlow's resolver, times vs apimachinery's
 	$(CARGO) test --quiet --features schema --test golden
+	cd tests/cluster && go test -count=1 ./times/
 	cd tests/consumers && $(PYTHON) check_objects.py ../golden 1.36
 	cd tests/consumers && $(PYTHON) check_tf_config.py ../golden
 

@@ -19,8 +19,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::ObjectMeta;
 use crate::podspec::PodTemplateSpec;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -26,9 +26,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::ObjectMeta;
 use crate::podspec::{Container, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{ElasticJob, ReplicaType, ResourceList, ScalePlan, SchedulingPolicy};
 use crate::error::{Code, Problem};

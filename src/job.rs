@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use crate::podspec::ObjectMeta;
 use crate::podspec::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{
     self, CleanPodPolicy, ElasticJob, ReplicaResourceSpec, ReplicaSpec, ReplicaType, ResourceList, RunPolicy,

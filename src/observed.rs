@@ -13,10 +13,12 @@
 use std::collections::BTreeMap;
 
 use crate::podspec::EnvVar;
+use crate::podspec::ObjectMeta;
 use crate::podspec::{Container, Pod, PodSpec};
-use k8s_openapi::api::core::v1::{PodCondition, PodStatus, ResourceRequirements, Service, ServicePort, ServiceSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::podspec::{PodStatus, Service};
+use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec};
 use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
 
 /// An observed pod, as far as the core reads one.
 #[derive(Deserialize)]
@@ -97,20 +99,18 @@ impl From<ObservedPod> for Pod {
                 node_name: s.node_name,
                 ..PodSpec::default()
             }),
-            status: pod.status.map(|s| PodStatus {
-                phase: s.phase,
-                reason: s.reason,
-                pod_ip: s.pod_ip,
-                conditions: s.conditions.map(|cs| {
-                    cs.into_iter()
-                        .map(|c| PodCondition {
-                            type_: c.type_.unwrap_or_default(),
-                            status: c.status.unwrap_or_default(),
-                            ..PodCondition::default()
-                        })
-                        .collect()
-                }),
-                ..PodStatus::default()
+            status: pod.status.map(|s| {
+                let conditions = s.conditions.map(|cs| {
+                    let condition = |c: ObservedPodCondition| {
+                        json!({"status": c.status.unwrap_or_default(), "type": c.type_.unwrap_or_default()})
+                    };
+                    cs.into_iter().map(condition).collect::<Vec<_>>()
+                });
+                // The JSON k8s-openapi writes: the fields in the order of their keys, unset ones left out.
+                let fields = [("conditions", conditions.map(Value::from)), ("phase", s.phase.map(Value::from))];
+                let more = [("podIP", s.pod_ip.map(Value::from)), ("reason", s.reason.map(Value::from))];
+                let set = fields.into_iter().chain(more).filter_map(|(k, v)| Some((k.to_owned(), v?)));
+                PodStatus::of(Value::Object(set.collect()))
             }),
         }
     }

@@ -10,8 +10,8 @@
 //! than this crate's Kubernetes types, so their unknown fields are ignored.
 
 use crate::podspec::Pod;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Service;
+use crate::podspec::Time;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -235,11 +235,11 @@ pub fn scale_plans(value: Value) -> Result<Vec<ScalePlan>> {
 /// # Errors
 /// [`Error::Parse`] at `now` when the text is not an RFC 3339 time.
 pub fn time(text: &str) -> Result<Time> {
-    text.parse::<jiff::Timestamp>().map(Time).map_err(|e| {
+    Time::parse(text).ok_or_else(|| {
         Error::Parse(Problem::new(
             "now",
             Code::InvalidValue,
-            format!("`{text}` is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}"),
+            format!("`{text}` is not an RFC 3339 time such as 2026-01-02T03:04:05Z"),
         ))
     })
 }

@@ -52,7 +52,7 @@ pub fn relaunch_count(pod: &Pod) -> Option<i32> {
 /// so a pod without one is one this controller has just made (its own object, when the create found
 /// the name taken): a pod that is there, not yet started.
 pub fn pod_phase(pod: &Pod) -> &str {
-    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("Pending")
+    pod.status.as_ref().and_then(|s| s.phase()).unwrap_or("Pending")
 }
 
 /// Whether the pod is being deleted.
@@ -63,8 +63,7 @@ pub fn is_terminating(pod: &Pod) -> bool {
 /// Whether a disruption ended the pod: its condition `DisruptionTarget` is true, as Kubernetes
 /// sets it on a pod it preempts, evicts, or deletes with its node.
 pub fn is_disrupted(pod: &Pod) -> bool {
-    let conditions = pod.status.as_ref().and_then(|s| s.conditions.as_ref());
-    conditions.into_iter().flatten().any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
+    pod.status.as_ref().is_some_and(|s| s.has_condition("DisruptionTarget", "True"))
 }
 
 /// Whether the pod is alive: Running, Pending or Succeeded, and not being deleted.
@@ -164,8 +163,7 @@ mod tests {
             assert_eq!((is_alive(&p), is_stoppable(&p)), (alive, stoppable), "{phase}");
         }
         let mut deleting = worker("Running");
-        deleting.metadata.deletion_timestamp =
-            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH));
+        deleting.metadata.deletion_timestamp = Some(crate::podspec::Time::UNIX_EPOCH);
         assert!(is_terminating(&deleting) && !is_alive(&deleting) && !is_stoppable(&deleting));
     }
 

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
 /// The kind of a PodGroup, in both API groups.

@@ -25,9 +25,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::ObjectMeta;
 use crate::podspec::PodTemplateSpec;
 use k8s_openapi::api::core::v1::Toleration;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{ElasticJob, ReplicaSpec, ReplicaType};
 use crate::error::{Code, Error, Result};

@@ -84,8 +84,8 @@
 //! the TTL of a finished one.
 
 use crate::podspec::Pod;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Service;
+use crate::podspec::Time;
 
 use crate::api::{
     ConditionStatus, ElasticJob, ElasticJobStatus, JobCondition, JobConditionType, ReplicaType, ScalePlan,

@@ -3,7 +3,7 @@
 //!
 //! Every rule here is the one the planner and the tests use; none is written twice.
 
-use k8s_openapi::api::core::v1::Service;
+use crate::podspec::Service;
 
 use crate::api::{ElasticJob, ReplicaType};
 use crate::naming;

@@ -10,7 +10,7 @@
 //! The conditions live in the common job status (`status.status.conditions`), the phase beside
 //! it (`status.phase`), as DLRover's CRD has them.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Time;
 
 use crate::api::{ConditionStatus, ElasticJobStatus, JobCondition, JobConditionType};
 
@@ -133,7 +133,7 @@ mod tests {
     use super::*;
 
     fn at(s: &str) -> Time {
-        Time(s.parse().unwrap_or_default())
+        Time::parse(s).unwrap_or_default()
     }
 
     #[test]

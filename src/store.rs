@@ -23,8 +23,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::podspec::Pod;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Service;
+use crate::podspec::Time;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 

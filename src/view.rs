@@ -9,7 +9,7 @@
 //! current plan (the plan's `replicas` for the type, else the spec's and what the plan adds).
 
 use crate::podspec::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Time;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ElasticJob, JobCondition, JobConditionType, ReplicaType, ResourceList, ScalePlan};

@@ -9,10 +9,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::podspec::ObjectMeta;
 use crate::podspec::PodTemplateSpec;
+use crate::podspec::Time;
 use k8s_openapi::api::core::v1::Toleration;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 
 /// The `apiVersion` of the Workloads the core plans.

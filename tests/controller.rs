@@ -11,7 +11,7 @@ use serde_json::json;
 
 fn set_phase(pods: &mut [elasticjob::podspec::Pod], name: &str, phase: &str) {
     let pod = pods.iter_mut().find(|p| p.metadata.name.as_deref() == Some(name)).unwrap();
-    pod.status.as_mut().unwrap().phase = Some(phase.into());
+    pod.status = Some(serde_json::from_value(json!({"phase": phase})).unwrap());
 }
 
 #[test]

@@ -10,11 +10,11 @@
 //! written reads back the same.
 
 use arbitrary::{Arbitrary, Unstructured};
+use elasticjob::Time;
 use elasticjob::admission::{AdmissionRequest, Settings};
 use elasticjob::podspec::Container;
 use elasticjob::tfconfig::SparseClusterSpec;
 use elasticjob::{List, Options, ReplicaType, parse};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -343,12 +343,7 @@ fn converges(job: &ElasticJob, plan: &ScalePlan, observed: &[Pod]) {
 }
 
 /// The job controller reaches a plan that does nothing within [`MAX_PASSES`] passes.
-fn settles(
-    job: &ElasticJob,
-    plan: Option<&ScalePlan>,
-    observed: &[Pod],
-    now: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-) {
+fn settles(job: &ElasticJob, plan: Option<&ScalePlan>, observed: &[Pod], now: &elasticjob::Time) {
     let mut job = job.clone();
     let mut plan = plan.cloned();
     let mut pods = observed.to_vec();

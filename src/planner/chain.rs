@@ -10,8 +10,8 @@
 //! in one call, they cost one job status write and one write a plan.
 
 use crate::podspec::Pod;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Service;
+use crate::podspec::Time;
 
 use super::lifecycle::{self, Earlier, TAKEN_UP};
 use super::{Gates, Observed};
@@ -163,7 +163,7 @@ mod tests {
     use crate::naming;
 
     fn at(s: &str) -> Time {
-        Time(s.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+        Time::parse(s).unwrap_or(Time::UNIX_EPOCH)
     }
 
     fn master() -> Pod {
@@ -305,10 +305,7 @@ mod tests {
         if let Some(m) = pods.first_mut() {
             *m = {
                 let mut m = master();
-                m.status = Some(k8s_openapi::api::core::v1::PodStatus {
-                    phase: Some("Succeeded".into()),
-                    ..Default::default()
-                });
+                m.status = Some(crate::podspec::PodStatus::of(serde_json::json!({"phase": "Succeeded"})));
                 m
             };
         }

@@ -5,7 +5,7 @@
 //! condition saying why.
 
 use crate::podspec::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Time;
 
 use super::Planner;
 use crate::api::{ConditionStatus, ElasticJob, ElasticJobStatus, JobCondition, JobConditionType, ScalePlan};

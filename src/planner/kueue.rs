@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::podspec::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Time;
 
 use crate::api::{ConditionStatus, ElasticJob, JobCondition, JobConditionType, ReplicaType, ScalePlan};
 use crate::error::Result;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::podspec::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Time;
 
 use super::kueue::Gate;
 use super::{Gates, Observed, ObservedServices, Planner, gang, plan_status_action};
@@ -267,7 +267,8 @@ impl<'a> Planner<'a> {
                     let message = format!("job({job}) successfully completed");
                     update_status(status, JobConditionType::Succeeded, status::REASON_SUCCEEDED, message, now);
                 } else {
-                    let reason = master.status.as_ref().and_then(|s| s.reason.clone()).filter(|r| !r.is_empty());
+                    let reason =
+                        master.status.as_ref().and_then(|s| s.reason()).filter(|r| !r.is_empty()).map(str::to_owned);
                     let reason = reason.unwrap_or_else(|| status::REASON_FAILED.to_owned());
                     update_status(status, JobConditionType::Failed, &reason, format!("job({job}) has failed"), now);
                 }
@@ -495,10 +496,10 @@ pub(super) fn is_waiting(plan: &ScalePlan) -> bool {
 /// The order plans are taken up in: by creation time, then by the index DLRover's master numbers
 /// them with (`<job>-scaleplan-<i>`: several can be made within one second, and `-10` sorts before
 /// `-9` by name), then by name.
-pub(crate) fn plan_order(plan: &ScalePlan) -> (Option<jiff::Timestamp>, Option<u64>, &str) {
+pub(crate) fn plan_order(plan: &ScalePlan) -> (Option<&Time>, Option<u64>, &str) {
     let name = plan.metadata.name.as_deref().unwrap_or_default();
     let index = name.rsplit_once("-scaleplan-").and_then(|(_, i)| i.parse().ok());
-    (plan.metadata.creation_timestamp.as_ref().map(|t| t.0), index, name)
+    (plan.metadata.creation_timestamp.as_ref(), index, name)
 }
 
 /// The pods with the job's name label that are the job's, and the adoptions that make them so, by
@@ -646,7 +647,7 @@ mod tests {
     use crate::template::Options;
 
     fn at(s: &str) -> Time {
-        Time(s.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+        Time::parse(s).unwrap_or(Time::UNIX_EPOCH)
     }
 
     fn pass(j: &ElasticJob, pods: &[Pod]) -> Plan {

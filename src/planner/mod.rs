@@ -27,8 +27,8 @@ mod slices;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::podspec::Pod;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Service;
+use crate::podspec::Time;
 
 pub(crate) use chain::controller_pass;
 pub(crate) use lifecycle::{STOP_REASON, claim_pods, plan_order, scale_plan_pass, takes_part};

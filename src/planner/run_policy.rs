@@ -3,9 +3,7 @@
 //! `ttlSecondsAfterFinished` has passed, and the moment the job next needs a pass (see
 //! [`crate::reconcile`] for the rules).
 
-use crate::podspec::Pod;
-use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::{Pod, Time};
 
 use super::Planner;
 use super::lifecycle::STOP_REASON;
@@ -98,7 +96,7 @@ impl Planner<'_> {
                 return Some(Limit::Backoff);
             }
         }
-        deadline(self.job, status).filter(|due| now.0 >= *due).map(|_| Limit::Deadline)
+        deadline(self.job, status).filter(|due| now >= due).map(|_| Limit::Deadline)
     }
 
     /// The job's task pods in phase Failed (its master's failure fails the job by itself), but for
@@ -180,7 +178,7 @@ impl Planner<'_> {
     /// Deletes the finished job once its `ttlSecondsAfterFinished` after its completion time has
     /// passed at `now`.
     pub(super) fn expire(&mut self, status: &ElasticJobStatus, now: &Time) {
-        let Some(due) = ttl_due(self.job, status).filter(|due| now.0 >= *due) else { return };
+        let Some(due) = ttl_due(self.job, status).filter(|due| now >= due) else { return };
         let ttl = job::run_policy(self.job).and_then(|r| r.ttl_seconds_after_finished).unwrap_or_default();
         let reason = format!("the job finished and its ttlSecondsAfterFinished ({ttl} s) passed at {due}");
         self.actions.push(Action::DeleteJob {
@@ -201,7 +199,7 @@ impl Planner<'_> {
         } else {
             deadline(self.job, status)
         };
-        self.requeue_at = due.filter(|due| *due > now.0).map(Time);
+        self.requeue_at = due.filter(|due| due > now);
     }
 }
 
@@ -212,24 +210,24 @@ fn is_finished(status: &ElasticJobStatus) -> bool {
 
 /// The moment the job's `activeDeadlineSeconds` after its start time passes (Kubeflow's
 /// `PastActiveDeadline`: the job is past it from that moment on); none without either, or past
-/// the last moment a time can name.
-fn deadline(job: &ElasticJob, status: &ElasticJobStatus) -> Option<Timestamp> {
+/// the year 9999.
+fn deadline(job: &ElasticJob, status: &ElasticJobStatus) -> Option<Time> {
     let seconds = job::run_policy(job)?.active_deadline_seconds?;
     let start = status.common()?.start_time.as_ref()?;
-    start.0.checked_add(SignedDuration::from_secs(seconds)).ok()
+    start.checked_add_seconds(seconds)
 }
 
 /// The moment the finished job's `ttlSecondsAfterFinished` after its completion time passes; none
 /// for a job that has not finished, or without either, and none while the job is suspended: its
 /// TTL does not run then (Kubeflow's `CleanupJob`, `pkg/controller.v1/common/job.go`, returns
 /// early for a suspended job), so it is kept until it is resumed.
-fn ttl_due(job: &ElasticJob, status: &ElasticJobStatus) -> Option<Timestamp> {
+fn ttl_due(job: &ElasticJob, status: &ElasticJobStatus) -> Option<Time> {
     if !is_finished(status) || job.spec.suspend == Some(true) {
         return None;
     }
     let seconds = job::run_policy(job)?.ttl_seconds_after_finished?;
     let completed = status.common()?.completion_time.as_ref()?;
-    completed.0.checked_add(SignedDuration::from_secs(i64::from(seconds))).ok()
+    completed.checked_add_seconds(i64::from(seconds))
 }
 
 #[cfg(test)]
@@ -242,7 +240,7 @@ mod tests {
     use crate::template::Options;
 
     fn at(s: &str) -> Time {
-        Time(s.parse().unwrap_or(Timestamp::UNIX_EPOCH))
+        Time::parse(s).unwrap_or(Time::UNIX_EPOCH)
     }
 
     /// Job `j` with `policy`, in `phase`, started at 10:00 and, when finished, completed at 11:00.

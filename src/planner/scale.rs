@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::podspec::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::podspec::Time;
 
 use super::{NewId, Planner, plan_status_action};
 use crate::api::{JobConditionType, PodMeta, ReplicaType, ResourceList, ScalePlan};
@@ -374,7 +374,7 @@ mod tests {
         let mut p = plan(2);
         p.metadata.name = Some("p".into());
         let Ok(mut planner) = Planner::new(&j, &options, &[], &p) else { panic!("planner") };
-        let now = Time(jiff::Timestamp::UNIX_EPOCH);
+        let now = Time::UNIX_EPOCH;
         assert!(planner.execute(&p, &now).is_ok());
         let phases: Vec<_> = planner
             .finish()

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::Service;
+use crate::podspec::Service;
 
 use super::Planner;
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
@@ -122,7 +122,8 @@ impl<'a> Planner<'a> {
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
+    use crate::podspec::Time;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
     use super::super::controller_pass;
     use super::super::tests::job;
@@ -172,7 +173,7 @@ mod tests {
     const ALL: [(ReplicaType, i32); 3] = [(ReplicaType::Ps, 0), (ReplicaType::Worker, 0), (ReplicaType::Worker, 1)];
 
     fn pass(j: &ElasticJob, pods: &[crate::podspec::Pod], services: &[Service]) -> Plan {
-        let now = Time(jiff::Timestamp::UNIX_EPOCH);
+        let now = Time::UNIX_EPOCH;
         controller_pass(
             super::super::Observed { job: Some(j), plans: &[], pods, services },
             super::super::Gates::default(),
@@ -288,7 +289,7 @@ mod tests {
         if let Some(s) = j.status.as_mut() {
             s.scale_plan = plan.metadata.name.clone();
         }
-        let now = Time(jiff::Timestamp::UNIX_EPOCH);
+        let now = Time::UNIX_EPOCH;
         let observed = services(&j, &ALL);
         let Ok(out) = controller_pass(
             super::super::Observed { job: Some(&j), plans: &[plan], pods: &pods(), services: &observed },

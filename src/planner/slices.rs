@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::podspec::ObjectMeta;
 
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
 use crate::queue;

@@ -103,4 +103,35 @@ checked! {
     TopologySpreadConstraint => TOPOLOGY_SPREAD_CONSTRAINT,
     /// A pod's volume: its name and its source.
     Volume => VOLUME,
+    /// An entry of an object's `managedFields`: which manager set which fields, and when.
+    ManagedFieldsEntry => MANAGED_FIELDS_ENTRY,
+    /// What a pod's node reports of it.
+    PodStatus => POD_STATUS,
+    /// What the cluster reports of a service (its load balancer, its conditions).
+    ServiceStatus => SERVICE_STATUS,
+}
+
+/// What the core reads of a pod's status.
+impl PodStatus {
+    /// The pod's phase (`Running`).
+    pub fn phase(&self) -> Option<&str> {
+        self.get("phase").and_then(Value::as_str)
+    }
+
+    /// Why the pod is in its phase (a failed master's reason is its job's).
+    pub fn reason(&self) -> Option<&str> {
+        self.get("reason").and_then(Value::as_str)
+    }
+
+    /// The pod's IP address.
+    pub fn pod_ip(&self) -> Option<&str> {
+        self.get("podIP").and_then(Value::as_str)
+    }
+
+    /// Whether the pod has the condition `type_` with the status `status`.
+    pub fn has_condition(&self, type_: &str, status: &str) -> bool {
+        let conditions = self.get("conditions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let is = |c: &Value, key: &str, want: &str| c.get(key).and_then(Value::as_str) == Some(want);
+        conditions.iter().any(|c| is(c, "type", type_) && is(c, "status", status))
+    }
 }

@@ -3,7 +3,7 @@
 use k8s_openapi::api::core::v1 as theirs;
 use serde_json::Value;
 
-/// The table is k8s-openapi's JSON Schema of the parts of a pod spec the core holds as JSON:
+/// The table is k8s-openapi's JSON Schema of the parts of objects the core holds as JSON:
 /// `UPDATE_GOLDEN=1 cargo test --features schema --lib podspec` writes it again.
 #[test]
 fn the_table_is_k8s_openapis_schema() {
@@ -26,6 +26,9 @@ fn the_table_is_k8s_openapis_schema() {
     generator.subschema_for::<theirs::PodSchedulingGroup>();
     generator.subschema_for::<theirs::TopologySpreadConstraint>();
     generator.subschema_for::<theirs::Volume>();
+    generator.subschema_for::<theirs::PodStatus>();
+    generator.subschema_for::<theirs::ServiceStatus>();
+    generator.subschema_for::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>();
     let made = table_from(generator.definitions());
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/podspec/table.rs");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

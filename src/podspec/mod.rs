@@ -1,6 +1,8 @@
 //! The core's own `Pod`, `PodTemplateSpec`, `PodSpec`, `Container`, `EphemeralContainer` and
-//! `EnvVar`: the same JSON in and out as k8s-openapi's (`api::core::v1`), field for field, with the
-//! other types of a pod k8s-openapi's or held as checked JSON (`checked.rs`).
+//! `EnvVar`, and `ObjectMeta`, `Service` and `Time` (`meta.rs`, `time.rs`): the same JSON in and out
+//! as k8s-openapi's (`api::core::v1`), field for field, with the other types of a pod k8s-openapi's
+//! or held as checked JSON (`checked.rs`). A time is the exception: it is read as the API server
+//! reads one, which k8s-openapi's jiff-based `Time` does not (`time.rs`).
 //!
 //! Why a copy: a pod spec's readers are most of the WebAssembly modules' bytes
 //! (docs/benchmarks.md, "Where the modules' bytes go"), and k8s-openapi's `PodSpec` fixes the type
@@ -14,16 +16,16 @@
 //! - a missing or `null` required field (`containers`, a pod's `metadata`, a container's or a
 //!   variable's `name`) read as empty and written, `null` for any other field read as unset, and an
 //!   unset field not written;
-//! - a pod's `apiVersion` and `kind` written, and refused when they are not `v1` and `Pod`;
+//! - a pod's and a service's `apiVersion` and `kind` written, and refused when they are not `v1`
+//!   and their kind;
 //! - the words a shape error uses for each type (`expected PodSpec`).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    ContainerPort, PodOS, PodSecurityContext, PodStatus, ResourceRequirements, SecurityContext, Toleration, VolumeMount,
+    ContainerPort, PodOS, PodSecurityContext, ResourceRequirements, SecurityContext, Toleration, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -34,23 +36,14 @@ mod generate;
 pub(crate) mod schema;
 #[rustfmt::skip]
 pub(crate) mod table;
+mod time;
 
 pub use checked::{
     Affinity, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, EnvVarSource, HostAlias, Lifecycle,
-    LocalObjectReference, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup,
-    Probe, TopologySpreadConstraint, Volume, VolumeDevice,
+    LocalObjectReference, ManagedFieldsEntry, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate,
+    PodSchedulingGroup, PodStatus, Probe, ServiceStatus, TopologySpreadConstraint, Volume, VolumeDevice,
 };
-
-/// A pod: its metadata, spec and status.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Pod {
-    /// The pod's metadata.
-    pub metadata: ObjectMeta,
-    /// What the pod runs.
-    pub spec: Option<PodSpec>,
-    /// What the pod's node reports.
-    pub status: Option<PodStatus>,
-}
+pub use time::{Time, TimeError};
 
 /// A pod's template: the metadata and spec of the pods made from it.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -219,6 +212,9 @@ macro_rules! container {
     };
 }
 
+mod meta;
+pub use meta::{ObjectMeta, Pod, Service};
+
 mirror! {
     /// A variable of a container's environment, as the API's `io.k8s.api.core.v1.EnvVar`
     /// (Kubernetes 1.36) has it.
@@ -307,77 +303,9 @@ impl<'de, K: Keys> Deserialize<'de> for Key<K> {
     }
 }
 
-/// A pod's `apiVersion`.
-const POD_API_VERSION: &str = "v1";
-/// A pod's `kind`.
-const POD_KIND: &str = "Pod";
-
-/// The keys of a pod.
-#[derive(Deserialize)]
-#[serde(field_identifier, rename_all = "camelCase")]
-enum PodKey {
-    ApiVersion,
-    Kind,
-    Metadata,
-    Spec,
-    Status,
-    #[serde(other)]
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Pod {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Pod, D::Error> {
-        struct PodVisitor;
-
-        impl<'de> Visitor<'de> for PodVisitor {
-            type Value = Pod;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(POD_KIND)
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pod, A::Error> {
-                let mut pod = Pod::default();
-                while let Some(key) = map.next_key::<PodKey>()? {
-                    match key {
-                        PodKey::ApiVersion => type_tag(map.next_value()?, POD_API_VERSION)?,
-                        PodKey::Kind => type_tag(map.next_value()?, POD_KIND)?,
-                        PodKey::Metadata => pod.metadata = map.next_value::<Option<ObjectMeta>>()?.unwrap_or_default(),
-                        PodKey::Spec => pod.spec = map.next_value()?,
-                        PodKey::Status => pod.status = map.next_value()?,
-                        PodKey::Other => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(pod)
-            }
-        }
-
-        deserializer.deserialize_struct(POD_KIND, &["apiVersion", "kind", "metadata", "spec", "status"], PodVisitor)
-    }
-}
-
 /// An `apiVersion` or `kind` that must be `want`, refused as k8s-openapi's readers refuse one.
 pub(crate) fn type_tag<E: de::Error>(found: String, want: &'static str) -> Result<(), E> {
     if found == want { Ok(()) } else { Err(E::invalid_value(de::Unexpected::Str(&found), &want)) }
-}
-
-impl Serialize for Pod {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let fields = 3 + usize::from(self.spec.is_some()) + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct(POD_KIND, fields)?;
-        state.serialize_field("apiVersion", POD_API_VERSION)?;
-        state.serialize_field("kind", POD_KIND)?;
-        state.serialize_field("metadata", &self.metadata)?;
-        if let Some(spec) = &self.spec {
-            state.serialize_field("spec", spec)?;
-        }
-        if let Some(status) = &self.status {
-            state.serialize_field("status", status)?;
-        }
-        state.end()
-    }
 }
 
 /// The JSON Schemas of the copies are k8s-openapi's, as their JSON is.
@@ -406,6 +334,12 @@ mod json_schema {
     }
 
     same_schema!(
+        Time => k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+        ObjectMeta => k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        ManagedFieldsEntry => k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
+        Service => k8s_openapi::api::core::v1::Service,
+        ServiceStatus => k8s_openapi::api::core::v1::ServiceStatus,
+        PodStatus => k8s_openapi::api::core::v1::PodStatus,
         Pod => k8s_openapi::api::core::v1::Pod,
         PodSpec => k8s_openapi::api::core::v1::PodSpec,
         PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec,

@@ -8,7 +8,8 @@
 //! carries another 25 to 30 KB (docs/benchmarks.md). It reads through the crate's path-tracking
 //! reader like any `Deserialize`, so paths and unknown fields come out as they do for every other
 //! type; scalars are read by the very `Deserialize` of the type k8s-openapi uses (`i32`, `String`,
-//! `Quantity`, `Time`, `IntOrString`), so their errors are the same words.
+//! `Quantity`, `IntOrString`), so their errors are the same words, but for a time, which is read
+//! as the API server reads one (`podspec::Time`).
 //!
 //! What k8s-openapi does that the table keeps (`src/reader/checked_tests.rs` holds the two equal):
 //! - every field is read as optional: `null` or nothing leaves an optional field out, and a
@@ -20,11 +21,13 @@
 use std::fmt;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
+
+use super::Time;
 
 /// A type of the table: its name (as a shape error says it) and its fields.
 pub(crate) struct Type {
@@ -47,7 +50,7 @@ pub(crate) enum Kind {
     I64,
     /// A Kubernetes quantity (`250m`), as k8s-openapi's `Quantity` reads it.
     Quantity,
-    /// A time, as k8s-openapi's `Time` reads and writes it.
+    /// A time, as the API server reads and writes one (`podspec::Time`).
     Time,
     /// Free JSON (`managedFields[].fieldsV1`).
     FieldsV1,
@@ -101,14 +104,6 @@ fn with_defaults(ty: &Type, mut object: Map<String, Value>) -> Map<String, Value
     object
 }
 
-/// A time as k8s-openapi writes a `Time` (jiff's `strftime` of `%Y-%m-%dT%H:%M:%SZ`: in UTC, whole
-/// seconds, the year zero-padded to four characters with its sign), without jiff's `strftime`, which would
-/// be in the policy for this alone.
-fn whole_seconds_utc(time: jiff::Timestamp) -> String {
-    let t = jiff::tz::Offset::UTC.to_datetime(time);
-    format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", t.year(), t.month(), t.day(), t.hour(), t.minute(), t.second())
-}
-
 /// Reads a value of a kind.
 struct KindSeed(&'static Kind);
 
@@ -122,7 +117,7 @@ impl<'de> DeserializeSeed<'de> for KindSeed {
             Kind::I32 => Value::from(i32::deserialize(deserializer)?),
             Kind::I64 => Value::from(i64::deserialize(deserializer)?),
             Kind::Quantity => Value::String(Quantity::deserialize(deserializer)?.0),
-            Kind::Time => Value::String(whole_seconds_utc(Time::deserialize(deserializer)?.0)),
+            Kind::Time => Value::String(Time::deserialize(deserializer)?.to_string()),
             Kind::FieldsV1 => FieldsV1::deserialize(deserializer)?.0,
             Kind::IntOrString => match IntOrString::deserialize(deserializer)? {
                 IntOrString::Int(n) => Value::from(n),
@@ -203,6 +198,11 @@ impl<'de> Visitor<'de> for ObjectVisitor {
         let mut object = Map::new();
         while let Some(field) = map.next_key_seed(KeySeed(self.0))? {
             match field {
+                // A required time has no default in k8s-openapi (`metav1.Condition`'s
+                // `lastTransitionTime`): `null` is refused as a time, and so is a missing one.
+                Some(field) if field.required && matches!(field.kind, Kind::Time) => {
+                    object.insert(field.key.to_owned(), map.next_value_seed(KindSeed(&field.kind))?);
+                }
                 Some(field) => {
                     if let Some(value) = map.next_value_seed(FieldSeed(&field.kind))? {
                         object.insert(field.key.to_owned(), value);
@@ -212,6 +212,10 @@ impl<'de> Visitor<'de> for ObjectVisitor {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
+        }
+        let time = |f: &&Field| f.required && matches!(f.kind, Kind::Time);
+        if let Some(missing) = self.0.fields.iter().filter(time).find(|f| !object.contains_key(f.key)) {
+            return Err(de::Error::missing_field(missing.key));
         }
         Ok(with_defaults(self.0, object))
     }

@@ -68,6 +68,14 @@ pub(crate) const CLUSTER_TRUST_BUNDLE_PROJECTION: Type = Type {
     ],
 };
 
+pub(crate) const CONDITION: Type = Type {
+    name: "Condition",
+    fields: &[
+        req("lastTransitionTime", Kind::Time), req("message", Kind::Str), opt("observedGeneration", Kind::I64),
+        req("reason", Kind::Str), req("status", Kind::Str), req("type", Kind::Str),
+    ],
+};
+
 pub(crate) const CONFIG_MAP_ENV_SOURCE: Type = Type {
     name: "ConfigMapEnvSource",
     fields: &[
@@ -97,6 +105,13 @@ pub(crate) const CONFIG_MAP_VOLUME_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const CONTAINER_EXTENDED_RESOURCE_REQUEST: Type = Type {
+    name: "ContainerExtendedResourceRequest",
+    fields: &[
+        req("containerName", Kind::Str), req("requestName", Kind::Str), req("resourceName", Kind::Str),
+    ],
+};
+
 pub(crate) const CONTAINER_RESIZE_POLICY: Type = Type {
     name: "ContainerResizePolicy",
     fields: &[
@@ -115,6 +130,57 @@ pub(crate) const CONTAINER_RESTART_RULE_ON_EXIT_CODES: Type = Type {
     name: "ContainerRestartRuleOnExitCodes",
     fields: &[
         req("operator", Kind::Str), opt("values", Kind::Array(&Kind::I32)),
+    ],
+};
+
+pub(crate) const CONTAINER_STATE: Type = Type {
+    name: "ContainerState",
+    fields: &[
+        opt("running", Kind::Object(&CONTAINER_STATE_RUNNING)),
+        opt("terminated", Kind::Object(&CONTAINER_STATE_TERMINATED)),
+        opt("waiting", Kind::Object(&CONTAINER_STATE_WAITING)),
+    ],
+};
+
+pub(crate) const CONTAINER_STATE_RUNNING: Type = Type {
+    name: "ContainerStateRunning",
+    fields: &[
+        opt("startedAt", Kind::Time),
+    ],
+};
+
+pub(crate) const CONTAINER_STATE_TERMINATED: Type = Type {
+    name: "ContainerStateTerminated",
+    fields: &[
+        opt("containerID", Kind::Str), req("exitCode", Kind::I32), opt("finishedAt", Kind::Time),
+        opt("message", Kind::Str), opt("reason", Kind::Str), opt("signal", Kind::I32), opt("startedAt", Kind::Time),
+    ],
+};
+
+pub(crate) const CONTAINER_STATE_WAITING: Type = Type {
+    name: "ContainerStateWaiting",
+    fields: &[
+        opt("message", Kind::Str), opt("reason", Kind::Str),
+    ],
+};
+
+pub(crate) const CONTAINER_STATUS: Type = Type {
+    name: "ContainerStatus",
+    fields: &[
+        opt("allocatedResources", Kind::Map(&Kind::Quantity)),
+        opt("allocatedResourcesStatus", Kind::Array(&Kind::Object(&RESOURCE_STATUS))), opt("containerID", Kind::Str),
+        req("image", Kind::Str), req("imageID", Kind::Str), opt("lastState", Kind::Object(&CONTAINER_STATE)),
+        req("name", Kind::Str), req("ready", Kind::Bool), opt("resources", Kind::Object(&RESOURCE_REQUIREMENTS)),
+        req("restartCount", Kind::I32), opt("started", Kind::Bool), opt("state", Kind::Object(&CONTAINER_STATE)),
+        opt("stopSignal", Kind::Str), opt("user", Kind::Object(&CONTAINER_USER)),
+        opt("volumeMounts", Kind::Array(&Kind::Object(&VOLUME_MOUNT_STATUS))),
+    ],
+};
+
+pub(crate) const CONTAINER_USER: Type = Type {
+    name: "ContainerUser",
+    fields: &[
+        opt("linux", Kind::Object(&LINUX_CONTAINER_USER)),
     ],
 };
 
@@ -259,6 +325,13 @@ pub(crate) const HOST_ALIAS: Type = Type {
     ],
 };
 
+pub(crate) const HOST_IP: Type = Type {
+    name: "HostIP",
+    fields: &[
+        req("ip", Kind::Str),
+    ],
+};
+
 pub(crate) const HOST_PATH_VOLUME_SOURCE: Type = Type {
     name: "HostPathVolumeSource",
     fields: &[
@@ -280,6 +353,13 @@ pub(crate) const IMAGE_VOLUME_SOURCE: Type = Type {
     name: "ImageVolumeSource",
     fields: &[
         opt("pullPolicy", Kind::Str), opt("reference", Kind::Str),
+    ],
+};
+
+pub(crate) const IMAGE_VOLUME_STATUS: Type = Type {
+    name: "ImageVolumeStatus",
+    fields: &[
+        req("imageRef", Kind::Str),
     ],
 };
 
@@ -321,6 +401,28 @@ pub(crate) const LIFECYCLE_HANDLER: Type = Type {
     ],
 };
 
+pub(crate) const LINUX_CONTAINER_USER: Type = Type {
+    name: "LinuxContainerUser",
+    fields: &[
+        req("gid", Kind::I64), opt("supplementalGroups", Kind::Array(&Kind::I64)), req("uid", Kind::I64),
+    ],
+};
+
+pub(crate) const LOAD_BALANCER_INGRESS: Type = Type {
+    name: "LoadBalancerIngress",
+    fields: &[
+        opt("hostname", Kind::Str), opt("ip", Kind::Str), opt("ipMode", Kind::Str),
+        opt("ports", Kind::Array(&Kind::Object(&PORT_STATUS))),
+    ],
+};
+
+pub(crate) const LOAD_BALANCER_STATUS: Type = Type {
+    name: "LoadBalancerStatus",
+    fields: &[
+        opt("ingress", Kind::Array(&Kind::Object(&LOAD_BALANCER_INGRESS))),
+    ],
+};
+
 pub(crate) const LOCAL_OBJECT_REFERENCE: Type = Type {
     name: "LocalObjectReference",
     fields: &[
@@ -348,6 +450,14 @@ pub(crate) const NODE_AFFINITY: Type = Type {
     fields: &[
         opt("preferredDuringSchedulingIgnoredDuringExecution", Kind::Array(&Kind::Object(&PREFERRED_SCHEDULING_TERM))),
         opt("requiredDuringSchedulingIgnoredDuringExecution", Kind::Object(&NODE_SELECTOR)),
+    ],
+};
+
+pub(crate) const NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS: Type = Type {
+    name: "NodeAllocatableResourceClaimStatus",
+    fields: &[
+        opt("containers", Kind::Array(&Kind::Str)), req("resourceClaimName", Kind::Str),
+        req("resources", Kind::Map(&Kind::Quantity)),
     ],
 };
 
@@ -467,6 +577,15 @@ pub(crate) const POD_CERTIFICATE_PROJECTION: Type = Type {
     ],
 };
 
+pub(crate) const POD_CONDITION: Type = Type {
+    name: "PodCondition",
+    fields: &[
+        opt("lastProbeTime", Kind::Time), opt("lastTransitionTime", Kind::Time), opt("message", Kind::Str),
+        opt("observedGeneration", Kind::I64), opt("reason", Kind::Str), req("status", Kind::Str),
+        req("type", Kind::Str),
+    ],
+};
+
 pub(crate) const POD_DNS_CONFIG: Type = Type {
     name: "PodDNSConfig",
     fields: &[
@@ -479,6 +598,21 @@ pub(crate) const POD_DNS_CONFIG_OPTION: Type = Type {
     name: "PodDNSConfigOption",
     fields: &[
         opt("name", Kind::Str), opt("value", Kind::Str),
+    ],
+};
+
+pub(crate) const POD_EXTENDED_RESOURCE_CLAIM_STATUS: Type = Type {
+    name: "PodExtendedResourceClaimStatus",
+    fields: &[
+        req("requestMappings", Kind::Array(&Kind::Object(&CONTAINER_EXTENDED_RESOURCE_REQUEST))),
+        req("resourceClaimName", Kind::Str),
+    ],
+};
+
+pub(crate) const POD_IP: Type = Type {
+    name: "PodIP",
+    fields: &[
+        req("ip", Kind::Str),
     ],
 };
 
@@ -496,6 +630,13 @@ pub(crate) const POD_RESOURCE_CLAIM: Type = Type {
     ],
 };
 
+pub(crate) const POD_RESOURCE_CLAIM_STATUS: Type = Type {
+    name: "PodResourceClaimStatus",
+    fields: &[
+        req("name", Kind::Str), opt("resourceClaimName", Kind::Str),
+    ],
+};
+
 pub(crate) const POD_SCHEDULING_GATE: Type = Type {
     name: "PodSchedulingGate",
     fields: &[
@@ -507,6 +648,32 @@ pub(crate) const POD_SCHEDULING_GROUP: Type = Type {
     name: "PodSchedulingGroup",
     fields: &[
         opt("podGroupName", Kind::Str),
+    ],
+};
+
+pub(crate) const POD_STATUS: Type = Type {
+    name: "PodStatus",
+    fields: &[
+        opt("allocatedResources", Kind::Map(&Kind::Quantity)),
+        opt("conditions", Kind::Array(&Kind::Object(&POD_CONDITION))),
+        opt("containerStatuses", Kind::Array(&Kind::Object(&CONTAINER_STATUS))),
+        opt("ephemeralContainerStatuses", Kind::Array(&Kind::Object(&CONTAINER_STATUS))),
+        opt("extendedResourceClaimStatus", Kind::Object(&POD_EXTENDED_RESOURCE_CLAIM_STATUS)), opt("hostIP", Kind::Str),
+        opt("hostIPs", Kind::Array(&Kind::Object(&HOST_IP))),
+        opt("initContainerStatuses", Kind::Array(&Kind::Object(&CONTAINER_STATUS))), opt("message", Kind::Str),
+        opt("nodeAllocatableResourceClaimStatuses", Kind::Array(&Kind::Object(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS))),
+        opt("nominatedNodeName", Kind::Str), opt("observedGeneration", Kind::I64), opt("phase", Kind::Str),
+        opt("podIP", Kind::Str), opt("podIPs", Kind::Array(&Kind::Object(&POD_IP))), opt("qosClass", Kind::Str),
+        opt("reason", Kind::Str), opt("resize", Kind::Str),
+        opt("resourceClaimStatuses", Kind::Array(&Kind::Object(&POD_RESOURCE_CLAIM_STATUS))),
+        opt("resources", Kind::Object(&RESOURCE_REQUIREMENTS)), opt("startTime", Kind::Time),
+    ],
+};
+
+pub(crate) const PORT_STATUS: Type = Type {
+    name: "PortStatus",
+    fields: &[
+        opt("error", Kind::Str), req("port", Kind::I32), req("protocol", Kind::Str),
     ],
 };
 
@@ -559,10 +726,39 @@ pub(crate) const RBD_VOLUME_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const RESOURCE_CLAIM: Type = Type {
+    name: "ResourceClaim",
+    fields: &[
+        req("name", Kind::Str), opt("request", Kind::Str),
+    ],
+};
+
 pub(crate) const RESOURCE_FIELD_SELECTOR: Type = Type {
     name: "ResourceFieldSelector",
     fields: &[
         opt("containerName", Kind::Str), opt("divisor", Kind::Quantity), req("resource", Kind::Str),
+    ],
+};
+
+pub(crate) const RESOURCE_HEALTH: Type = Type {
+    name: "ResourceHealth",
+    fields: &[
+        opt("health", Kind::Str), opt("message", Kind::Str), req("resourceID", Kind::Str),
+    ],
+};
+
+pub(crate) const RESOURCE_REQUIREMENTS: Type = Type {
+    name: "ResourceRequirements",
+    fields: &[
+        opt("claims", Kind::Array(&Kind::Object(&RESOURCE_CLAIM))), opt("limits", Kind::Map(&Kind::Quantity)),
+        opt("requests", Kind::Map(&Kind::Quantity)),
+    ],
+};
+
+pub(crate) const RESOURCE_STATUS: Type = Type {
+    name: "ResourceStatus",
+    fields: &[
+        req("name", Kind::Str), opt("resources", Kind::Array(&Kind::Object(&RESOURCE_HEALTH))),
     ],
 };
 
@@ -609,6 +805,14 @@ pub(crate) const SERVICE_ACCOUNT_TOKEN_PROJECTION: Type = Type {
     name: "ServiceAccountTokenProjection",
     fields: &[
         opt("audience", Kind::Str), opt("expirationSeconds", Kind::I64), req("path", Kind::Str),
+    ],
+};
+
+pub(crate) const SERVICE_STATUS: Type = Type {
+    name: "ServiceStatus",
+    fields: &[
+        opt("conditions", Kind::Array(&Kind::Object(&CONDITION))),
+        opt("loadBalancer", Kind::Object(&LOAD_BALANCER_STATUS)),
     ],
 };
 
@@ -690,6 +894,14 @@ pub(crate) const VOLUME_DEVICE: Type = Type {
     ],
 };
 
+pub(crate) const VOLUME_MOUNT_STATUS: Type = Type {
+    name: "VolumeMountStatus",
+    fields: &[
+        req("mountPath", Kind::Str), req("name", Kind::Str), opt("readOnly", Kind::Bool),
+        opt("recursiveReadOnly", Kind::Str), opt("volumeStatus", Kind::Object(&VOLUME_STATUS)),
+    ],
+};
+
 pub(crate) const VOLUME_PROJECTION: Type = Type {
     name: "VolumeProjection",
     fields: &[
@@ -706,6 +918,13 @@ pub(crate) const VOLUME_RESOURCE_REQUIREMENTS: Type = Type {
     name: "VolumeResourceRequirements",
     fields: &[
         opt("limits", Kind::Map(&Kind::Quantity)), opt("requests", Kind::Map(&Kind::Quantity)),
+    ],
+};
+
+pub(crate) const VOLUME_STATUS: Type = Type {
+    name: "VolumeStatus",
+    fields: &[
+        opt("image", Kind::Object(&IMAGE_VOLUME_STATUS)),
     ],
 };
 

@@ -19,13 +19,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Container, Pod, PodSpec, PodTemplateSpec, Volume};
-use crate::podspec::{EnvVar, EnvVarSource};
+use crate::podspec::{Container, EnvVar, EnvVarSource, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Service, Volume};
 use k8s_openapi::api::core::v1::{
-    Capabilities, PodSecurityContext, ResourceRequirements, SeccompProfile, SecurityContext, Service, ServicePort,
-    ServiceSpec, VolumeMount,
+    Capabilities, PodSecurityContext, ResourceRequirements, SeccompProfile, SecurityContext, ServicePort, ServiceSpec,
+    VolumeMount,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
 
@@ -427,7 +426,7 @@ impl<'a> PodFactory<'a> {
             .filter(|p| pod::pod_type(p) == Some(ReplicaType::Worker))
             .filter(|p| pod::pod_rank(p) == Some(0))
             .filter(|p| pod::is_alive(p))
-            .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
+            .filter_map(|p| p.status.as_ref()?.pod_ip().map(str::to_owned))
             .find(|ip| !ip.is_empty());
         // A chief pod of the job that is not going away: alive, or failed and waiting for its
         // relaunch (the cluster still has a chief rank).

@@ -11,8 +11,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::podspec::ObjectMeta;
 use crate::podspec::PodTemplateSpec;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{self, DistributionStrategy, ElasticJob, ReplicaType, ResourceList, ScalePlan};
 use crate::error::{Code, Error, Problem, Result, into_result, join};

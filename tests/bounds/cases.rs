@@ -336,8 +336,8 @@ fn running(total: usize) -> (elasticjob::ElasticJob, Vec<Pod>) {
         labels.insert("elasticjob.dlrover/replica-type".into(), t.to_string());
         labels.insert("elasticjob.dlrover/replica-index".into(), id.to_string());
         labels.insert("elasticjob.dlrover/rank-index".into(), rank.to_string());
-        if let Some(status) = p.status.as_mut() {
-            status.phase = Some(phase.to_owned());
+        if p.status.is_some() {
+            p.status = serde_json::from_value(serde_json::json!({"phase": phase})).ok();
         }
         p
     };

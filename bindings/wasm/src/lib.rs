@@ -25,10 +25,10 @@ use elasticjob::api::{ElasticJob, ScalePlan};
 use elasticjob::error::Step;
 use elasticjob::tfconfig::SparseClusterSpec;
 
+use elasticjob::Time;
 use elasticjob::podspec::{Container, Pod};
 use elasticjob::{Code, Error, ErrorReport, List, Options, Problem, Result, json, parse};
 use js_sys::JsString;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
