@@ -13,10 +13,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Container, EphemeralContainer, Lifecycle, PodSpec, PodTemplateSpec, Probe};
-use k8s_openapi::api::core::v1::{
-    AppArmorProfile, ContainerPort, SELinuxOptions, SeccompProfile, SecurityContext, WindowsSecurityContextOptions,
-};
+use crate::podspec::{Container, EphemeralContainer, Lifecycle, PodSpec, PodTemplateSpec, Probe, SecurityContext};
+use k8s_openapi::api::core::v1::ContainerPort;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -184,6 +182,21 @@ pub(super) fn views(pod: &PodSpec) -> Vec<ContainerView<'_>> {
     all
 }
 
+/// A container's boolean setting (`privileged`), if it sets it.
+pub(super) fn flag(security: Option<&SecurityContext>, key: &str) -> Option<bool> {
+    security.and_then(|s| s.get(key)).and_then(Value::as_bool)
+}
+
+/// The string at `key` of an object of the API (its default, empty, when unset).
+fn text<'a>(object: Option<&'a Value>, key: &str) -> &'a str {
+    object.and_then(|o| o.get(key)).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The strings of a list of the API (none when unset).
+fn texts(list: Option<&Value>) -> impl Iterator<Item = &str> {
+    list.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+}
+
 /// The host an `httpGet` or `tcpSocket` action names.
 fn action_host(action: Option<&Value>) -> Option<&str> {
     action.and_then(|a| a.get("host")).and_then(Value::as_str)
@@ -216,17 +229,17 @@ impl Check<'_> {
         let user_namespace = pod.host_users == Some(false);
         let windows = pod.os.as_ref().is_some_and(|os| os.name == "windows");
 
-        self.host_process(pod_security.and_then(|s| s.windows_options.as_ref()), "securityContext");
+        self.host_process(pod_security.and_then(|s| s.get("windowsOptions")), "securityContext");
         self.host_namespaces();
         self.volumes(restricted);
         self.sysctls();
-        self.app_armor(pod_security.and_then(|s| s.app_armor_profile.as_ref()), "securityContext");
-        self.se_linux(pod_security.and_then(|s| s.se_linux_options.as_ref()), "securityContext");
+        self.app_armor(pod_security.and_then(|s| s.get("appArmorProfile")), "securityContext");
+        self.se_linux(pod_security.and_then(|s| s.get("seLinuxOptions")), "securityContext");
         for c in &containers {
             let security = c.security;
             let at = |field: &str| format!("{}.securityContext.{field}", c.path);
-            self.host_process(security.and_then(|s| s.windows_options.as_ref()), &join(&c.path, "securityContext"));
-            if security.and_then(|s| s.privileged) == Some(true) {
+            self.host_process(security.and_then(|s| s.get("windowsOptions")), &join(&c.path, "securityContext"));
+            if flag(security, "privileged") == Some(true) {
                 self.forbidden(
                     &at("privileged"),
                     "privileged containers are not allowed".to_owned(),
@@ -235,9 +248,9 @@ impl Check<'_> {
             }
             self.host_ports(c);
             self.probe_hosts(c);
-            self.app_armor(security.and_then(|s| s.app_armor_profile.as_ref()), &join(&c.path, "securityContext"));
-            self.se_linux(security.and_then(|s| s.se_linux_options.as_ref()), &join(&c.path, "securityContext"));
-            if let Some(mount) = security.and_then(|s| s.proc_mount.as_deref()) {
+            self.app_armor(security.and_then(|s| s.get("appArmorProfile")), &join(&c.path, "securityContext"));
+            self.se_linux(security.and_then(|s| s.get("seLinuxOptions")), &join(&c.path, "securityContext"));
+            if let Some(mount) = security.and_then(|s| s.get("procMount")).and_then(Value::as_str) {
                 if mount != "Default" && (restricted || !user_namespace) {
                     let why =
                         if restricted { "" } else { " unless the pod has its own user namespace (`hostUsers: false`)" };
@@ -270,8 +283,8 @@ impl Check<'_> {
         }
     }
 
-    fn host_process(&mut self, options: Option<&WindowsSecurityContextOptions>, at: &str) {
-        if options.and_then(|o| o.host_process) == Some(true) {
+    fn host_process(&mut self, options: Option<&Value>, at: &str) {
+        if options.and_then(|o| o.get("hostProcess")).and_then(Value::as_bool) == Some(true) {
             self.forbidden(
                 &format!("{at}.windowsOptions.hostProcess"),
                 "Windows HostProcess containers are not allowed".to_owned(),
@@ -314,33 +327,34 @@ impl Check<'_> {
     }
 
     fn sysctls(&mut self) {
-        let sysctls = self.pod.security_context.as_ref().and_then(|s| s.sysctls.as_deref()).unwrap_or_default();
-        for (i, sysctl) in sysctls.iter().enumerate() {
-            if !SAFE_SYSCTLS.contains(&sysctl.name.as_str()) {
+        let sysctls = self.pod.security_context.as_ref().and_then(|s| s.get("sysctls"));
+        let names = sysctls.and_then(Value::as_array).into_iter().flatten().map(|s| text(Some(s), "name"));
+        for (i, name) in names.enumerate() {
+            if !SAFE_SYSCTLS.contains(&name) {
                 self.forbidden(
                     &format!("securityContext.sysctls[{i}].name"),
-                    format!("`{}` is not a safe sysctl: use {}", sysctl.name, SAFE_SYSCTLS.join(", ")),
+                    format!("`{name}` is not a safe sysctl: use {}", SAFE_SYSCTLS.join(", ")),
                     "sysctls",
                 );
             }
         }
     }
 
-    fn app_armor(&mut self, app_armor: Option<&AppArmorProfile>, at: &str) {
-        if let Some(profile) = app_armor {
-            if !matches!(profile.type_.as_str(), "RuntimeDefault" | "Localhost") {
+    fn app_armor(&mut self, app_armor: Option<&Value>, at: &str) {
+        if app_armor.is_some() {
+            let kind = text(app_armor, "type");
+            if !matches!(kind, "RuntimeDefault" | "Localhost") {
                 self.forbidden(
                     &format!("{at}.appArmorProfile.type"),
-                    format!("`{}`: the AppArmor profile must be `RuntimeDefault` or `Localhost`", profile.type_),
+                    format!("`{kind}`: the AppArmor profile must be `RuntimeDefault` or `Localhost`"),
                     "AppArmor",
                 );
             }
         }
     }
 
-    fn se_linux(&mut self, options: Option<&SELinuxOptions>, at: &str) {
-        let Some(options) = options else { return };
-        let kind = options.type_.as_deref().unwrap_or_default();
+    fn se_linux(&mut self, options: Option<&Value>, at: &str) {
+        let kind = text(options, "type");
         if !kind.is_empty() && !SELINUX_TYPES.contains(&kind) {
             let list = SELINUX_TYPES.map(|t| format!("`{t}`")).join(", ");
             self.forbidden(
@@ -349,8 +363,9 @@ impl Check<'_> {
                 "SELinux",
             );
         }
-        for (field, value) in [("user", &options.user), ("role", &options.role)] {
-            if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
+        for field in ["user", "role"] {
+            let value = text(options, field);
+            if !value.is_empty() {
                 self.forbidden(
                     &format!("{at}.seLinuxOptions.{field}"),
                     format!("`{value}`: pods may not set an SELinux {field}"),
@@ -401,9 +416,8 @@ impl Check<'_> {
     }
 
     fn baseline_capabilities(&mut self, c: &ContainerView<'_>) {
-        let added = c.security.and_then(|s| s.capabilities.as_ref()).and_then(|c| c.add.as_deref()).unwrap_or_default();
-        for (j, capability) in added.iter().enumerate() {
-            if !BASELINE_CAPABILITIES.contains(&capability.as_str()) {
+        for (j, capability) in texts(c.security.and_then(|s| s.at(&["capabilities", "add"]))).enumerate() {
+            if !BASELINE_CAPABILITIES.contains(&capability) {
                 self.forbidden(
                     &format!("{}.securityContext.capabilities.add[{j}]", c.path),
                     format!(
@@ -418,14 +432,14 @@ impl Check<'_> {
 
     /// Baseline: no seccomp profile `Unconfined`, on the pod or a container.
     fn seccomp_not_unconfined(&mut self, containers: &[ContainerView<'_>]) {
-        let pod = self.pod.security_context.as_ref().and_then(|s| s.seccomp_profile.as_ref());
+        let pod = self.pod.security_context.as_ref().and_then(|s| s.get("seccompProfile"));
         let mut profiles = vec![("securityContext.seccompProfile.type".to_owned(), pod)];
         for c in containers {
-            let profile = c.security.and_then(|s| s.seccomp_profile.as_ref());
+            let profile = c.security.and_then(|s| s.get("seccompProfile"));
             profiles.push((format!("{}.securityContext.seccompProfile.type", c.path), profile));
         }
         for (at, profile) in profiles {
-            if profile.is_some_and(|s| s.type_ == "Unconfined") {
+            if profile.is_some_and(|s| text(Some(s), "type") == "Unconfined") {
                 self.forbidden(
                     &at,
                     "`Unconfined`: containers may not run without a seccomp profile".to_owned(),
@@ -438,10 +452,11 @@ impl Check<'_> {
     /// Restricted: a seccomp profile `RuntimeDefault` or `Localhost`, on the pod or on every
     /// container.
     fn seccomp_required(&mut self, containers: &[ContainerView<'_>]) {
-        let valid = |s: &SeccompProfile| matches!(s.type_.as_str(), "RuntimeDefault" | "Localhost");
-        let bad =
-            |s: &SeccompProfile| format!("`{}`: the seccomp profile must be `RuntimeDefault` or `Localhost`", s.type_);
-        let pod = self.pod.security_context.as_ref().and_then(|s| s.seccomp_profile.as_ref());
+        let valid = |s: &Value| matches!(text(Some(s), "type"), "RuntimeDefault" | "Localhost");
+        let bad = |s: &Value| {
+            format!("`{}`: the seccomp profile must be `RuntimeDefault` or `Localhost`", text(Some(s), "type"))
+        };
+        let pod = self.pod.security_context.as_ref().and_then(|s| s.get("seccompProfile"));
         if let Some(profile) = pod.filter(|s| !valid(s)) {
             self.push(
                 "securityContext.seccompProfile.type",
@@ -454,7 +469,7 @@ impl Check<'_> {
         let pod_set = pod.is_some_and(valid);
         for c in containers {
             let at = format!("{}.securityContext.seccompProfile.type", c.path);
-            match c.security.and_then(|s| s.seccomp_profile.as_ref()) {
+            match c.security.and_then(|s| s.get("seccompProfile")) {
                 Some(profile) if !valid(profile) => {
                     self.push(&at, Code::InvalidValue, bad(profile), PodSecurityLevel::Restricted, "seccomp");
                 }
@@ -474,8 +489,10 @@ impl Check<'_> {
     /// `runAsUser: 0`.
     fn non_root(&mut self, containers: &[ContainerView<'_>]) {
         let pod = self.pod.security_context.as_ref();
+        let pod_flag = pod.and_then(|s| s.get("runAsNonRoot")).and_then(Value::as_bool);
+        let pod_user = pod.and_then(|s| s.get("runAsUser")).and_then(Value::as_i64);
         let control = "running as non-root";
-        if pod.and_then(|s| s.run_as_non_root) == Some(false) {
+        if pod_flag == Some(false) {
             self.push(
                 "securityContext.runAsNonRoot",
                 Code::InvalidValue,
@@ -484,7 +501,7 @@ impl Check<'_> {
                 control,
             );
         }
-        if pod.and_then(|s| s.run_as_user) == Some(0) {
+        if pod_user == Some(0) {
             self.push(
                 "securityContext.runAsUser",
                 Code::InvalidValue,
@@ -493,10 +510,10 @@ impl Check<'_> {
                 "running as non-root user",
             );
         }
-        let pod_non_root = pod.and_then(|s| s.run_as_non_root) == Some(true);
+        let pod_non_root = pod_flag == Some(true);
         for c in containers {
             let at = |field: &str| format!("{}.securityContext.{field}", c.path);
-            match c.security.and_then(|s| s.run_as_non_root) {
+            match flag(c.security, "runAsNonRoot") {
                 Some(false) => self.push(
                     &at("runAsNonRoot"),
                     Code::InvalidValue,
@@ -513,7 +530,7 @@ impl Check<'_> {
                 ),
                 _ => {}
             }
-            if c.security.and_then(|s| s.run_as_user) == Some(0) {
+            if c.security.and_then(|s| s.get("runAsUser")).and_then(Value::as_i64) == Some(0) {
                 self.push(
                     &at("runAsUser"),
                     Code::InvalidValue,
@@ -527,7 +544,7 @@ impl Check<'_> {
 
     /// Restricted: `allowPrivilegeEscalation: false` on every container.
     fn no_escalation(&mut self, c: &ContainerView<'_>) {
-        let (code, what) = match c.security.and_then(|s| s.allow_privilege_escalation) {
+        let (code, what) = match flag(c.security, "allowPrivilegeEscalation") {
             Some(false) => return,
             Some(true) => (Code::InvalidValue, "`true`: containers must set `allowPrivilegeEscalation: false`"),
             None => (Code::Required, "containers must set `allowPrivilegeEscalation: false`"),
@@ -538,9 +555,8 @@ impl Check<'_> {
 
     /// Restricted: every container drops `ALL` and adds nothing but `NET_BIND_SERVICE`.
     fn capabilities_dropped(&mut self, c: &ContainerView<'_>) {
-        let capabilities = c.security.and_then(|s| s.capabilities.as_ref());
-        let dropped = capabilities.and_then(|c| c.drop.as_deref()).unwrap_or_default();
-        if !dropped.iter().any(|d| d == "ALL") {
+        let capabilities = c.security.and_then(|s| s.get("capabilities"));
+        if !texts(capabilities.and_then(|c| c.get("drop"))).any(|d| d == "ALL") {
             self.push(
                 &format!("{}.securityContext.capabilities.drop", c.path),
                 Code::Required,
@@ -549,8 +565,7 @@ impl Check<'_> {
                 "capabilities",
             );
         }
-        let added = capabilities.and_then(|c| c.add.as_deref()).unwrap_or_default();
-        for (j, capability) in added.iter().enumerate() {
+        for (j, capability) in texts(capabilities.and_then(|c| c.get("add"))).enumerate() {
             if capability != "NET_BIND_SERVICE" {
                 self.push(
                     &format!("{}.securityContext.capabilities.add[{j}]", c.path),

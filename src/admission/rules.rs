@@ -429,7 +429,7 @@ fn privileged(p: &mut Vec<Problem>, pod_path: &str, pod: &PodSpec) {
         }
     }
     for c in pod_security::views(pod) {
-        if c.security.and_then(|s| s.privileged) == Some(true) {
+        if pod_security::flag(c.security, "privileged") == Some(true) {
             p.push(Problem::new(
                 format!("{pod_path}.{}.securityContext.privileged", c.path),
                 Code::InvalidValue,

@@ -409,7 +409,7 @@ impl Gate {
                         w,
                         [finished],
                         false,
-                        format!("ElasticJob {} has {}", job.name(), phase.as_str().to_lowercase()),
+                        format!("ElasticJob {} has {}", job.name(), phase.as_str().to_ascii_lowercase()),
                     ));
                 }
             } else if w.has_quota() && w.is_true(EVICTED) && !pods.iter().any(is_active) {

@@ -52,6 +52,13 @@ macro_rules! checked {
             pub fn get(&self, key: &str) -> Option<&Value> {
                 self.0.get(key)
             }
+
+            /// The value at a path of keys under it (`["seccompProfile", "type"]`), as JSON.
+            #[allow(dead_code)]
+            pub fn at(&self, path: &[&str]) -> Option<&Value> {
+                let (first, rest) = path.split_first()?;
+                rest.iter().try_fold(self.0.get(*first)?, |value, key| value.get(key))
+            }
         }
 
         impl<'de> Deserialize<'de> for $name {
@@ -107,6 +114,10 @@ checked! {
     ManagedFieldsEntry => MANAGED_FIELDS_ENTRY,
     /// What a pod's node reports of it.
     PodStatus => POD_STATUS,
+    /// A container's security settings.
+    SecurityContext => SECURITY_CONTEXT,
+    /// A pod's security settings, which its containers take unless they set their own.
+    PodSecurityContext => POD_SECURITY_CONTEXT,
     /// What the cluster reports of a service (its load balancer, its conditions).
     ServiceStatus => SERVICE_STATUS,
 }

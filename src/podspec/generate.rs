@@ -26,6 +26,8 @@ fn the_table_is_k8s_openapis_schema() {
     generator.subschema_for::<theirs::PodSchedulingGroup>();
     generator.subschema_for::<theirs::TopologySpreadConstraint>();
     generator.subschema_for::<theirs::Volume>();
+    generator.subschema_for::<theirs::SecurityContext>();
+    generator.subschema_for::<theirs::PodSecurityContext>();
     generator.subschema_for::<theirs::PodStatus>();
     generator.subschema_for::<theirs::ServiceStatus>();
     generator.subschema_for::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>();

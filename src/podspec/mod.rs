@@ -22,9 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{
-    ContainerPort, PodOS, PodSecurityContext, ResourceRequirements, SecurityContext, Toleration, VolumeMount,
-};
+use k8s_openapi::api::core::v1::{ContainerPort, PodOS, ResourceRequirements, Toleration, VolumeMount};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
@@ -41,7 +39,8 @@ mod time;
 pub use checked::{
     Affinity, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, EnvVarSource, HostAlias, Lifecycle,
     LocalObjectReference, ManagedFieldsEntry, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate,
-    PodSchedulingGroup, PodStatus, Probe, ServiceStatus, TopologySpreadConstraint, Volume, VolumeDevice,
+    PodSchedulingGroup, PodSecurityContext, PodStatus, Probe, SecurityContext, ServiceStatus, TopologySpreadConstraint,
+    Volume, VolumeDevice,
 };
 pub use time::{Time, TimeError};
 
@@ -340,6 +339,8 @@ mod json_schema {
         Service => k8s_openapi::api::core::v1::Service,
         ServiceStatus => k8s_openapi::api::core::v1::ServiceStatus,
         PodStatus => k8s_openapi::api::core::v1::PodStatus,
+        SecurityContext => k8s_openapi::api::core::v1::SecurityContext,
+        PodSecurityContext => k8s_openapi::api::core::v1::PodSecurityContext,
         Pod => k8s_openapi::api::core::v1::Pod,
         PodSpec => k8s_openapi::api::core::v1::PodSpec,
         PodTemplateSpec => k8s_openapi::api::core::v1::PodTemplateSpec,

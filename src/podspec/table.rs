@@ -20,6 +20,13 @@ pub(crate) const AFFINITY: Type = Type {
     ],
 };
 
+pub(crate) const APP_ARMOR_PROFILE: Type = Type {
+    name: "AppArmorProfile",
+    fields: &[
+        opt("localhostProfile", Kind::Str), req("type", Kind::Str),
+    ],
+};
+
 pub(crate) const AZURE_DISK_VOLUME_SOURCE: Type = Type {
     name: "AzureDiskVolumeSource",
     fields: &[
@@ -41,6 +48,13 @@ pub(crate) const CSI_VOLUME_SOURCE: Type = Type {
         req("driver", Kind::Str), opt("fsType", Kind::Str),
         opt("nodePublishSecretRef", Kind::Object(&LOCAL_OBJECT_REFERENCE)), opt("readOnly", Kind::Bool),
         opt("volumeAttributes", Kind::Map(&Kind::Str)),
+    ],
+};
+
+pub(crate) const CAPABILITIES: Type = Type {
+    name: "Capabilities",
+    fields: &[
+        opt("add", Kind::Array(&Kind::Str)), opt("drop", Kind::Array(&Kind::Str)),
     ],
 };
 
@@ -651,6 +665,19 @@ pub(crate) const POD_SCHEDULING_GROUP: Type = Type {
     ],
 };
 
+pub(crate) const POD_SECURITY_CONTEXT: Type = Type {
+    name: "PodSecurityContext",
+    fields: &[
+        opt("appArmorProfile", Kind::Object(&APP_ARMOR_PROFILE)), opt("fsGroup", Kind::I64),
+        opt("fsGroupChangePolicy", Kind::Str), opt("runAsGroup", Kind::I64), opt("runAsNonRoot", Kind::Bool),
+        opt("runAsUser", Kind::I64), opt("seLinuxChangePolicy", Kind::Str),
+        opt("seLinuxOptions", Kind::Object(&SE_LINUX_OPTIONS)), opt("seccompProfile", Kind::Object(&SECCOMP_PROFILE)),
+        opt("supplementalGroups", Kind::Array(&Kind::I64)), opt("supplementalGroupsPolicy", Kind::Str),
+        opt("sysctls", Kind::Array(&Kind::Object(&SYSCTL))),
+        opt("windowsOptions", Kind::Object(&WINDOWS_SECURITY_CONTEXT_OPTIONS)),
+    ],
+};
+
 pub(crate) const POD_STATUS: Type = Type {
     name: "PodStatus",
     fields: &[
@@ -762,6 +789,13 @@ pub(crate) const RESOURCE_STATUS: Type = Type {
     ],
 };
 
+pub(crate) const SE_LINUX_OPTIONS: Type = Type {
+    name: "SELinuxOptions",
+    fields: &[
+        opt("level", Kind::Str), opt("role", Kind::Str), opt("type", Kind::Str), opt("user", Kind::Str),
+    ],
+};
+
 pub(crate) const SCALE_IO_VOLUME_SOURCE: Type = Type {
     name: "ScaleIOVolumeSource",
     fields: &[
@@ -769,6 +803,13 @@ pub(crate) const SCALE_IO_VOLUME_SOURCE: Type = Type {
         opt("readOnly", Kind::Bool), req("secretRef", Kind::Object(&LOCAL_OBJECT_REFERENCE)),
         opt("sslEnabled", Kind::Bool), opt("storageMode", Kind::Str), opt("storagePool", Kind::Str),
         req("system", Kind::Str), opt("volumeName", Kind::Str),
+    ],
+};
+
+pub(crate) const SECCOMP_PROFILE: Type = Type {
+    name: "SeccompProfile",
+    fields: &[
+        opt("localhostProfile", Kind::Str), req("type", Kind::Str),
     ],
 };
 
@@ -801,6 +842,18 @@ pub(crate) const SECRET_VOLUME_SOURCE: Type = Type {
     ],
 };
 
+pub(crate) const SECURITY_CONTEXT: Type = Type {
+    name: "SecurityContext",
+    fields: &[
+        opt("allowPrivilegeEscalation", Kind::Bool), opt("appArmorProfile", Kind::Object(&APP_ARMOR_PROFILE)),
+        opt("capabilities", Kind::Object(&CAPABILITIES)), opt("privileged", Kind::Bool), opt("procMount", Kind::Str),
+        opt("readOnlyRootFilesystem", Kind::Bool), opt("runAsGroup", Kind::I64), opt("runAsNonRoot", Kind::Bool),
+        opt("runAsUser", Kind::I64), opt("seLinuxOptions", Kind::Object(&SE_LINUX_OPTIONS)),
+        opt("seccompProfile", Kind::Object(&SECCOMP_PROFILE)),
+        opt("windowsOptions", Kind::Object(&WINDOWS_SECURITY_CONTEXT_OPTIONS)),
+    ],
+};
+
 pub(crate) const SERVICE_ACCOUNT_TOKEN_PROJECTION: Type = Type {
     name: "ServiceAccountTokenProjection",
     fields: &[
@@ -828,6 +881,13 @@ pub(crate) const STORAGE_OS_VOLUME_SOURCE: Type = Type {
     fields: &[
         opt("fsType", Kind::Str), opt("readOnly", Kind::Bool), opt("secretRef", Kind::Object(&LOCAL_OBJECT_REFERENCE)),
         opt("volumeName", Kind::Str), opt("volumeNamespace", Kind::Str),
+    ],
+};
+
+pub(crate) const SYSCTL: Type = Type {
+    name: "Sysctl",
+    fields: &[
+        req("name", Kind::Str), req("value", Kind::Str),
     ],
 };
 
@@ -940,5 +1000,13 @@ pub(crate) const WEIGHTED_POD_AFFINITY_TERM: Type = Type {
     name: "WeightedPodAffinityTerm",
     fields: &[
         req("podAffinityTerm", Kind::Object(&POD_AFFINITY_TERM)), req("weight", Kind::I32),
+    ],
+};
+
+pub(crate) const WINDOWS_SECURITY_CONTEXT_OPTIONS: Type = Type {
+    name: "WindowsSecurityContextOptions",
+    fields: &[
+        opt("gmsaCredentialSpec", Kind::Str), opt("gmsaCredentialSpecName", Kind::Str), opt("hostProcess", Kind::Bool),
+        opt("runAsUserName", Kind::Str),
     ],
 };

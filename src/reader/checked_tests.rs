@@ -38,7 +38,7 @@ struct Root {
     read: fn(&Value) -> (Outcome, Outcome),
 }
 
-const ROOTS: [Root; 20] = [
+const ROOTS: [Root; 22] = [
     Root { ty: &table::VOLUME, key: "volumes", list: true, in_container: false, read: both::<Volume, theirs::Volume> },
     Root {
         ty: &table::AFFINITY,
@@ -151,6 +151,20 @@ const ROOTS: [Root; 20] = [
         list: true,
         in_container: false,
         read: both::<ours::LocalObjectReference, theirs::LocalObjectReference>,
+    },
+    Root {
+        ty: &table::SECURITY_CONTEXT,
+        key: "securityContext",
+        list: false,
+        in_container: true,
+        read: both::<ours::SecurityContext, theirs::SecurityContext>,
+    },
+    Root {
+        ty: &table::POD_SECURITY_CONTEXT,
+        key: "securityContext",
+        list: false,
+        in_container: false,
+        read: both::<ours::PodSecurityContext, theirs::PodSecurityContext>,
     },
     // Outside a pod spec: placed in a pod's (or a service's) metadata or status.
     Root {

@@ -19,11 +19,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Container, EnvVar, EnvVarSource, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Service, Volume};
-use k8s_openapi::api::core::v1::{
-    Capabilities, PodSecurityContext, ResourceRequirements, SeccompProfile, SecurityContext, ServicePort, ServiceSpec,
-    VolumeMount,
+use crate::podspec::{
+    Container, EnvVar, EnvVarSource, ObjectMeta, Pod, PodSecurityContext, PodSpec, PodTemplateSpec, SecurityContext,
+    Service, Volume,
 };
+use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec, VolumeMount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
@@ -630,15 +630,14 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
                     limits: Some(resource),
                     ..ResourceRequirements::default()
                 }),
-                security_context: Some(SecurityContext {
-                    allow_privilege_escalation: Some(false),
-                    capabilities: Some(Capabilities { drop: Some(vec!["ALL".to_owned()]), add: None }),
-                    // A read-only root: DLRover 0.6.1's master writes its training events under
-                    // /tmp/dlrover (`training_event/config.py`, `Config.init_logger`), on the
-                    // volume below, and nothing outside /tmp (make test-image runs it so).
-                    read_only_root_filesystem: Some(true),
-                    ..SecurityContext::default()
-                }),
+                // A read-only root: DLRover 0.6.1's master writes its training events under
+                // /tmp/dlrover (`training_event/config.py`, `Config.init_logger`), on the volume
+                // below, and nothing outside /tmp (make test-image runs it so).
+                security_context: Some(SecurityContext::of(serde_json::json!({
+                    "allowPrivilegeEscalation": false,
+                    "capabilities": {"drop": ["ALL"]},
+                    "readOnlyRootFilesystem": true,
+                }))),
                 volume_mounts: Some(vec![tmp_mount]),
                 ..Container::default()
             }],
@@ -647,11 +646,10 @@ fn default_master_template(image: &str) -> PodTemplateSpec {
             // Pod Security `restricted`: the image runs as a numeric non-root user
             // (deploy/master.Dockerfile's `USER 65532:65532`), which the kubelet checks; the
             // runtime's default seccomp profile.
-            security_context: Some(PodSecurityContext {
-                run_as_non_root: Some(true),
-                seccomp_profile: Some(SeccompProfile { type_: "RuntimeDefault".to_owned(), localhost_profile: None }),
-                ..PodSecurityContext::default()
-            }),
+            security_context: Some(PodSecurityContext::of(serde_json::json!({
+                "runAsNonRoot": true,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            }))),
             ..PodSpec::default()
         }),
     }
