@@ -441,12 +441,14 @@ fn tfjob_ports(template: &PodTemplateSpec, port: i32, path: &str, notes: &mut Ve
     let containers = template.spec.iter().flat_map(|s| s.containers.iter().enumerate());
     for (i, container) in containers {
         for (j, declared) in container.ports.iter().flatten().enumerate() {
-            if declared.name.as_deref() == Some("tfjob-port") && declared.container_port != port {
+            let declared_port = declared.get("containerPort").and_then(serde_json::Value::as_i64).unwrap_or_default();
+            if declared.get("name").and_then(serde_json::Value::as_str) == Some("tfjob-port")
+                && declared_port != i64::from(port)
+            {
                 notes.push(note(
                     &format!("{path}.template.spec.containers[{i}].ports[{j}]"),
                     &format!(
-                        "kept, but TF_CONFIG lists this task at port {port}, DLRover's, not {}: the task must listen where TF_CONFIG says",
-                        declared.container_port
+                        "kept, but TF_CONFIG lists this task at port {port}, DLRover's, not {declared_port}: the task must listen where TF_CONFIG says"
                     ),
                 ));
             }

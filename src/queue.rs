@@ -25,9 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::ObjectMeta;
-use crate::podspec::PodTemplateSpec;
-use k8s_openapi::api::core::v1::Toleration;
+use crate::podspec::{ObjectMeta, PodTemplateSpec, Toleration};
 
 use crate::api::{ElasticJob, ReplicaSpec, ReplicaType};
 use crate::error::{Code, Error, Result};
@@ -387,8 +385,7 @@ mod tests {
         let mut f = ResourceFlavor::default();
         f.metadata.name = Some(name.to_owned());
         f.spec.node_labels = labels.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        f.spec.tolerations =
-            vec![Toleration { key: Some("pool".into()), operator: Some("Exists".into()), ..Default::default() }];
+        f.spec.tolerations = vec![Toleration::of(serde_json::json!({"key": "pool", "operator": "Exists"}))];
         f
     }
 

@@ -9,10 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::ObjectMeta;
-use crate::podspec::PodTemplateSpec;
-use crate::podspec::Time;
-use k8s_openapi::api::core::v1::Toleration;
+use crate::podspec::{ObjectMeta, PodTemplateSpec, Time, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::{Deserialize, Serialize};
 

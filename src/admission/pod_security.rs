@@ -13,8 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::{Container, EphemeralContainer, Lifecycle, PodSpec, PodTemplateSpec, Probe, SecurityContext};
-use k8s_openapi::api::core::v1::ContainerPort;
+use crate::podspec::{
+    Container, ContainerPort, EphemeralContainer, Lifecycle, PodSpec, PodTemplateSpec, Probe, SecurityContext,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -227,7 +228,7 @@ impl Check<'_> {
         let pod_security = pod.security_context.as_ref();
         // User-namespace pods and Windows pods are exempt from some rules.
         let user_namespace = pod.host_users == Some(false);
-        let windows = pod.os.as_ref().is_some_and(|os| os.name == "windows");
+        let windows = pod.os.as_ref().and_then(|os| os.get("name")).and_then(Value::as_str) == Some("windows");
 
         self.host_process(pod_security.and_then(|s| s.get("windowsOptions")), "securityContext");
         self.host_namespaces();
@@ -377,7 +378,7 @@ impl Check<'_> {
 
     fn host_ports(&mut self, c: &ContainerView<'_>) {
         for (j, port) in c.ports.iter().enumerate() {
-            if let Some(host_port) = port.host_port.filter(|p| *p != 0) {
+            if let Some(host_port) = port.get("hostPort").and_then(Value::as_i64).filter(|p| *p != 0) {
                 self.forbidden(
                     &format!("{}.ports[{j}].hostPort", c.path),
                     format!("`{host_port}`: containers may not bind a port of the host (leave hostPort out or 0)"),

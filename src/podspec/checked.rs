@@ -1,10 +1,12 @@
-//! The parts of a pod spec the core holds as JSON rather than as k8s-openapi's types: a pod's
-//! volumes, the fields it only carries from a template to its pods (affinity, topology spread, DNS,
-//! host aliases, readiness and scheduling gates, resource claims, scheduling group, image pull
-//! secrets), and the parts of a container it only looks at the surface of (probes, lifecycle
-//! handlers, the sources of its environment, resize and restart rules, devices). Each is read
-//! against the API's schema (`table.rs`, made from k8s-openapi's) and held as the JSON k8s-openapi
-//! would write for it, so it is read and written as before, by one reader for all of them.
+//! The parts of objects the core holds as JSON rather than as k8s-openapi's types: a pod's volumes,
+//! the fields it only carries from a template to its pods (affinity, topology spread, DNS, host
+//! aliases, readiness and scheduling gates, resource claims, scheduling group, image pull secrets,
+//! OS, tolerations), the parts of a container it only looks at the surface of (probes, lifecycle
+//! handlers, the sources of its environment, resize and restart rules, devices, ports, mounts), the
+//! security contexts the Pod Security rules read, a pod's and a service's status and an object's
+//! managed fields. Each is read against the API's schema (`table.rs`, made from k8s-openapi's) and
+//! held as the JSON k8s-openapi would write for it, so it is read and written as before, by one
+//! reader for all of them; what the core asks of one, it asks of the JSON (`get`, `at`).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -118,6 +120,14 @@ checked! {
     SecurityContext => SECURITY_CONTEXT,
     /// A pod's security settings, which its containers take unless they set their own.
     PodSecurityContext => POD_SECURITY_CONTEXT,
+    /// The operating system a pod's containers need.
+    PodOS => POD_OS,
+    /// A taint of nodes a pod tolerates (Kueue's flavors add them).
+    Toleration => TOLERATION,
+    /// A port a container declares.
+    ContainerPort => CONTAINER_PORT,
+    /// A volume mounted in a container.
+    VolumeMount => VOLUME_MOUNT,
     /// What the cluster reports of a service (its load balancer, its conditions).
     ServiceStatus => SERVICE_STATUS,
 }

@@ -27,6 +27,10 @@ fn the_table_is_k8s_openapis_schema() {
     generator.subschema_for::<theirs::TopologySpreadConstraint>();
     generator.subschema_for::<theirs::Volume>();
     generator.subschema_for::<theirs::SecurityContext>();
+    generator.subschema_for::<theirs::PodOS>();
+    generator.subschema_for::<theirs::Toleration>();
+    generator.subschema_for::<theirs::ContainerPort>();
+    generator.subschema_for::<theirs::VolumeMount>();
     generator.subschema_for::<theirs::PodSecurityContext>();
     generator.subschema_for::<theirs::PodStatus>();
     generator.subschema_for::<theirs::ServiceStatus>();

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{ContainerPort, PodOS, ResourceRequirements, Toleration, VolumeMount};
+use k8s_openapi::api::core::v1::ResourceRequirements;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
@@ -37,10 +37,10 @@ pub(crate) mod table;
 mod time;
 
 pub use checked::{
-    Affinity, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, EnvVarSource, HostAlias, Lifecycle,
-    LocalObjectReference, ManagedFieldsEntry, PodDNSConfig, PodReadinessGate, PodResourceClaim, PodSchedulingGate,
-    PodSchedulingGroup, PodSecurityContext, PodStatus, Probe, SecurityContext, ServiceStatus, TopologySpreadConstraint,
-    Volume, VolumeDevice,
+    Affinity, ContainerPort, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, EnvVarSource, HostAlias,
+    Lifecycle, LocalObjectReference, ManagedFieldsEntry, PodDNSConfig, PodOS, PodReadinessGate, PodResourceClaim,
+    PodSchedulingGate, PodSchedulingGroup, PodSecurityContext, PodStatus, Probe, SecurityContext, ServiceStatus,
+    Toleration, TopologySpreadConstraint, Volume, VolumeDevice, VolumeMount,
 };
 pub use time::{Time, TimeError};
 
@@ -340,6 +340,10 @@ mod json_schema {
         ServiceStatus => k8s_openapi::api::core::v1::ServiceStatus,
         PodStatus => k8s_openapi::api::core::v1::PodStatus,
         SecurityContext => k8s_openapi::api::core::v1::SecurityContext,
+        PodOS => k8s_openapi::api::core::v1::PodOS,
+        Toleration => k8s_openapi::api::core::v1::Toleration,
+        ContainerPort => k8s_openapi::api::core::v1::ContainerPort,
+        VolumeMount => k8s_openapi::api::core::v1::VolumeMount,
         PodSecurityContext => k8s_openapi::api::core::v1::PodSecurityContext,
         Pod => k8s_openapi::api::core::v1::Pod,
         PodSpec => k8s_openapi::api::core::v1::PodSpec,

@@ -126,6 +126,14 @@ pub(crate) const CONTAINER_EXTENDED_RESOURCE_REQUEST: Type = Type {
     ],
 };
 
+pub(crate) const CONTAINER_PORT: Type = Type {
+    name: "ContainerPort",
+    fields: &[
+        req("containerPort", Kind::I32), opt("hostIP", Kind::Str), opt("hostPort", Kind::I32), opt("name", Kind::Str),
+        opt("protocol", Kind::Str),
+    ],
+};
+
 pub(crate) const CONTAINER_RESIZE_POLICY: Type = Type {
     name: "ContainerResizePolicy",
     fields: &[
@@ -630,6 +638,13 @@ pub(crate) const POD_IP: Type = Type {
     ],
 };
 
+pub(crate) const POD_OS: Type = Type {
+    name: "PodOS",
+    fields: &[
+        req("name", Kind::Str),
+    ],
+};
+
 pub(crate) const POD_READINESS_GATE: Type = Type {
     name: "PodReadinessGate",
     fields: &[
@@ -898,6 +913,14 @@ pub(crate) const TCP_SOCKET_ACTION: Type = Type {
     ],
 };
 
+pub(crate) const TOLERATION: Type = Type {
+    name: "Toleration",
+    fields: &[
+        opt("effect", Kind::Str), opt("key", Kind::Str), opt("operator", Kind::Str),
+        opt("tolerationSeconds", Kind::I64), opt("value", Kind::Str),
+    ],
+};
+
 pub(crate) const TOPOLOGY_SPREAD_CONSTRAINT: Type = Type {
     name: "TopologySpreadConstraint",
     fields: &[
@@ -951,6 +974,15 @@ pub(crate) const VOLUME_DEVICE: Type = Type {
     name: "VolumeDevice",
     fields: &[
         req("devicePath", Kind::Str), req("name", Kind::Str),
+    ],
+};
+
+pub(crate) const VOLUME_MOUNT: Type = Type {
+    name: "VolumeMount",
+    fields: &[
+        req("mountPath", Kind::Str), opt("mountPropagation", Kind::Str), req("name", Kind::Str),
+        opt("readOnly", Kind::Bool), opt("recursiveReadOnly", Kind::Str), opt("subPath", Kind::Str),
+        opt("subPathExpr", Kind::Str),
     ],
 };
 

@@ -38,7 +38,7 @@ struct Root {
     read: fn(&Value) -> (Outcome, Outcome),
 }
 
-const ROOTS: [Root; 22] = [
+const ROOTS: [Root; 26] = [
     Root { ty: &table::VOLUME, key: "volumes", list: true, in_container: false, read: both::<Volume, theirs::Volume> },
     Root {
         ty: &table::AFFINITY,
@@ -165,6 +165,28 @@ const ROOTS: [Root; 22] = [
         list: false,
         in_container: false,
         read: both::<ours::PodSecurityContext, theirs::PodSecurityContext>,
+    },
+    Root { ty: &table::POD_OS, key: "os", list: false, in_container: false, read: both::<ours::PodOS, theirs::PodOS> },
+    Root {
+        ty: &table::CONTAINER_PORT,
+        key: "ports",
+        list: true,
+        in_container: true,
+        read: both::<ours::ContainerPort, theirs::ContainerPort>,
+    },
+    Root {
+        ty: &table::VOLUME_MOUNT,
+        key: "volumeMounts",
+        list: true,
+        in_container: true,
+        read: both::<ours::VolumeMount, theirs::VolumeMount>,
+    },
+    Root {
+        ty: &table::TOLERATION,
+        key: "tolerations",
+        list: true,
+        in_container: false,
+        read: both::<ours::Toleration, theirs::Toleration>,
     },
     // Outside a pod spec: placed in a pod's (or a service's) metadata or status.
     Root {

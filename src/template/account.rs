@@ -1,8 +1,7 @@
 //! The job masters' ServiceAccount and who may run as it: the controller's own master, never a
 //! task pod, a master the job wrote itself only when the admin allows it.
 
-use crate::podspec::{PodSpec, Probe, Volume};
-use k8s_openapi::api::core::v1::VolumeMount;
+use crate::podspec::{PodSpec, Probe, Volume, VolumeMount};
 
 use super::Options;
 use crate::api::{ElasticJob, ReplicaType};

@@ -21,9 +21,9 @@ use std::collections::BTreeMap;
 
 use crate::podspec::{
     Container, EnvVar, EnvVarSource, ObjectMeta, Pod, PodSecurityContext, PodSpec, PodTemplateSpec, SecurityContext,
-    Service, Volume,
+    Service, Volume, VolumeMount,
 };
-use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec, VolumeMount};
+use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
@@ -607,8 +607,8 @@ fn canonical_quantities(resources: &mut ResourceRequirements) {
 pub(crate) fn master_tmp() -> (Volume, VolumeMount) {
     let name = "tmp".to_owned();
     (
-        Volume::of(serde_json::json!({"emptyDir": {}, "name": name})),
-        VolumeMount { name, mount_path: "/tmp".to_owned(), ..VolumeMount::default() },
+        Volume::of(serde_json::json!({"emptyDir": {}, "name": &name})),
+        VolumeMount::of(serde_json::json!({"mountPath": "/tmp", "name": name})),
     )
 }
 
