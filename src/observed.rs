@@ -12,10 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::podspec::EnvVar;
-use crate::podspec::ObjectMeta;
-use crate::podspec::{Container, Pod, PodSpec};
-use crate::podspec::{PodStatus, Service};
+use crate::podspec::{Container, EnvVar, ObjectMeta, Pod, PodSpec, PodStatus, Service};
 use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};

@@ -417,7 +417,8 @@ impl Check<'_> {
     }
 
     fn baseline_capabilities(&mut self, c: &ContainerView<'_>) {
-        for (j, capability) in texts(c.security.and_then(|s| s.at(&["capabilities", "add"]))).enumerate() {
+        let capabilities = c.security.and_then(|s| s.get("capabilities"));
+        for (j, capability) in texts(capabilities.and_then(|c| c.get("add"))).enumerate() {
             if !BASELINE_CAPABILITIES.contains(&capability) {
                 self.forbidden(
                     &format!("{}.securityContext.capabilities.add[{j}]", c.path),

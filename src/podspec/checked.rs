@@ -6,7 +6,7 @@
 //! security contexts the Pod Security rules read, a pod's and a service's status and an object's
 //! managed fields. Each is read against the API's schema (`table.rs`, made from k8s-openapi's) and
 //! held as the JSON k8s-openapi would write for it, so it is read and written as before, by one
-//! reader for all of them; what the core asks of one, it asks of the JSON (`get`, `at`).
+//! reader for all of them; what the core asks of one, it asks of the JSON (`get`).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -53,13 +53,6 @@ macro_rules! checked {
             /// The value of one of its fields, as JSON.
             pub fn get(&self, key: &str) -> Option<&Value> {
                 self.0.get(key)
-            }
-
-            /// The value at a path of keys under it (`["seccompProfile", "type"]`), as JSON.
-            #[allow(dead_code)]
-            pub fn at(&self, path: &[&str]) -> Option<&Value> {
-                let (first, rest) = path.split_first()?;
-                rest.iter().try_fold(self.0.get(*first)?, |value, key| value.get(key))
             }
         }
 
