@@ -7,12 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::podspec::EnvVar;
-use crate::podspec::ObjectMeta;
-use crate::podspec::PodTemplateSpec;
-use crate::podspec::Time;
+use crate::podspec::{EnvVar, LabelSelector, ObjectMeta, PodTemplateSpec, Time};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::{Deserialize, Serialize};
 
 /// The API group of both resources.

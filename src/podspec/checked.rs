@@ -3,8 +3,8 @@
 //! aliases, readiness and scheduling gates, resource claims, scheduling group, image pull secrets,
 //! OS, tolerations), the parts of a container it only looks at the surface of (probes, lifecycle
 //! handlers, the sources of its environment, resize and restart rules, devices, ports, mounts), the
-//! security contexts the Pod Security rules read, a pod's and a service's status and an object's
-//! managed fields. Each is read against the API's schema (`table.rs`, made from k8s-openapi's) and
+//! security contexts the Pod Security rules read, a pod's and a service's status, an object's
+//! managed fields and the label selector a job's status carries. Each is read against the API's schema (`table.rs`, made from k8s-openapi's) and
 //! held as the JSON k8s-openapi would write for it, so it is read and written as before, by one
 //! reader for all of them; what the core asks of one, it asks of the JSON (`get`).
 
@@ -123,6 +123,8 @@ checked! {
     VolumeMount => VOLUME_MOUNT,
     /// What the cluster reports of a service (its load balancer, its conditions).
     ServiceStatus => SERVICE_STATUS,
+    /// A selector of objects by their labels (a replica type's pods in a job's status).
+    LabelSelector => LABEL_SELECTOR,
 }
 
 /// What the core reads of a pod's status.

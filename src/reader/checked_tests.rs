@@ -4,6 +4,7 @@
 //! every type the table has.
 
 use k8s_openapi::api::core::v1 as theirs;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -38,7 +39,7 @@ struct Root {
     read: fn(&Value) -> (Outcome, Outcome),
 }
 
-const ROOTS: [Root; 26] = [
+const ROOTS: [Root; 27] = [
     Root { ty: &table::VOLUME, key: "volumes", list: true, in_container: false, read: both::<Volume, theirs::Volume> },
     Root {
         ty: &table::AFFINITY,
@@ -194,7 +195,7 @@ const ROOTS: [Root; 26] = [
         key: "managedFields",
         list: true,
         in_container: false,
-        read: both::<ours::ManagedFieldsEntry, k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
+        read: both::<ours::ManagedFieldsEntry, meta::ManagedFieldsEntry>,
     },
     Root {
         ty: &table::POD_STATUS,
@@ -210,7 +211,23 @@ const ROOTS: [Root; 26] = [
         in_container: false,
         read: both::<ours::ServiceStatus, theirs::ServiceStatus>,
     },
+    // Placed in a replica type's status of a job.
+    Root {
+        ty: &table::LABEL_SELECTOR,
+        key: "labelSelector",
+        list: false,
+        in_container: false,
+        read: both::<ours::LabelSelector, meta::LabelSelector>,
+    },
 ];
+
+/// A label selector placed where a replica type's status holds one (`api::ReplicaStatus`, of a layer
+/// this one does not import): the core's or k8s-openapi's.
+#[derive(serde::Deserialize, Serialize)]
+struct Placed<S> {
+    #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
+    label_selector: Option<S>,
+}
 
 /// The words of the core's error for a time, which reads a time as the API server does
 /// (`podspec/time.rs`, held equal to apimachinery's by `tests/times.rs`) rather than as jiff does.
@@ -239,17 +256,20 @@ fn same(root: &Root, value: &Value) -> bool {
         key if root.list => (key, json!([{"name": "first"}, value])),
         key => (key, value.clone()),
     };
-    // A root outside a pod spec, in the object it belongs to.
+    // A root outside a pod spec, in the object it belongs to (a label selector in a replica type's
+    // status).
     let object = match root.ty.name {
         "ManagedFieldsEntry" => Some(("Pod", json!({"metadata": {key: field}}))),
         "PodStatus" => Some(("Pod", json!({key: field}))),
         "ServiceStatus" => Some(("Service", json!({key: field}))),
+        "LabelSelector" => Some(("ReplicaStatus", json!({key: field}))),
         _ => None,
     };
     if let Some((kind, object)) = object {
         let (placed, theirs_placed) = match kind {
             "Pod" => (outcome::<ours::Pod>(&object), outcome::<theirs::Pod>(&object)),
-            _ => (outcome::<ours::Service>(&object), outcome::<theirs::Service>(&object)),
+            "Service" => (outcome::<ours::Service>(&object), outcome::<theirs::Service>(&object)),
+            _ => (outcome::<Placed<ours::LabelSelector>>(&object), outcome::<Placed<meta::LabelSelector>>(&object)),
         };
         assert_same(&placed, &theirs_placed, &object);
         return ours.0.is_ok();
