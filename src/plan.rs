@@ -6,10 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::podspec::Pod;
-use crate::podspec::Service;
-use crate::podspec::Time;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use crate::podspec::{OwnerReference, Pod, Service, Time};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ElasticJobStatus, ReplicaType, ScalePlanStatus};

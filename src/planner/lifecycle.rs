@@ -880,7 +880,7 @@ mod tests {
         j.metadata.uid = Some("new".into());
         j.status = Some(ElasticJobStatus { phase: Some(JobConditionType::Running), ..Default::default() });
         let mut stale = master("Running");
-        stale.metadata.owner_references = Some(vec![k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+        stale.metadata.owner_references = Some(vec![crate::podspec::OwnerReference {
             uid: "old".into(),
             controller: Some(true),
             ..Default::default()

@@ -122,8 +122,7 @@ impl<'a> Planner<'a> {
 
 #[cfg(test)]
 mod tests {
-    use crate::podspec::Time;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+    use crate::podspec::{OwnerReference, Time};
 
     use super::super::controller_pass;
     use super::super::tests::job;

@@ -36,6 +36,7 @@ fn the_table_is_k8s_openapis_schema() {
     generator.subschema_for::<theirs::ServiceStatus>();
     generator.subschema_for::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>();
     generator.subschema_for::<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>();
+    generator.subschema_for::<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>();
     let made = table_from(generator.definitions());
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/podspec/table.rs");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

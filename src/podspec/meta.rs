@@ -2,17 +2,17 @@
 //! k8s-openapi's, with every time a [`Time`] (read and written as the API server does) rather than
 //! k8s-openapi's, which would bring jiff's parser, formatter and messages into the WebAssembly.
 //! A managed-fields entry and a pod's and a service's status, which the core only carries or
-//! looks at the surface of, are held as checked JSON (`checked.rs`).
+//! looks at the surface of, are held as checked JSON (`checked.rs`); an owner reference is read
+//! against the table there too, and held as k8s-openapi's fields.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::ServiceSpec;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Field, Key, Keys, ManagedFieldsEntry, PodSpec, PodStatus, ServiceStatus, Time};
+use super::{Field, Key, Keys, ManagedFieldsEntry, OwnerReference, PodSpec, PodStatus, ServiceStatus, Time};
 
 mirror! {
     /// An object's metadata, as the API's `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`

@@ -38,9 +38,9 @@ mod time;
 
 pub use checked::{
     Affinity, ContainerPort, ContainerResizePolicy, ContainerRestartRule, EnvFromSource, EnvVarSource, HostAlias,
-    LabelSelector, Lifecycle, LocalObjectReference, ManagedFieldsEntry, PodDNSConfig, PodOS, PodReadinessGate,
-    PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, PodSecurityContext, PodStatus, Probe, SecurityContext,
-    ServiceStatus, Toleration, TopologySpreadConstraint, Volume, VolumeDevice, VolumeMount,
+    LabelSelector, Lifecycle, LocalObjectReference, ManagedFieldsEntry, OwnerReference, PodDNSConfig, PodOS,
+    PodReadinessGate, PodResourceClaim, PodSchedulingGate, PodSchedulingGroup, PodSecurityContext, PodStatus, Probe,
+    SecurityContext, ServiceStatus, Toleration, TopologySpreadConstraint, Volume, VolumeDevice, VolumeMount,
 };
 pub use time::{Time, TimeError};
 
@@ -337,6 +337,7 @@ mod json_schema {
         ObjectMeta => k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
         ManagedFieldsEntry => k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
         LabelSelector => k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        OwnerReference => k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
         Service => k8s_openapi::api::core::v1::Service,
         ServiceStatus => k8s_openapi::api::core::v1::ServiceStatus,
         PodStatus => k8s_openapi::api::core::v1::PodStatus,

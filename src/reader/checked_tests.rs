@@ -39,7 +39,7 @@ struct Root {
     read: fn(&Value) -> (Outcome, Outcome),
 }
 
-const ROOTS: [Root; 27] = [
+const ROOTS: [Root; 28] = [
     Root { ty: &table::VOLUME, key: "volumes", list: true, in_container: false, read: both::<Volume, theirs::Volume> },
     Root {
         ty: &table::AFFINITY,
@@ -198,6 +198,13 @@ const ROOTS: [Root; 27] = [
         read: both::<ours::ManagedFieldsEntry, meta::ManagedFieldsEntry>,
     },
     Root {
+        ty: &table::OWNER_REFERENCE,
+        key: "ownerReferences",
+        list: true,
+        in_container: false,
+        read: both::<ours::OwnerReference, meta::OwnerReference>,
+    },
+    Root {
         ty: &table::POD_STATUS,
         key: "status",
         list: false,
@@ -259,7 +266,7 @@ fn same(root: &Root, value: &Value) -> bool {
     // A root outside a pod spec, in the object it belongs to (a label selector in a replica type's
     // status).
     let object = match root.ty.name {
-        "ManagedFieldsEntry" => Some(("Pod", json!({"metadata": {key: field}}))),
+        "ManagedFieldsEntry" | "OwnerReference" => Some(("Pod", json!({"metadata": {key: field}}))),
         "PodStatus" => Some(("Pod", json!({key: field}))),
         "ServiceStatus" => Some(("Service", json!({key: field}))),
         "LabelSelector" => Some(("ReplicaStatus", json!({key: field}))),

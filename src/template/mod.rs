@@ -20,11 +20,10 @@
 use std::collections::BTreeMap;
 
 use crate::podspec::{
-    Container, EnvVar, EnvVarSource, ObjectMeta, Pod, PodSecurityContext, PodSpec, PodTemplateSpec, SecurityContext,
-    Service, Volume, VolumeMount,
+    Container, EnvVar, EnvVarSource, ObjectMeta, OwnerReference, Pod, PodSecurityContext, PodSpec, PodTemplateSpec,
+    SecurityContext, Service, Volume, VolumeMount,
 };
 use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
 
