@@ -16,10 +16,10 @@ import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import * as k8s from "@kubernetes/client-node";
 import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../../tests/e2e/kube.js";
-import { container, firstPlan, psJob } from "../../tests/e2e/jobs.js";
+import { container, masterPlan, psJob } from "../../tests/e2e/jobs.js";
 import { kubeflowApiCalls, kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
+import { watchObjects } from "./watch.js";
 
 const BIN = fileURLToPath(new URL("../../pkg/bin/elasticjob.js", import.meta.url));
 const JOB_API = "elastic.iml.github.io/v1alpha1";
@@ -75,57 +75,13 @@ function usage(pid) {
   return { peakRss: hwm, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
 }
 
-/**
- * Counts the namespace's pods by phase: a list, then a watch from its resourceVersion, listed and
- * watched again whenever the watch ends (the API server ends watches after a while, and a client
- * that falls behind is cut off).
- */
+/** Counts the namespace's pods by phase, from a watch (watch.js). */
 async function watchPods(ns) {
-  const phases = new Map();
-  let req;
-  let stopped = false;
-  const listed = async () => {
-    phases.clear();
-    let token;
-    let resourceVersion;
-    do {
-      const page = expectStatus(await request(admin, "GET", collection("v1", "Pod", ns), { query: token ? { limit: 500, continue: token } : { limit: 500 } }), [200], "pods");
-      resourceVersion ??= page.metadata.resourceVersion;
-      for (const pod of page.items) {
-        phases.set(pod.metadata.uid, pod.status?.phase);
-      }
-      token = page.metadata.continue || undefined;
-    } while (token);
-    return resourceVersion;
-  };
-  const watch = async () => {
-    const resourceVersion = await listed();
-    req = await new k8s.Watch(admin).watch(
-      `/api/v1/namespaces/${ns}/pods`,
-      { resourceVersion, allowWatchBookmarks: true },
-      (type, pod) => {
-        if (type === "DELETED") {
-          phases.delete(pod.metadata.uid);
-        } else if (type !== "BOOKMARK") {
-          phases.set(pod.metadata.uid, pod.status?.phase);
-        }
-      },
-      (err) => {
-        if (!stopped) {
-          process.stderr.write(`  the pod watch ended (${err?.message ?? "closed"}): listing again\n`);
-          watch().catch((e) => process.stderr.write(`  watching pods again failed: ${e.message}\n`));
-        }
-      },
-    );
-  };
-  await watch();
+  const { objects, stop } = await watchObjects(admin, ns, "Pod");
   return {
-    running: () => [...phases.values()].filter((p) => p === "Running").length,
-    total: () => phases.size,
-    stop: () => {
-      stopped = true;
-      req?.abort();
-    },
+    running: () => [...objects.values()].filter((p) => p.phase === "Running").length,
+    total: () => objects.size,
+    stop,
   };
 }
 
@@ -165,7 +121,7 @@ function report(who, { jobs, pods, seconds, peakRssMB, cpuSeconds, apiCalls, api
   );
 }
 
-/** Ours: the jobs, their masters (the controller's), and each job's first plan once it runs. */
+/** Ours: the jobs, their masters (the controller's), and each master's empty plan once its job runs. */
 async function run(jobs) {
   const ns = await freshNamespace(admin, { after: () => {} }, `scale-${jobs}`);
   const controller = await startController(ns);
@@ -178,7 +134,8 @@ async function run(jobs) {
     const body = psJob(ns, name, { workers: WORKERS, task: TASK });
     stored.set(name, expectStatus(await request(admin, "POST", collection(JOB_API, "ElasticJob", ns), { body }), [201], `job ${name}`));
   });
-  // The master: each job's first plan once the job is Running (its master pod runs).
+  // The master: its empty plan once the job is Running (its master pod runs); the pods are the job's
+  // first plan already (DistributedJobManager.start, PSTrainingAutoScaler.monitor_pending_node_at_begining).
   const seconds = await allRunning(pods, expected, started, async () => {
     const list = expectStatus(await request(admin, "GET", collection(JOB_API, "ElasticJob", ns)), [200], "jobs").items;
     const ready = list.filter((j) => j.status?.phase === "Running" && !planned.has(j.metadata.name));
@@ -186,7 +143,7 @@ async function run(jobs) {
       planned.add(j.metadata.name);
     }
     await pool(ready, WRITERS, async (j) => {
-      const plan = firstPlan(stored.get(j.metadata.name));
+      const plan = masterPlan(stored.get(j.metadata.name), 0, {});
       expectStatus(await request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: plan }), [201], `plan ${plan.metadata.name}`);
     });
     return `${planned.size} of ${jobs} plans written, `;

@@ -6,13 +6,16 @@
 // written to FILE.
 // - 20 jobs x (1 PS + 10 workers): from the jobs written to every pod and service created and to
 //   every pod Running, the cluster's fake nodes (KWOK) running the pods and the bench playing
-//   DLRover's master (each job's first plan, in the real master's shape, once the job is Running:
-//   the pods are made with the job, so it changes nothing), as the cluster tests do; beside a bare
-//   client making the same objects (the cluster's own time for them);
+//   DLRover 0.6.1's master as it starts beside the pods made with its job (no first plan; its empty
+//   plan once the job is Running), each job traced from watches (watch.js: when each object was
+//   first seen, and first seen Running) with the CPU the controller and the cluster used; beside a
+//   bare client making the same objects (the cluster's own time for them);
 // - the 1,000-worker job's first plan (made with the job, its master last): from the job written to
 //   every pod and service created (the controller's log lines), beside a bare client creating the
 //   same task objects (the core's render) with 32 calls at once and no limit: the API server's own
 //   time, the floor;
+// - the 20 jobs' 240 services alone, one and 8 at once, as ClusterIP (ours) and headless
+//   (Kubeflow's): what allocating their cluster IPs costs;
 // - API calls per created pod (the controller's request counter over the 1,000-worker job);
 // - the controller's peak RSS (VmHWM) with 10,000 pods of jobs in its caches;
 // - with KUBEFLOW_OPERATOR=BIN and KUBEFLOW_SRC=DIR (benches/kubeflow/operator.sh builds them, as
@@ -22,18 +25,19 @@
 // The 20 jobs run BENCH_RUNS times (default 3), ours and Kubeflow's in turn; the figures are the
 // medians. BENCH_ONLY=twenty runs only ours (BENCH_ARGS: more controller flags), BENCH_ONLY=race ours
 // and Kubeflow's, each run printed; BENCH_LOG=FILE keeps the 20-job run's controller log, and
-// BENCH_TRACE=FILE the bench's times of each job (written, seen Running, its plan written);
+// BENCH_TRACE=FILE its trace (FILE.kubeflow Kubeflow's);
 // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=DIR`) go to the controller's node.
 // Usage (inside `cluster run`): node benches/node/controller.js
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as api from "elasticjob";
 import { adminConfig, collection, deleteNamespace, eventually, expectStatus, freshNamespace, metricSum, request } from "../../tests/e2e/kube.js";
-import { container, firstPlan, psJob } from "../../tests/e2e/jobs.js";
+import { container, masterPlan, psJob } from "../../tests/e2e/jobs.js";
 import { kubeflowFromEnv, startKubeflow, tfJob } from "./kubeflow.js";
+import { watchObjects } from "./watch.js";
 
 const BIN = fileURLToPath(new URL("../../pkg/bin/elasticjob.js", import.meta.url));
 const JOB_API = "elastic.iml.github.io/v1alpha1";
@@ -47,8 +51,7 @@ const newJob = (ns, name, workers) => psJob(ns, name, { workers, task: TASK });
 
 const ok = async (answer, codes, what) => expectStatus(await answer, codes, what);
 const createJob = (job) => ok(request(admin, "POST", collection(JOB_API, "ElasticJob", job.metadata.namespace), { body: job }), [201], "job");
-const createPlan = (ns, job) => ok(request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: firstPlan(job) }), [201], "plan");
-const list = async (apiVersion, kind, ns) => (await ok(request(admin, "GET", collection(apiVersion, kind, ns)), [200], "list")).items;
+const createPlan = (ns, plan) => ok(request(admin, "POST", collection(JOB_API, "ScalePlan", ns), { body: plan }), [201], "plan");
 
 /** `elasticjob controller` with its log lines and its metrics. */
 class Controller {
@@ -104,6 +107,7 @@ class Controller {
   }
 }
 
+const median = (xs) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
 const until = (check, seconds = 600) => eventually("the benchmark's wait", check, seconds);
 
 /**
@@ -127,55 +131,236 @@ async function inNamespace(prefix, measure) {
   }
 }
 
-/** Whether `pods` are `count` pods, every one Running (the fake nodes run a pod once it is bound). */
-const allRunning = (pods, count) => pods.length === count && pods.every((p) => p.status?.phase === "Running");
+/** CPU seconds (user + system) of each process, with its parent, from /proc (clock ticks of 1/100 s). */
+function processes() {
+  const all = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      all.set(Number(pid), { parent: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // gone since the listing
+    }
+  }
+  return all;
+}
 
-/** 20 jobs of 1 PS + 10 workers: jobs written -> every pod and service created, every pod Running. */
+/** The CPU seconds of `root` and every process under it (those that have exited are not counted). */
+function treeCpu(all, root) {
+  let sum = 0;
+  for (const [pid, p] of all) {
+    for (let at = pid; at > 1; at = all.get(at)?.parent ?? 0) {
+      if (at === root) {
+        sum += p.cpu;
+        break;
+      }
+    }
+  }
+  return sum;
+}
+
+/** The `cluster run` process this bench runs under (the nearest ancestor of that name). */
+function clusterPid() {
+  for (let pid = process.ppid; pid > 1; ) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "cluster") {
+      return pid;
+    }
+    pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  }
+  throw new Error("not run under `cluster run`");
+}
+
+/**
+ * From now, the CPU seconds of the controller (`pid`), of the cluster (every process under
+ * `cluster run` but the bench's own: its API server, etcd, scheduler, controller manager and
+ * KWOK) and of the bench: a function that gives `{controller, cluster, bench}` used since.
+ */
+function cpuMeter(pid) {
+  const cluster = clusterPid();
+  const read = () => {
+    const all = processes();
+    const controller = treeCpu(all, pid);
+    const bench = treeCpu(all, process.pid) - controller;
+    let ours = 0;
+    for (let at = process.pid; at > 1 && at !== cluster; at = all.get(at)?.parent ?? 0) {
+      ours = at;
+    }
+    return { controller, bench, cluster: treeCpu(all, cluster) - treeCpu(all, ours) };
+  };
+  const before = read();
+  return () => {
+    const now = read();
+    return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k]]));
+  };
+}
+
+/**
+ * The requests the API server has served (its `apiserver_request_total`, every client's: the
+ * controllers', the scheduler's, KWOK's, the controller manager's, the bench's), by `verb
+ * resource[/subresource]`, watches left out.
+ */
+async function servedRequests() {
+  const metrics = await request(admin, "GET", "/metrics");
+  const served = new Map();
+  for (const line of String(metrics.body).split("\n")) {
+    const m = /^apiserver_request_total\{(.*)\} (\S+)$/.exec(line);
+    if (!m) {
+      continue;
+    }
+    const l = Object.fromEntries([...m[1].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v]));
+    if (l.verb === "WATCH") {
+      continue;
+    }
+    const key = `${l.verb} ${l.resource}${l.subresource ? `/${l.subresource}` : ""}`;
+    served.set(key, (served.get(key) ?? 0) + Number(m[2]));
+  }
+  return served;
+}
+
+/** From now, the requests the API server serves (`servedRequests`): a function that gives those served since, by kind, most first. */
+async function requestMeter() {
+  const before = await servedRequests();
+  return async () => {
+    const after = await servedRequests();
+    return Object.fromEntries(
+      [...after]
+        .map(([k, n]) => [k, n - (before.get(k) ?? 0)])
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1]),
+    );
+  };
+}
+
+/** One line of a run's figures: its times, the medians of its jobs' traces, the CPU it took. */
+function describeRun(run) {
+  const m = traceMedians(run.trace);
+  const steps = Object.entries(m).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ");
+  const served = Object.entries(run.served);
+  const writes = served.filter(([k]) => !/^(GET|LIST) /.test(k)).reduce((n, [, c]) => n + c, 0);
+  const top = served.slice(0, 16).map(([k, n]) => `${k} ${n}`).join(", ");
+  return `every pod and service made ${run.seconds.toFixed(2)} s, every pod Running ${run.runningSeconds.toFixed(2)} s; a job's steps (medians, s): ${steps}; CPU s: controller ${run.cpu.controller.toFixed(2)}, cluster ${run.cpu.cluster.toFixed(2)}, bench ${run.cpu.bench.toFixed(2)}; the API server served ${writes} writes (${top})`;
+}
+
+/** The label that names a pod's or service's job: ours, and Kubeflow's (`training.kubeflow.org/job-name`). */
+const JOB_LABEL = { ours: "elasticjob.dlrover/name", kubeflow: "training.kubeflow.org/job-name" };
+
+/**
+ * Watches `ns`'s pods and services (watch.js) until `pods` pods are Running and `services`
+ * services made; resolves to the trace of the run: for each job (by `label`), the bench's times,
+ * in seconds after `started`, of its first and last pod made, its last service made and its last
+ * pod Running (the master pod's among them), with `times[job]` (written, and the played master's
+ * steps) added. `step()` runs at every check (the played master).
+ */
+async function traced(watches, { started, pods, services, label, times, step = async () => {} }) {
+  const [podWatch, serviceWatch] = watches;
+  await until(async () => {
+    await step();
+    const ps = [...podWatch.objects.values()];
+    return ps.length === pods && ps.every((p) => p.running !== undefined) && serviceWatch.objects.size === services;
+  });
+  const at = (ms) => (ms - started) / 1000;
+  const jobs = {};
+  const of = (entry) => (jobs[entry.labels[label]] ??= { pods: [], services: [] });
+  for (const p of podWatch.objects.values()) {
+    of(p).pods.push(p);
+  }
+  for (const s of serviceWatch.objects.values()) {
+    of(s).services.push(s);
+  }
+  const trace = {};
+  for (const [name, { pods: ps, services: ss }] of Object.entries(jobs)) {
+    const made = ps.map((p) => p.added);
+    trace[name] = {
+      ...Object.fromEntries(Object.entries(times[name] ?? {}).map(([k, v]) => [k, at(v)])),
+      firstPod: at(Math.min(...made)),
+      lastPod: at(Math.max(...made)),
+      lastService: at(Math.max(...ss.map((s) => s.added))),
+      lastRunning: at(Math.max(...ps.map((p) => p.running))),
+    };
+  }
+  const last = (key) => Math.max(...Object.values(trace).map((j) => j[key]));
+  return { trace, seconds: Math.max(last("lastPod"), last("lastService")), runningSeconds: Math.max(last("lastRunning"), last("lastService")) };
+}
+
+/** The medians over a run's jobs of each time of its trace (seconds after the jobs were first written). */
+function traceMedians(trace) {
+  const keys = [...new Set(Object.values(trace).flatMap((j) => Object.keys(j)))];
+  return Object.fromEntries(keys.map((k) => [k, median(Object.values(trace).map((j) => j[k]).filter((v) => v !== undefined))]));
+}
+
+/** `watchObjects` of the namespace's pods and services, stopped when `run` ends. */
+async function watching(ns, run) {
+  const watches = await Promise.all(["Pod", "Service"].map((kind) => watchObjects(admin, ns, kind)));
+  try {
+    return await run(watches);
+  } finally {
+    for (const w of watches) {
+      w.stop();
+    }
+  }
+}
+
+/**
+ * 20 jobs of 1 PS + 10 workers: jobs written -> every pod and service created, every pod Running.
+ * The bench plays DLRover 0.6.1's master as it starts beside pods made with its job: it writes no
+ * first plan (`DistributedJobManager.start` finds the pods, `_has_running_workers`) and, at once,
+ * the empty plan `<job>-scaleplan-0` of its pending-node monitor
+ * (`PSTrainingAutoScaler.monitor_pending_node_at_begining`), once the job is Running (its master
+ * pod runs). BENCH_TRACE=FILE keeps the run's trace.
+ */
 async function twentyJobs(ns, args) {
   const JOBS = 20;
   const WORKERS = 10;
   const controller = new Controller(ns, args);
   await controller.ready();
-  const names = Array.from({ length: JOBS }, (_, i) => `job-${i}`);
-  const started = Date.now();
-  // The bench's own times of each job (BENCH_TRACE): written, seen Running, its plan written.
-  const trace = Object.fromEntries(names.map((n) => [n, {}]));
-  const jobs = new Map(
-    await Promise.all(
-      names.map(async (n) => {
-        const job = await createJob(newJob(ns, n, WORKERS));
-        trace[n].written = Date.now();
-        return [n, job];
-      }),
-    ),
-  );
-  const planned = new Set();
-  await until(async () => {
-    const all = await list(JOB_API, "ElasticJob", ns);
-    const ready = all.filter((j) => j.status?.phase === "Running" && !planned.has(j.metadata.name));
-    const seen = Date.now();
-    await Promise.all(
-      ready.map(async (j) => {
-        planned.add(j.metadata.name);
-        trace[j.metadata.name].running = seen;
-        await createPlan(ns, jobs.get(j.metadata.name));
-        trace[j.metadata.name].planned = Date.now();
-      }),
+  return watching(ns, async (watches) => {
+    const jobWatch = await watchObjects(admin, ns, "ElasticJob", JOB_API);
+    const names = Array.from({ length: JOBS }, (_, i) => `job-${i}`);
+    const times = Object.fromEntries(names.map((n) => [n, {}]));
+    const cpu = cpuMeter(controller.child.pid);
+    const served = await requestMeter();
+    const started = Date.now();
+    const jobs = new Map(
+      await Promise.all(
+        names.map(async (n) => {
+          const job = await createJob(newJob(ns, n, WORKERS));
+          times[n].written = Date.now();
+          return [n, job];
+        }),
+      ),
     );
-    const [pods, services] = await Promise.all([list("v1", "Pod", ns), list("v1", "Service", ns)]);
-    return allRunning(pods, JOBS * (WORKERS + 2)) && services.length === JOBS * (WORKERS + 2);
+    const planned = new Set();
+    const master = async () => {
+      const ready = [...jobWatch.objects.values()].filter((j) => j.running !== undefined && !planned.has(j.name));
+      await Promise.all(
+        ready.map(async (j) => {
+          planned.add(j.name);
+          times[j.name].jobRunning = j.running;
+          await createPlan(ns, masterPlan(jobs.get(j.name), 0, {}));
+          times[j.name].emptyPlan = Date.now();
+        }),
+      );
+    };
+    let result;
+    try {
+      result = await traced(watches, { started, pods: JOBS * (WORKERS + 2), services: JOBS * (WORKERS + 2), label: JOB_LABEL.ours, times, step: master });
+      result.cpu = cpu();
+      result.served = await served();
+    } finally {
+      jobWatch.stop();
+    }
+    await sleep(300);
+    if (process.env.BENCH_LOG) {
+      writeFileSync(process.env.BENCH_LOG, controller.lines.map((l) => JSON.stringify(l)).join("\n"));
+    }
+    if (process.env.BENCH_TRACE) {
+      writeFileSync(process.env.BENCH_TRACE, JSON.stringify({ started, jobs: result.trace }));
+    }
+    await controller.stop();
+    return { ...result, objects: JOBS * (WORKERS + 2) * 2 };
   });
-  const runningSeconds = (Date.now() - started) / 1000;
-  await sleep(300);
-  if (process.env.BENCH_LOG) {
-    writeFileSync(process.env.BENCH_LOG, controller.lines.map((l) => JSON.stringify(l)).join("\n"));
-  }
-  if (process.env.BENCH_TRACE) {
-    writeFileSync(process.env.BENCH_TRACE, JSON.stringify({ started, jobs: trace }));
-  }
-  const seconds = (controller.lastCreate() - started) / 1000;
-  await controller.stop();
-  return { seconds, runningSeconds, objects: JOBS * (WORKERS + 2) * 2 };
 }
 
 /**
@@ -188,15 +373,19 @@ async function bigPlan(ns, args) {
   const controller = new Controller(ns, args);
   await controller.ready();
   const callsBefore = await controller.metric("elasticjob_controller_api_requests_total");
-  const written = Date.now();
-  await createJob(newJob(ns, "big", WORKERS));
   // Its PS, a chief made of one worker, 999 workers and the master, each with its service.
   const objects = 2 * (WORKERS + 2);
-  await until(async () => (await list("v1", "Pod", ns)).length + (await list("v1", "Service", ns)).length === objects);
-  await sleep(500);
-  const seconds = (controller.lastCreate() - written) / 1000;
-  const calls = (await controller.metric("elasticjob_controller_api_requests_total")) - callsBefore;
-  const pods = (await list("v1", "Pod", ns)).length;
+  const { seconds, calls, pods } = await watching(ns, async ([podWatch, serviceWatch]) => {
+    const written = Date.now();
+    await createJob(newJob(ns, "big", WORKERS));
+    await until(async () => podWatch.objects.size + serviceWatch.objects.size === objects);
+    await sleep(500);
+    return {
+      seconds: (controller.lastCreate() - written) / 1000,
+      calls: (await controller.metric("elasticjob_controller_api_requests_total")) - callsBefore,
+      pods: podWatch.objects.size,
+    };
+  });
   await controller.stop();
   return { seconds, callsPerPod: calls / pods, calls, pods };
 }
@@ -238,11 +427,31 @@ async function twentyFloor(ns, headless) {
       items.push(headless && obj.kind === "Service" ? { ...obj, spec: { ...obj.spec, type: "ClusterIP", clusterIP: "None" } } : obj);
     }
   }
+  const count = (kind) => items.filter((o) => o.kind === kind).length;
+  return watching(ns, async (watches) => {
+    const started = Date.now();
+    await createAll(ns, items, 8);
+    const run = await traced(watches, { started, pods: count("Pod"), services: count("Service"), label: JOB_LABEL.ours, times: {} });
+    return { ...run, objects: items.length };
+  });
+}
+
+/**
+ * The 20 jobs' 240 services alone, made by a bare client `at` at once: ClusterIP (the spec's and
+ * DLRover's `_create_service_obj`: a cluster IP allocated, an IPAddress object written with each)
+ * or `headless` (Kubeflow's). Seconds to every one made.
+ */
+async function servicesAlone(ns, headless, at) {
+  const services = [];
+  for (let j = 0; j < 20; j += 1) {
+    const job = newJob(ns, `job-${j}`, 10);
+    for (const obj of api.render(job, api.initialScalePlan(job)).items.filter((o) => o.kind === "Service")) {
+      services.push(headless ? { ...obj, spec: { ...obj.spec, clusterIP: "None" } } : obj);
+    }
+  }
   const started = Date.now();
-  await createAll(ns, items, 8);
-  const created = (Date.now() - started) / 1000;
-  await until(async () => allRunning(await list("v1", "Pod", ns), items.filter((o) => o.kind === "Pod").length));
-  return { seconds: created, runningSeconds: (Date.now() - started) / 1000, objects: items.length };
+  await createAll(ns, services, at);
+  return { seconds: (Date.now() - started) / 1000, services: services.length };
 }
 
 /** A namespace with 10,000 pods of jobs (labelled as the controller's), made by a bare client. */
@@ -275,22 +484,27 @@ async function kubeflowTwentyJobs(ns, kubeflow) {
   const WORKERS = 10;
   const operator = await startKubeflow(kubeflow, ns);
   try {
-    const started = Date.now();
-    await Promise.all(
-      Array.from({ length: JOBS }, (_, i) => {
-        const body = tfJob(ns, `job-${i}`, { ps: 1, workers: WORKERS, container: TASK });
-        return ok(request(admin, "POST", `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, { body }), [201], "TFJob");
-      }),
-    );
-    let seconds;
-    await until(async () => {
-      const [pods, services] = await Promise.all([list("v1", "Pod", ns), list("v1", "Service", ns)]);
-      if (pods.length === JOBS * (WORKERS + 1) && services.length === JOBS * (WORKERS + 1)) {
-        seconds ??= (Date.now() - started) / 1000;
+    return await watching(ns, async (watches) => {
+      const names = Array.from({ length: JOBS }, (_, i) => `job-${i}`);
+      const times = Object.fromEntries(names.map((n) => [n, {}]));
+      const cpu = cpuMeter(operator.child.pid);
+      const served = await requestMeter();
+      const started = Date.now();
+      await Promise.all(
+        names.map(async (n) => {
+          const body = tfJob(ns, n, { ps: 1, workers: WORKERS, container: TASK });
+          await ok(request(admin, "POST", `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, { body }), [201], "TFJob");
+          times[n].written = Date.now();
+        }),
+      );
+      const result = await traced(watches, { started, pods: JOBS * (WORKERS + 1), services: JOBS * (WORKERS + 1), label: JOB_LABEL.kubeflow, times });
+      result.cpu = cpu();
+      result.served = await served();
+      if (process.env.BENCH_TRACE) {
+        writeFileSync(`${process.env.BENCH_TRACE}.kubeflow`, JSON.stringify({ started, jobs: result.trace }));
       }
-      return seconds !== undefined && allRunning(pods, JOBS * (WORKERS + 1));
+      return { ...result, objects: JOBS * (WORKERS + 1) * 2 };
     });
-    return { seconds, runningSeconds: (Date.now() - started) / 1000, objects: JOBS * (WORKERS + 1) * 2 };
   } finally {
     await operator.stop();
   }
@@ -309,10 +523,10 @@ try {
     const extra = process.env.BENCH_ARGS ? process.env.BENCH_ARGS.split(" ") : [];
     for (let i = 0; i < runs; i += 1) {
       const ours = await inNamespace("bench-20", (ns) => twentyJobs(ns, extra));
-      console.log(`20 jobs x (1 PS + 10 workers) ${extra.join(" ")}: jobs written -> ${ours.objects} pods and services created: ${ours.seconds.toFixed(2)} s; every pod Running: ${ours.runningSeconds.toFixed(2)} s`);
+      console.log(`20 jobs x (1 PS + 10 workers) ${extra.join(" ")}, ${ours.objects} pods and services: ${describeRun(ours)}`);
       if (kubeflow) {
         const kf = await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflow));
-        console.log(`Kubeflow training-operator v1.9.4, the same as TFJobs: written -> ${kf.objects} pods and services created: ${kf.seconds.toFixed(2)} s; every pod Running: ${kf.runningSeconds.toFixed(2)} s`);
+        console.log(`Kubeflow training-operator v1.9.4, the same as TFJobs, ${kf.objects} pods and services: ${describeRun(kf)}`);
       }
     }
     process.exit(0);
@@ -324,8 +538,10 @@ try {
   const race = { ours: [], kubeflow: [] };
   for (let i = 0; i < runs; i += 1) {
     race.ours.push(await inNamespace("bench-20", (ns) => twentyJobs(ns, LIMITS.default ?? [])));
+    console.log(`20 jobs x (1 PS + 10 workers), run ${i + 1}: ${describeRun(race.ours.at(-1))}`);
     if (kubeflow) {
       race.kubeflow.push(await inNamespace("bench-kf", (ns) => kubeflowTwentyJobs(ns, kubeflow)));
+      console.log(`Kubeflow training-operator v1.9.4, the same as TFJobs, run ${i + 1}: ${describeRun(race.kubeflow.at(-1))}`);
     }
   }
   for (const headless of [false, true]) {
@@ -333,7 +549,11 @@ try {
     figures[headless ? "twentyFloorHeadless" : "twentyFloor"] = floor20;
     console.log(`bare client, the 20 jobs' ${floor20.objects} pods and services${headless ? " (services headless)" : ""}, 8 at once: created ${floor20.seconds.toFixed(2)} s; every pod Running ${floor20.runningSeconds.toFixed(2)} s`);
   }
-  const median = (xs) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const at of [1, 8]) {
+    const [clusterIp, headless] = [await inNamespace("bench-svc", (ns) => servicesAlone(ns, false, at)), await inNamespace("bench-svc", (ns) => servicesAlone(ns, true, at))];
+    figures[`services${at}`] = { clusterIpSeconds: clusterIp.seconds, headlessSeconds: headless.seconds };
+    console.log(`bare client, the 20 jobs' ${clusterIp.services} services alone, ${at} at once: ClusterIP ${clusterIp.seconds.toFixed(2)} s, headless ${headless.seconds.toFixed(2)} s`);
+  }
   const side = (rs) => rs.length && { seconds: median(rs.map((r) => r.seconds)), runningSeconds: median(rs.map((r) => r.runningSeconds)), runs: rs.length };
   const ours = side(race.ours);
   console.log(`20 jobs x (1 PS + 10 workers), jobs written -> every pod and service created: ${ours.seconds.toFixed(2)} s; every pod Running: ${ours.runningSeconds.toFixed(2)} s (medians of ${runs})`);
