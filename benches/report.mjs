@@ -197,6 +197,14 @@ function table(dir) {
           `${kfRunning ? `${(f.twentyJobsRunningSeconds / kfRunning).toFixed(2)}x Kubeflow's ${s(kfRunning)}; ` : ""}goal: at most 0.8x${median}`,
         );
       }
+      if (limit === "default" && controller.twentyJobsCpu) {
+        const { ours, kubeflow } = controller.twentyJobsCpu;
+        row(
+          "the same 20 jobs: CPU seconds of the controller / of the cluster over the run",
+          `${s(ours.controller)} / ${s(ours.cluster)}`,
+          `${kubeflow ? `Kubeflow's operator ${s(kubeflow.controller)} / ${s(kubeflow.cluster)}; ` : ""}medians; the machine has 2 cores`,
+        );
+      }
       if (limit === "default" && controller.twentyFloor) {
         const floor = controller.twentyFloor;
         const headless = controller.twentyFloorHeadless;

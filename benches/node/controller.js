@@ -546,7 +546,7 @@ try {
   }
   for (const headless of [false, true]) {
     const floor20 = await inNamespace("bench-20-floor", (ns) => twentyFloor(ns, headless));
-    figures[headless ? "twentyFloorHeadless" : "twentyFloor"] = floor20;
+    figures[headless ? "twentyFloorHeadless" : "twentyFloor"] = { seconds: floor20.seconds, runningSeconds: floor20.runningSeconds, objects: floor20.objects };
     console.log(`bare client, the 20 jobs' ${floor20.objects} pods and services${headless ? " (services headless)" : ""}, 8 at once: created ${floor20.seconds.toFixed(2)} s; every pod Running ${floor20.runningSeconds.toFixed(2)} s`);
   }
   for (const at of [1, 8]) {
@@ -554,8 +554,15 @@ try {
     figures[`services${at}`] = { clusterIpSeconds: clusterIp.seconds, headlessSeconds: headless.seconds };
     console.log(`bare client, the 20 jobs' ${clusterIp.services} services alone, ${at} at once: ClusterIP ${clusterIp.seconds.toFixed(2)} s, headless ${headless.seconds.toFixed(2)} s`);
   }
-  const side = (rs) => rs.length && { seconds: median(rs.map((r) => r.seconds)), runningSeconds: median(rs.map((r) => r.runningSeconds)), runs: rs.length };
+  const side = (rs) =>
+    rs.length && {
+      seconds: median(rs.map((r) => r.seconds)),
+      runningSeconds: median(rs.map((r) => r.runningSeconds)),
+      cpu: Object.fromEntries(["controller", "cluster"].map((k) => [k, median(rs.map((r) => r.cpu[k]))])),
+      runs: rs.length,
+    };
   const ours = side(race.ours);
+  figures.twentyJobsCpu = { ours: ours.cpu, kubeflow: race.kubeflow.length ? side(race.kubeflow).cpu : undefined };
   console.log(`20 jobs x (1 PS + 10 workers), jobs written -> every pod and service created: ${ours.seconds.toFixed(2)} s; every pod Running: ${ours.runningSeconds.toFixed(2)} s (medians of ${runs})`);
   if (kubeflow) {
     const kf = side(race.kubeflow);
