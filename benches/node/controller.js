@@ -414,19 +414,28 @@ async function floor(ns) {
 }
 
 /**
+ * The objects of `kinds` the core renders for the 20 jobs' first plans in `ns` (their masters'
+ * among them); with `headless`, each service `clusterIP: None`, as Kubeflow's are.
+ */
+function twentyJobsObjects(ns, kinds, headless) {
+  const objects = [];
+  for (let j = 0; j < 20; j += 1) {
+    const job = newJob(ns, `job-${j}`, 10);
+    for (const obj of api.render(job, api.initialScalePlan(job)).items.filter((o) => kinds.includes(o.kind))) {
+      objects.push(headless && obj.kind === "Service" ? { ...obj, spec: { ...obj.spec, type: "ClusterIP", clusterIP: "None" } } : obj);
+    }
+  }
+  return objects;
+}
+
+/**
  * The floor of the 20 jobs: their task pods and services (the core's render of each job's first
  * plan, 440 objects) and their masters' (40), made by a bare client 8 at once, to every pod
  * Running; with `headless`, each service `clusterIP: None` as Kubeflow's are (no cluster IP to
  * allocate), to tell what the objects themselves cost the cluster.
  */
 async function twentyFloor(ns, headless) {
-  const items = [];
-  for (let j = 0; j < 20; j += 1) {
-    const job = newJob(ns, `job-${j}`, 10);
-    for (const obj of api.render(job, api.initialScalePlan(job)).items.filter((o) => o.kind === "Pod" || o.kind === "Service")) {
-      items.push(headless && obj.kind === "Service" ? { ...obj, spec: { ...obj.spec, type: "ClusterIP", clusterIP: "None" } } : obj);
-    }
-  }
+  const items = twentyJobsObjects(ns, ["Pod", "Service"], headless);
   const count = (kind) => items.filter((o) => o.kind === kind).length;
   return watching(ns, async (watches) => {
     const started = Date.now();
@@ -442,13 +451,7 @@ async function twentyFloor(ns, headless) {
  * or `headless` (Kubeflow's). Seconds to every one made.
  */
 async function servicesAlone(ns, headless, at) {
-  const services = [];
-  for (let j = 0; j < 20; j += 1) {
-    const job = newJob(ns, `job-${j}`, 10);
-    for (const obj of api.render(job, api.initialScalePlan(job)).items.filter((o) => o.kind === "Service")) {
-      services.push(headless ? { ...obj, spec: { ...obj.spec, clusterIP: "None" } } : obj);
-    }
-  }
+  const services = twentyJobsObjects(ns, ["Service"], headless);
   const started = Date.now();
   await createAll(ns, services, at);
   return { seconds: (Date.now() - started) / 1000, services: services.length };
