@@ -35,7 +35,7 @@ use crate::error::{Code, Problem};
 use crate::podgroup::{self, Gang, KIND_POD_GROUP, PodGroup, PodGroupSpec};
 use crate::quantity::Amount;
 use crate::template::{self, Options};
-use crate::{job, naming};
+use crate::{job, naming, sorted};
 
 /// Volcano's queue of a PodGroup whose job names none (training-operator's default).
 pub const DEFAULT_QUEUE: &str = "default";
@@ -95,7 +95,7 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, at_floor
     let floor = floor(job, plan, policy.min_available);
     let tasks = floor.iter().fold(0i32, |n, (_, c)| n.saturating_add(*c));
     let min_resources = match &policy.min_resources {
-        Some(given) => given.iter().map(|(k, q)| (k.clone(), Quantity(crate::quantity::canonical(&q.0)))).collect(),
+        Some(given) => sorted::map(given.iter().map(|(k, q)| (k.clone(), Quantity(crate::quantity::canonical(&q.0))))),
         None => requests_of(job, plan, options, &floor, gang == Gang::Volcano),
     };
     let master = ReplicaType::DlroverMaster.as_str().to_owned();
@@ -113,7 +113,7 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, at_floor
             priority_class_name: priority_class,
             min_resources: Some(min_resources),
             min_task_member: Some(if at_floor {
-                floor.iter().filter(|(_, n)| *n > 0).map(|(t, n)| (t.as_str().to_owned(), *n)).collect()
+                sorted::map(floor.iter().filter(|(_, n)| *n > 0).map(|(t, n)| (t.as_str().to_owned(), *n)))
             } else {
                 BTreeMap::from([(master, 1)])
             }),
@@ -134,14 +134,14 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, at_floor
     let labels = BTreeMap::from([(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())]);
     // The job's annotations, as training-operator gives them to the PodGroup it makes (Volcano's
     // `volcano.sh/preemptable` and the like), less kubectl's record of the job's own manifest.
-    let annotations: BTreeMap<String, String> = job
-        .metadata
-        .annotations
-        .iter()
-        .flatten()
-        .filter(|(k, _)| k.as_str() != LAST_APPLIED)
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let annotations: BTreeMap<String, String> = sorted::map(
+        job.metadata
+            .annotations
+            .iter()
+            .flatten()
+            .filter(|(k, _)| k.as_str() != LAST_APPLIED)
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     Some(PodGroup {
         api_version: Some(gang.api_version().to_owned()),
         kind: Some(KIND_POD_GROUP.to_owned()),
@@ -322,7 +322,7 @@ fn requests_of(
         let Ok(made) = template::task_template(job, replica_type, &resource) else { continue };
         add(made.spec.as_ref(), n);
     }
-    totals.into_iter().filter(|(_, a)| *a != Amount::ZERO).map(|(k, a)| (k, Quantity(a.to_string()))).collect()
+    sorted::map(totals.into_iter().filter(|(_, a)| *a != Amount::ZERO).map(|(k, a)| (k, Quantity(a.to_string()))))
 }
 
 /// What one pod requests, as Kubernetes counts it (its scheduler's and the kubelet's

@@ -16,7 +16,7 @@ use crate::api::{
 use crate::error::{Code, Error, Result};
 use crate::podgroup::{self, Gang};
 use crate::quantity::Amount;
-use crate::{naming, pod};
+use crate::{naming, pod, sorted};
 
 /// The replica spec a type's pods are made from: its own, or the worker's for a chief (upstream
 /// runs a chief from the worker template when the job gives none).
@@ -88,10 +88,11 @@ pub fn namespace(job: &ElasticJob) -> Option<&str> {
 /// `<job>-initial`; the master's own is `<job>-scaleplan-<n>` and lists each PS as
 /// `<service>.<namespace>.svc:2222`.
 pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
-    let specs = master_first_plan(job)
-        .into_iter()
-        .map(|(t, g)| (t, ReplicaResourceSpec { replicas: g.count, resource: g.resource() }))
-        .collect();
+    let specs = sorted::map(
+        master_first_plan(job)
+            .into_iter()
+            .map(|(t, g)| (t, ReplicaResourceSpec { replicas: g.count, resource: g.resource() })),
+    );
     first_plan(job, specs)
 }
 
@@ -253,7 +254,9 @@ fn write_tenths(f: &mut std::fmt::Formatter<'_>, x: f64) -> std::fmt::Result {
             write_whole(f, x.abs())?;
             f.write_str(".0")
         }
-        None => write!(f, "{x}"),
+        // As Rust writes them, without its float printer.
+        None if x.is_nan() => f.write_str("NaN"),
+        None => write!(f, "{sign}inf"),
     }
 }
 
@@ -332,10 +335,9 @@ const MASTER_MIN_VALID_MEMORY_MI: i64 = 1024;
 ///
 /// Every type the job declares is in the plan, with 0 replicas too.
 pub fn master_first_plan(job: &ElasticJob) -> BTreeMap<ReplicaType, MasterGroup> {
-    let mut groups: BTreeMap<ReplicaType, MasterGroup> = ReplicaType::TASKS
-        .into_iter()
-        .filter_map(|t| job.declared_replica_spec(t).map(|s| (t, master_reading(s))))
-        .collect();
+    let mut groups: BTreeMap<ReplicaType, MasterGroup> = sorted::map(
+        ReplicaType::TASKS.into_iter().filter_map(|t| job.declared_replica_spec(t).map(|s| (t, master_reading(s)))),
+    );
     if job.strategy() != api::DistributionStrategy::ParameterServerStrategy {
         return groups;
     }

@@ -34,7 +34,7 @@ use crate::workload::{
     FINISHED, KIND_WORKLOAD, LABEL_POD_SET, LABEL_PRIORITY_CLASS, LABEL_QUEUE_NAME, PodSet, PriorityClassRef,
     ResourceFlavor, WORKLOAD_API_VERSION, Workload, WorkloadSpec,
 };
-use crate::{job, naming};
+use crate::{job, naming, sorted};
 
 /// What a host observed of Kueue for one job, for [`crate::controller_pass_queued`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -209,14 +209,10 @@ pub fn admitted_counts(workload: &Workload) -> BTreeMap<ReplicaType, i32> {
     };
     let pod_set_count =
         |name: &str| workload.spec.pod_sets.iter().find(|p| p.name == name).map_or(0, |p| p.count.max(0));
-    admission
-        .pod_set_assignments
-        .iter()
-        .filter_map(|a| {
-            let spec = pod_set_count(&a.name);
-            Some((ReplicaType::parse(&a.name)?, a.count.map_or(spec, |n| n.min(spec))))
-        })
-        .collect()
+    sorted::map(admission.pod_set_assignments.iter().filter_map(|a| {
+        let spec = pod_set_count(&a.name);
+        Some((ReplicaType::parse(&a.name)?, a.count.map_or(spec, |n| n.min(spec))))
+    }))
 }
 
 /// The job as its admitted pods are made: each admitted pod set's template (the master's too)

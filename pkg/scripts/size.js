@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 
-const GOAL = 200_000;
+// Issue 48's goal for the package's module.
+const GOAL = 300_000;
 const [before, shipped, budgetText] = process.argv.slice(2);
 const budget = Number(budgetText);
 if (!before || !shipped || !Number.isInteger(budget)) {

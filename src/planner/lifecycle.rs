@@ -15,7 +15,7 @@ use crate::plan::{Action, Cause, Event, Plan};
 use crate::queue;
 use crate::status::{self, update_status};
 use crate::template::Options;
-use crate::{job, naming, pod, template, validate};
+use crate::{job, naming, pod, sorted, template, validate};
 
 /// Why a finished job's pods are deleted.
 pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
@@ -466,7 +466,7 @@ pub(super) struct Passed {
 /// (`plans` oldest first), else by the first plan its master writes.
 fn planned_targets(job: &ElasticJob, plans: &[&ScalePlan]) -> BTreeMap<ReplicaType, i32> {
     let mut targets: BTreeMap<ReplicaType, i32> =
-        job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)).collect();
+        sorted::map(job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)));
     let done = plans.iter().filter(|p| p.status.as_ref().and_then(|s| s.phase) == Some(JobConditionType::Succeeded));
     for plan in done {
         for (t, spec) in &plan.spec.replica_resource_specs {

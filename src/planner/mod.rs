@@ -44,7 +44,7 @@ use crate::queue::QueueState;
 use crate::template::{self, Options, PodFactory, TaskMeta};
 use crate::tfconfig::Marked;
 use crate::validate::{self, MAX_TF_CONFIG_HOSTS};
-use crate::{job, naming, pod};
+use crate::{job, naming, pod, sorted};
 
 /// What a host observed of one job for a controller pass: the job (`None` when it does not exist
 /// (yet)), its ScalePlans, pods and services.
@@ -166,25 +166,23 @@ impl<'a> Planner<'a> {
                 *next = (*next).max(i64::from(id) + 1);
             }
         }
-        let newest = by_type
-            .iter()
-            .flat_map(|(t, pods)| {
-                newest_by_rank(pods.iter().copied()).into_iter().map(move |(rank, p)| ((*t, rank), p))
-            })
-            .collect();
+        let newest = sorted::map(by_type.iter().flat_map(|(t, pods)| {
+            newest_by_rank(pods.iter().copied()).into_iter().map(move |(rank, p)| ((*t, rank), p))
+        }));
         Ok(Planner {
             job,
             options,
             factory: PodFactory::new(job, layout_plan, pods, template::gang(job, options)),
             pods: by_type,
             newest,
-            names: pods.iter().map(pod::name).collect(),
-            reserved: [&layout_plan.spec.create_pods, &layout_plan.spec.remove_pods]
-                .into_iter()
-                .flatten()
-                .filter_map(|m| m.pod_name(name))
-                .collect(),
-            migrating: layout_plan.spec.migrate_pods.iter().map(|m| m.name.clone()).collect(),
+            names: sorted::set(pods.iter().map(pod::name)),
+            reserved: sorted::set(
+                [&layout_plan.spec.create_pods, &layout_plan.spec.remove_pods]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|m| m.pod_name(name)),
+            ),
+            migrating: sorted::set(layout_plan.spec.migrate_pods.iter().map(|m| m.name.clone())),
             actions: Vec::new(),
             deleted: BTreeSet::new(),
             created: BTreeSet::new(),
@@ -196,7 +194,9 @@ impl<'a> Planner<'a> {
             tf_hosts: 0,
             deferred: false,
             quota_wait: false,
-            targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
+            targets: sorted::map(
+                ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))),
+            ),
             hold: None,
             gang_wait: None,
             status_write: None,

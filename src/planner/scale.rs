@@ -12,7 +12,7 @@ use crate::api::{JobConditionType, PodMeta, ReplicaType, ResourceList, ScalePlan
 use crate::error::Result;
 use crate::plan::Cause;
 use crate::template::TaskMeta;
-use crate::{job, naming, pod};
+use crate::{job, naming, pod, sorted};
 
 impl<'a> Planner<'a> {
     /// Creates, deletes and migrates the pods of one task type so the job matches `plan`.
@@ -20,10 +20,11 @@ impl<'a> Planner<'a> {
         let job = self.job.name();
         let spec = &plan.spec;
         let mine = |m: &&PodMeta| m.replica_type() == Some(replica_type);
-        let removed: BTreeSet<String> = spec.remove_pods.iter().filter(mine).filter_map(|m| m.pod_name(job)).collect();
-        let create_ranks: BTreeSet<i32> = spec.create_pods.iter().filter(mine).map(|m| m.rank_index).collect();
+        let removed: BTreeSet<String> =
+            sorted::set(spec.remove_pods.iter().filter(mine).filter_map(|m| m.pod_name(job)));
+        let create_ranks: BTreeSet<i32> = sorted::set(spec.create_pods.iter().filter(mine).map(|m| m.rank_index));
         let migrate_to: BTreeMap<String, &ResourceList> =
-            spec.migrate_pods.iter().filter(mine).map(|m| (m.name.clone(), &m.resource)).collect();
+            sorted::map(spec.migrate_pods.iter().filter(mine).map(|m| (m.name.clone(), &m.resource)));
         let target = spec.replica_resource_specs.get(&replica_type);
 
         // Live ranks, not counting pods the plan removes.
@@ -44,7 +45,7 @@ impl<'a> Planner<'a> {
             let failed =
                 self.failed_ranks(replica_type, &removed).filter(|r| usize::try_from(*r).is_ok_and(|r| r < want));
             let total: BTreeSet<i32> =
-                ranks.keys().copied().chain(create_ranks.iter().copied()).chain(failed).collect();
+                sorted::set(ranks.keys().copied().chain(create_ranks.iter().copied()).chain(failed));
             if want < total.len() {
                 // Scale down from the highest ranks, never one the plan itself creates.
                 let mut excess = total.len() - want;

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use crate::podspec::ObjectMeta;
 
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
-use crate::queue;
 use crate::workload::{
     ADMITTED, ANNOTATION_ELASTIC_JOB, ANNOTATION_REPLACEMENT_FOR, ANNOTATION_SLICE_NAME, EVICTED, FINISHED,
     KIND_WORKLOAD, REASON_SLICE_REPLACED, WORKLOAD_API_VERSION, Workload,
 };
+use crate::{queue, sorted};
 
 /// The job's slices picked for the pass (see [`pick`]).
 pub(super) struct Picked<'w> {
@@ -152,7 +152,7 @@ pub(super) fn new_slice(job: &ElasticJob, w: &Workload, counts: &BTreeMap<String
             name: Some(queue::slice_name(job, n)),
             namespace,
             labels: Some(BTreeMap::from([(crate::naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())])),
-            annotations: Some(BTreeMap::from([
+            annotations: Some(sorted::map([
                 (ANNOTATION_REPLACEMENT_FOR.to_owned(), replaces),
                 (ANNOTATION_ELASTIC_JOB.to_owned(), "true".to_owned()),
                 (ANNOTATION_SLICE_NAME.to_owned(), queue::workload_name(job)),

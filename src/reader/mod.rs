@@ -15,6 +15,7 @@ use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
 use crate::error::{Code, Step, field_path};
+use crate::quantity::float_text;
 
 mod repair;
 
@@ -150,11 +151,13 @@ impl de::Error for ReadError {
     }
 
     fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
-        ReadError {
-            code: Code::InvalidType,
-            message: format!("invalid type: {unexpected}, expected {expected}"),
-            kind: Kind::Value,
-        }
+        let message = format!("invalid type: {}, expected {expected}", Found(unexpected));
+        ReadError { code: Code::InvalidType, message, kind: Kind::Value }
+    }
+
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        let message = format!("invalid value: {}, expected {expected}", Found(unexpected));
+        ReadError { code: Code::InvalidValue, message, kind: Kind::Value }
     }
 
     fn missing_field(field: &'static str) -> Self {
@@ -172,6 +175,41 @@ impl de::Error for ReadError {
         // Worded as serde words it (its own error type keeps the default wording).
         let message = <de::value::Error as de::Error>::unknown_variant(variant, expected).to_string();
         ReadError { code: Code::InvalidValue, message, kind: Kind::UnknownVariant(expected.first().copied()) }
+    }
+}
+
+/// A value a type did not expect, worded as serde's `Unexpected` words it, a float written by
+/// [`float_text`] rather than by Rust's float printer, which with its tables weighs 14 KB of the
+/// npm package's module.
+struct Found<'a>(Unexpected<'a>);
+
+impl Display for Found<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Unexpected::Bool(b) => write!(f, "boolean `{b}`"),
+            Unexpected::Unsigned(i) => write!(f, "integer `{i}`"),
+            Unexpected::Signed(i) => write!(f, "integer `{i}`"),
+            Unexpected::Float(x) => {
+                // serde's `WithDecimalPoint`: `.0` after a finite whole number.
+                let text = float_text(x);
+                let point = if x.is_finite() && !text.contains('.') { ".0" } else { "" };
+                write!(f, "floating point `{text}{point}`")
+            }
+            Unexpected::Char(c) => write!(f, "character `{c}`"),
+            Unexpected::Str(s) => write!(f, "string {s:?}"),
+            Unexpected::Bytes(_) => f.write_str("byte array"),
+            Unexpected::Unit => f.write_str("unit value"),
+            Unexpected::Option => f.write_str("Option value"),
+            Unexpected::NewtypeStruct => f.write_str("newtype struct"),
+            Unexpected::Seq => f.write_str("sequence"),
+            Unexpected::Map => f.write_str("map"),
+            Unexpected::Enum => f.write_str("enum"),
+            Unexpected::UnitVariant => f.write_str("unit variant"),
+            Unexpected::NewtypeVariant => f.write_str("newtype variant"),
+            Unexpected::TupleVariant => f.write_str("tuple variant"),
+            Unexpected::StructVariant => f.write_str("struct variant"),
+            Unexpected::Other(other) => f.write_str(other),
+        }
     }
 }
 
@@ -328,12 +366,29 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
         }
     }
 
+    /// k8s-openapi's `Quantity` takes a number as the text Rust writes it: a float is handed to it
+    /// as that text ([`float_text`]), so its own float arm, and Rust's float
+    /// printer with it (14 KB of the npm package's module), is never compiled. Anything else, as
+    /// its `deserialize_any` would have it. Inlined, so the name is known where it is compared.
+    #[inline(always)]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        visitor.visit_newtype_struct(self)
+        if name != "Quantity" {
+            return visitor.visit_newtype_struct(self);
+        }
+        self.track.hint = Some(Hint::Any);
+        match self.value {
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => visitor.visit_u64(u),
+                (None, Some(i)) => visitor.visit_i64(i),
+                (None, None) => visitor.visit_string(float_text(n.as_f64().unwrap_or(f64::NAN))),
+            },
+            Value::String(s) => visitor.visit_string(s),
+            other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+        }
     }
 
     /// Enums are read from their name (`"OnFailure"`); the inputs hold no other kind.
@@ -551,6 +606,30 @@ mod tests {
             Ok(v) => (format!("read {v:?}"), Code::InvalidValue, String::new()),
             Err(e) => (outcome.error_path, e.code, e.message),
         }
+    }
+
+    /// A float where another kind is asked for is worded as serde words it, and a quantity given
+    /// as a float is the text k8s-openapi's `Quantity` makes of it, without Rust's float printer.
+    #[test]
+    fn floats_read_as_serde_and_k8s_openapi_read_them() {
+        use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+        let floats = [0.5, -2.5, 1e21, 1e-7, 1658206780088562.2, 3.0e300, 123.456];
+        for x in floats {
+            let (_, code, message) = error_of::<String>(json!(x));
+            let serdes = <de::value::Error as de::Error>::invalid_type(Unexpected::Float(x), &"a string");
+            assert_eq!((code, message), (Code::InvalidType, serdes.to_string()));
+            let ours = read::<Quantity>(json!(x)).result.unwrap();
+            let k8s: Quantity = serde_json::from_value(json!(x)).unwrap();
+            assert_eq!(ours, k8s, "{x}");
+        }
+        for (value, quantity) in [(json!(2), "2"), (json!(-3), "-3"), (json!("250m"), "250m")] {
+            assert_eq!(read::<Quantity>(value).result.unwrap().0, quantity);
+        }
+        let (path, code, message) = error_of::<Quantity>(json!([1]));
+        assert_eq!(
+            (path.as_str(), code, message.as_str()),
+            ("", Code::InvalidType, "invalid type: sequence, expected Quantity")
+        );
     }
 
     #[test]

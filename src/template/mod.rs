@@ -31,7 +31,7 @@ use crate::api::{self, DistributionStrategy, ElasticJob, OptimizeMode, ReplicaTy
 use crate::error::{Code, Error, Result, into_result};
 use crate::podgroup::{self, Gang};
 use crate::tfconfig::{ClusterLayout, Marked, set_env};
-use crate::{job, naming, pod, quantity, workload};
+use crate::{job, naming, pod, quantity, sorted, workload};
 
 mod account;
 
@@ -229,7 +229,7 @@ fn task_endpoint(job: &ElasticJob, replica_type: ReplicaType, rank: i32, address
 }
 
 fn rank_service(job: &ElasticJob, replica_type: ReplicaType, rank: i32, name: String, port: i32) -> Service {
-    let selector = BTreeMap::from([
+    let selector = sorted::map([
         (naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned()),
         (naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned()),
         (naming::LABEL_RANK_INDEX.to_owned(), rank.to_string()),
@@ -380,11 +380,11 @@ pub fn master_command(job: &ElasticJob, namespace: Option<&str>) -> Vec<String> 
 /// 50001), selecting the job's `dlrover-master` pod by job name and replica type.
 pub fn master_service(job: &ElasticJob) -> Service {
     let name = job.name();
-    let labels = BTreeMap::from([
+    let labels = sorted::map([
         (naming::LABEL_APP.to_owned(), naming::APP_NAME.to_owned()),
         (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
     ]);
-    let selector = BTreeMap::from([
+    let selector = sorted::map([
         (naming::LABEL_JOB_NAME.to_owned(), name.to_owned()),
         (naming::LABEL_REPLICA_TYPE.to_owned(), ReplicaType::DlroverMaster.as_str().to_owned()),
     ]);
@@ -613,10 +613,10 @@ pub(crate) fn master_tmp() -> (Volume, VolumeMount) {
 
 fn default_master_template(image: &str) -> PodTemplateSpec {
     let (tmp, tmp_mount) = master_tmp();
-    let resource: ResourceList = [("cpu", "1"), ("ephemeral-storage", "2Gi"), ("memory", "2Gi")]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(v.to_owned())))
-        .collect();
+    let resource: ResourceList = sorted::map(
+        [("cpu", "1"), ("ephemeral-storage", "2Gi"), ("memory", "2Gi")]
+            .map(|(k, v)| (k.to_owned(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(v.to_owned()))),
+    );
     PodTemplateSpec {
         metadata: None,
         spec: Some(PodSpec {

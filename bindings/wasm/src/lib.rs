@@ -736,7 +736,12 @@ impl ObjectStore {
 /// caller to throw.
 #[wasm_bindgen(js_name = notJson, unchecked_return_type = "ElasticJobError")]
 pub fn not_json(root: &str, steps: &str, message: &str) -> JsValue {
-    let steps: Vec<Value> = serde_json::from_str(steps).unwrap_or_default();
+    // Read as a `Value`, not a `Vec`: serde_json's reader of a `Vec` words a wrong type, which
+    // compiles Rust's float printer (14 KB) into the module for a message no one sees.
+    let steps = match serde_json::from_str(steps) {
+        Ok(Value::Array(steps)) => steps,
+        _ => Vec::new(),
+    };
     let steps: Vec<Step> = steps
         .into_iter()
         .map(|s| match s {
