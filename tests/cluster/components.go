@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilcompatibility "k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +28,7 @@ import (
 	kwokconfig "sigs.k8s.io/kwok/pkg/config"
 	kwok "sigs.k8s.io/kwok/pkg/kwok/controllers"
 	kwokclient "sigs.k8s.io/kwok/pkg/utils/client"
+	"sigs.k8s.io/kwok/pkg/utils/lifecycle"
 	"sigs.k8s.io/kwok/pkg/utils/slices"
 )
 
@@ -228,6 +230,7 @@ func (c cluster) runKwok(ctx context.Context) error {
 	if err := dropOwnLeases(ctx, typedClient); err != nil {
 		return err
 	}
+	warmKwokCEL(ctx, byResource)
 	ctr, err := kwok.NewController(kwok.Config{
 		Clock:                         clock.RealClock{},
 		DynamicClient:                 dynamicClient,
@@ -257,6 +260,35 @@ func (c cluster) runKwok(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// warmKwokCEL makes, once and in this goroutine, the CEL environment of each stage, as kwok's
+// workers make theirs at the first object of the stage's kind. easycel v0.6.0, which kwok's
+// environments are built with, caches the Go types it has seen in package maps without a lock
+// (types.go: typeValueMap, typeTraitMap): kwok's workers, making their stages' environments at once
+// on a start with nodes and pods to play, wrote them together, and `fatal error: concurrent map
+// writes` in easycel.getTrait ended the whole control plane (the soak of make bench, seed 20261207,
+// its third restart-apiserver). Once the types of a Node, a Pod and the stages' functions are
+// cached, the workers' environments only read the maps. The stages match by jq, not CEL: no
+// expression is evaluated, and the environments are all there is to warm.
+func warmKwokCEL(ctx context.Context, byResource map[internalversion.StageResourceRef][]*internalversion.Stage) {
+	for ref, list := range byResource {
+		var data any = &unstructured.Unstructured{Object: map[string]any{}}
+		switch ref.Kind {
+		case "Node":
+			data = &corev1.Node{}
+		case "Pod":
+			data = &corev1.Pod{}
+		}
+		for _, stage := range list {
+			lc, err := lifecycle.NewLifecycle([]*internalversion.Stage{stage})
+			if err != nil {
+				continue
+			}
+			// Only the environment is wanted: whether the empty object matches does not matter.
+			_, _ = lc.Match(ctx, &lifecycle.Event{Data: data})
+		}
+	}
 }
 
 // dropOwnLeases deletes the node Leases a former start of kwok holds, before the new one starts.
