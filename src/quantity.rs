@@ -154,13 +154,14 @@ fn tie_away_from_zero(x: f64, digits: &str, point: i64) -> Option<String> {
     let shift = 1075 - biased.max(1) - i64::from(m.trailing_zeros());
     let f = u32::try_from(shift).ok()?; // |x| = n / 2^f, f > 0
     let shown = u32::try_from(i64::try_from(digits.len()).ok()? - point).ok()?;
-    if f != shown + 1 || f > 24 {
+    if f != shown + 1 {
         return None;
     }
-    // |x| * 10^f exactly, against the digits times 10.
-    let exact = u128::from(m >> m.trailing_zeros()) * 5u128.pow(f);
+    // |x| * 10^f exactly, against the digits times 10. A tie has at most 18 significant digits,
+    // so where this does not fit in 128 bits there is none.
+    let exact = u128::from(m >> m.trailing_zeros()).checked_mul(5u128.checked_pow(f)?)?;
     let ours: u128 = digits.parse().ok()?;
-    (exact == ours * 10 + 5).then(|| (ours + 1).to_string())
+    (exact == ours.checked_mul(10)?.checked_add(5)?).then(|| (ours + 1).to_string())
 }
 
 fn bounded(nanos: i128, binary: bool) -> Option<Amount> {
@@ -308,9 +309,10 @@ mod tests {
     use super::*;
 
     /// `float_text` is `x.to_string()`: powers of ten and their neighbours, halves and tenths,
-    /// the edges of the range, a million bit patterns, and a million values of 17 digits, half of
-    /// them with a short binary fraction (where serde_json's digits and Rust's differed in 261 of a
-    /// million before ties were taken away from zero).
+    /// powers of two and their small odd multiples, the edges of the range, a million bit
+    /// patterns, and a million values of 17 digits, half of them with a short binary fraction
+    /// (where serde_json's digits and Rust's differed in 261 of a million before ties were taken
+    /// away from zero).
     #[test]
     fn float_text_is_rusts_display() {
         let mut cases =
@@ -328,6 +330,13 @@ mod tests {
             ]);
         }
         cases.extend((0..2000).map(|k| f64::from(k) / 10.0));
+        // Powers of two and small odd multiples of them: exact decimals of few digits, ties where
+        // the shortest form has one digit fewer (2^-25 = 2.98023223876953125e-8).
+        for e in -1074..1024 {
+            for n in [1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0, 1023.0, 4097.0] {
+                cases.extend([n * 2f64.powi(e), -n * 2f64.powi(e)]);
+            }
+        }
         // Where the shortest digits come to 17 and a tie between two of them can fall.
         let mut state: u64 = 0x2545_F491_4F6C_DD1D;
         for _ in 0..500_000 {
