@@ -2,10 +2,10 @@
 //!
 //! `collect` into a `BTreeMap` or a `BTreeSet` sorts the entries with the standard library's
 //! stable sort and then bulk-builds the tree, and both are compiled anew for each type of entry:
-//! about 3 KB of each WebAssembly module for every type collected (docs/benchmarks.md, "Where the
-//! modules' bytes go"). Inserting uses the tree's `insert`, compiled once for each type the core
-//! keeps anyway. The result is the same: for equal keys, the last value is kept, as `collect` keeps
-//! it.
+//! about 4 KB of each WebAssembly module's raw code for every type collected (docs/benchmarks.md,
+//! "Where the modules' bytes go"). Inserting uses the tree's `insert`, compiled once for each type
+//! the core keeps anyway. The result is the same: for equal keys, the last value is kept, as
+//! `collect` keeps it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
