@@ -66,11 +66,12 @@ NPM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = 
 # against the table to 454,248 B; a container's ports and mounts, a pod's OS and tolerations to
 # 441,273 B; a job status's label selector and owner references to 438,205 B; maps and sets built
 # by inserting rather than collected (a stable sort and a bulk build compiled for every type
-# collected: src/sorted.rs) and no path left to Rust's float printer to 401,928 B, and the budget
-# is that plus 0.1%. Issue 48 asks for 450,000, 300,000 the goal;
+# collected: src/sorted.rs) and no path left to Rust's float printer to 401,928 B; the planner's two
+# trees of one entry a pod collected again (a pass over 10,000 pods 23% slower inserted) to
+# 407,124 B, and the budget is that plus 0.1%. Issue 48 asks for 450,000, 300,000 the goal;
 # docs/benchmarks.md ("Where the modules' bytes go") has what the bytes are and what stands in the
 # way.
-NPM_WASM_BUDGET := 402300
+NPM_WASM_BUDGET := 407600
 NPM_CHROMIUM := /usr/bin/chromium
 NPM_CHROMEDRIVER := /usr/bin/chromedriver
 NPM_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
