@@ -11,6 +11,8 @@ use crate::podspec::{EnvVar, LabelSelector, ObjectMeta, PodTemplateSpec, Time};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::{Deserialize, Serialize};
 
+use crate::fields::deserialize_defaults;
+
 /// The API group of both resources.
 pub const GROUP: &str = "elastic.iml.github.io";
 /// The `apiVersion` of both resources.
@@ -212,7 +214,7 @@ pub enum ConditionStatus {
 }
 
 /// An `ElasticJob`: a training job whose replicas the DLRover master scales.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ElasticJob {
@@ -234,7 +236,7 @@ pub struct ElasticJob {
 }
 
 /// The desired state of an [`ElasticJob`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ElasticJobSpec {
@@ -270,7 +272,7 @@ pub struct ElasticJobSpec {
 /// an ElasticJob: the same field names and types. A field left out keeps DLRover's behaviour
 /// (no deadline, no backoff limit, a finished job's running pods stopped, the job kept); `suspend`
 /// is the job's `spec.suspend`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RunPolicy {
@@ -300,7 +302,7 @@ pub struct RunPolicy {
 
 /// Kubeflow's `SchedulingPolicy` (training-operator v1.9): the same field names and meaning, so a
 /// TFJob's block works unchanged. Every field is optional.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SchedulingPolicy {
@@ -335,7 +337,7 @@ pub enum CleanPodPolicy {
 }
 
 /// How many replicas of one type to run, and how.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSpec {
@@ -384,7 +386,7 @@ impl ReplicaSpec {
 
 /// The observed state of an [`ElasticJob`], in the shape of DLRover's CRD: the common job status
 /// of Kubeflow's operators under `status`, beside the job's `phase` and `scalePlan`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ElasticJobStatus {
@@ -413,7 +415,7 @@ impl ElasticJobStatus {
 
 /// The common job status (Kubeflow's `JobStatus`). `conditions` and `replicaStatuses` are always
 /// written, as DLRover's CRD requires them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct JobStatus {
@@ -435,7 +437,7 @@ pub struct JobStatus {
 }
 
 /// Pod counts of one replica type. Zero counts are left out of the JSON, as upstream does.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReplicaStatus {
     /// Replicas at the start of the current scale plan.
@@ -487,7 +489,7 @@ pub struct JobCondition {
 }
 
 /// A `ScalePlan`: what the master wants the job to look like next.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ScalePlan {
@@ -509,7 +511,7 @@ pub struct ScalePlan {
 }
 
 /// The changes a [`ScalePlan`] asks for.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleSpec {
@@ -546,7 +548,7 @@ impl ScaleSpec {
 }
 
 /// The target of one replica type.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReplicaResourceSpec {
     /// How many replicas (left out of the JSON when 0, as upstream writes it).
@@ -558,7 +560,7 @@ pub struct ReplicaResourceSpec {
 }
 
 /// One pod of a plan.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodMeta {
@@ -585,7 +587,7 @@ pub struct PodMeta {
 }
 
 /// The progress of a [`ScalePlan`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ScalePlanStatus {
@@ -598,6 +600,49 @@ pub struct ScalePlanStatus {
     /// `Created`, `Pending`, `Scaling`, `Succeeded`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<JobConditionType>,
+}
+
+deserialize_defaults! {
+    test api_keys_are_the_written_ones;
+    ElasticJob { api_version "apiVersion", kind "kind", metadata "metadata", spec "spec", status "status", }
+    ElasticJobSpec {
+        distribution_strategy "distributionStrategy", resource_limits "resourceLimits", optimize_mode "optimizeMode",
+        brain_service "brainService", replica_specs "replicaSpecs", envs "envs", suspend "suspend",
+        run_policy "runPolicy",
+    }
+    RunPolicy {
+        clean_pod_policy "cleanPodPolicy", ttl_seconds_after_finished "ttlSecondsAfterFinished",
+        active_deadline_seconds "activeDeadlineSeconds", backoff_limit "backoffLimit",
+        scheduling_policy "schedulingPolicy",
+    }
+    SchedulingPolicy {
+        min_available "minAvailable", queue "queue", min_resources "minResources", priority_class "priorityClass",
+        schedule_timeout_seconds "scheduleTimeoutSeconds",
+    }
+    ReplicaSpec {
+        replicas "replicas", template "template", restart_policy "restartPolicy", restart_count "restartCount",
+        auto_scale "autoScale", restart_timeout "restartTimeout", priority "priority",
+        batch_scheduler "BatchScheduler",
+    }
+    ElasticJobStatus { status "status", phase "phase", scale_plan "scalePlan", }
+    JobStatus {
+        conditions "conditions", replica_statuses "replicaStatuses", start_time "startTime",
+        completion_time "completionTime", last_reconcile_time "lastReconcileTime",
+    }
+    ReplicaStatus {
+        initial "initial", pending "pending", active "active", succeeded "succeeded", failed "failed",
+        label_selector "labelSelector",
+    }
+    ScalePlan { api_version "apiVersion", kind "kind", metadata "metadata", spec "spec", status "status", }
+    ScaleSpec {
+        owner_job "ownerJob", replica_resource_specs "replicaResourceSpecs", create_pods "createPods",
+        remove_pods "removePods", migrate_pods "migratePods", ps_hosts "psHosts",
+    }
+    ReplicaResourceSpec { replicas "replicas", resource "resource", }
+    PodMeta {
+        name "name", id "id", type_ "type", rank_index "rankIndex", service "service", resource "resource",
+    }
+    ScalePlanStatus { create_time "createTime", finish_time "finishTime", phase "phase", }
 }
 
 impl ElasticJob {

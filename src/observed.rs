@@ -15,66 +15,73 @@ use std::collections::BTreeMap;
 use crate::podspec::{Container, EnvVar, ObjectMeta, Pod, PodSpec, PodStatus, Service};
 use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec};
 use serde::{Deserialize, Deserializer};
+
+use crate::fields::deserialize_defaults;
 use serde_json::{Value, json};
 
 /// An observed pod, as far as the core reads one.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
 pub(crate) struct ObservedPod {
-    #[serde(default, rename = "apiVersion", deserialize_with = "api_version_v1")]
-    _api_version: (),
-    #[serde(default, rename = "kind", deserialize_with = "kind_pod")]
-    _kind: (),
+    _api_version: ApiVersionV1,
+    _kind: KindPod,
     metadata: Option<ObjectMeta>,
     spec: Option<ObservedPodSpec>,
     status: Option<ObservedPodStatus>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
 struct ObservedPodSpec {
     containers: Option<Vec<ObservedContainer>>,
     node_name: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct ObservedContainer {
     name: Option<String>,
     env: Option<Vec<EnvVar>>,
     resources: Option<ResourceRequirements>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct ObservedPodStatus {
     phase: Option<String>,
     reason: Option<String>,
-    #[serde(rename = "podIP")]
     pod_ip: Option<String>,
     conditions: Option<Vec<ObservedPodCondition>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct ObservedPodCondition {
-    #[serde(rename = "type")]
     type_: Option<String>,
     status: Option<String>,
 }
 
 /// An observed service, as far as the core reads one.
-#[derive(Deserialize)]
+#[derive(Default)]
 pub(crate) struct ObservedService {
-    #[serde(default, rename = "apiVersion", deserialize_with = "api_version_v1")]
-    _api_version: (),
-    #[serde(default, rename = "kind", deserialize_with = "kind_service")]
-    _kind: (),
+    _api_version: ApiVersionV1,
+    _kind: KindService,
     metadata: Option<ObjectMeta>,
     spec: Option<ObservedServiceSpec>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct ObservedServiceSpec {
     ports: Option<Vec<ServicePort>>,
     selector: Option<BTreeMap<String, String>>,
+}
+
+deserialize_defaults! {
+    test observed_keys_are_the_api_ones;
+    ObservedPod in Pod { _api_version "apiVersion", _kind "kind", metadata "metadata", spec "spec", status "status", }
+    ObservedPodSpec in PodSpec { containers "containers", node_name "nodeName", }
+    ObservedContainer in Container { name "name", env "env", resources "resources", }
+    ObservedPodStatus in k8s_openapi::api::core::v1::PodStatus {
+        phase "phase", reason "reason", pod_ip "podIP", conditions "conditions",
+    }
+    ObservedPodCondition in k8s_openapi::api::core::v1::PodCondition { type_ "type", status "status", }
+    ObservedService in Service { _api_version "apiVersion", _kind "kind", metadata "metadata", spec "spec", }
+    ObservedServiceSpec in ServiceSpec { ports "ports", selector "selector", }
 }
 
 impl From<ObservedPod> for Pod {
@@ -127,19 +134,23 @@ impl From<ObservedService> for Service {
     }
 }
 
-/// `apiVersion`, when given, must be `v1`, as k8s-openapi's readers of `Pod` and `Service` check.
-fn api_version_v1<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
-    must_be(deserializer, "v1")
+/// A type tag that, when given, must be one value, as k8s-openapi's readers of `Pod` and `Service`
+/// check their `apiVersion` (`v1`) and `kind`.
+macro_rules! type_tags {
+    ($($name:ident $want:literal,)*) => {$(
+        #[derive(Default)]
+        struct $name;
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
+                crate::podspec::type_tag(String::deserialize(deserializer)?, $want).map(|()| $name)
+            }
+        }
+    )*};
 }
 
-fn kind_pod<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
-    must_be(deserializer, "Pod")
-}
-
-fn kind_service<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
-    must_be(deserializer, "Service")
-}
-
-fn must_be<'de, D: Deserializer<'de>>(deserializer: D, want: &'static str) -> Result<(), D::Error> {
-    crate::podspec::type_tag(String::deserialize(deserializer)?, want)
+type_tags! {
+    ApiVersionV1 "v1",
+    KindPod "Pod",
+    KindService "Service",
 }

@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 
 use crate::podspec::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::fields::deserialize_defaults;
 
 /// The kind of a PodGroup, in both API groups.
 pub const KIND_POD_GROUP: &str = "PodGroup";
@@ -72,7 +74,7 @@ impl Gang {
 }
 
 /// A gang scheduler's `PodGroup`: how many of a job's pods must be placed together.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodGroup {
@@ -94,7 +96,7 @@ pub struct PodGroup {
 }
 
 /// The spec of a [`PodGroup`], the fields of both kinds.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodGroupSpec {
@@ -120,7 +122,7 @@ pub struct PodGroupSpec {
 }
 
 /// The status of a [`PodGroup`]: the phase alone is read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodGroupStatus {
@@ -128,6 +130,16 @@ pub struct PodGroupStatus {
     /// `Pending`, `PreScheduling`, `Scheduling`, `Scheduled`, `Running`, `Finished`, `Failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
+}
+
+deserialize_defaults! {
+    test pod_group_keys_are_the_written_ones;
+    PodGroup { api_version "apiVersion", kind "kind", metadata "metadata", spec "spec", status "status", }
+    PodGroupSpec {
+        min_member "minMember", queue "queue", priority_class_name "priorityClassName", min_resources "minResources",
+        min_task_member "minTaskMember", schedule_timeout_seconds "scheduleTimeoutSeconds",
+    }
+    PodGroupStatus { phase "phase", }
 }
 
 impl PodGroup {

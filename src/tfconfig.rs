@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
 use crate::error::{Code, Error, Result};
+use crate::fields::deserialize_defaults;
 use crate::naming;
 
 /// The task a pod runs: its type and its index (rank) in that type's list.
@@ -54,6 +55,11 @@ pub struct ClusterSpec {
     pub evaluator: Vec<String>,
 }
 
+deserialize_defaults! {
+    test sparse_cluster_spec_keys_are_the_written_ones;
+    SparseClusterSpec { worker "worker", ps "ps", chief "chief", evaluator "evaluator", }
+}
+
 impl Serialize for ClusterSpec {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         ClusterRef { worker: &self.worker, ps: &self.ps, chief: &self.chief, evaluator: &self.evaluator }
@@ -63,7 +69,7 @@ impl Serialize for ClusterSpec {
 
 /// The sparse cluster spec: task lists keyed by index, so a server can be configured without
 /// knowing every other task.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SparseClusterSpec {
     /// Worker addresses by index.

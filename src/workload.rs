@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use crate::podspec::{ObjectMeta, PodTemplateSpec, Time, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::fields::deserialize_defaults;
 
 /// The `apiVersion` of the Workloads the core plans.
 pub const WORKLOAD_API_VERSION: &str = "kueue.x-k8s.io/v1beta2";
@@ -53,7 +55,7 @@ pub const FINISHED: &str = "Finished";
 pub const REQUEUED: &str = "Requeued";
 
 /// A Kueue `Workload`: what a job asks of a queue, and what Kueue gave it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Workload {
@@ -75,7 +77,7 @@ pub struct Workload {
 }
 
 /// The desired state of a [`Workload`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadSpec {
@@ -98,7 +100,7 @@ pub struct WorkloadSpec {
 }
 
 /// The pods of one replica type.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSet {
@@ -115,7 +117,7 @@ pub struct PodSet {
 
 /// A reference to a priority class: `scheduling.k8s.io`'s `PriorityClass` or Kueue's
 /// `WorkloadPriorityClass`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PriorityClassRef {
     /// `scheduling.k8s.io` or `kueue.x-k8s.io`.
@@ -130,7 +132,7 @@ pub struct PriorityClassRef {
 }
 
 /// What Kueue decided about a [`Workload`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadStatus {
@@ -146,7 +148,7 @@ pub struct WorkloadStatus {
 }
 
 /// A condition of a Workload (`metav1.Condition`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadCondition {
@@ -171,7 +173,7 @@ pub struct WorkloadCondition {
 }
 
 /// The admission of a Workload.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Admission {
@@ -184,7 +186,7 @@ pub struct Admission {
 }
 
 /// What one pod set was admitted with.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSetAssignment {
@@ -203,7 +205,7 @@ pub struct PodSetAssignment {
 }
 
 /// The state of one admission check.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AdmissionCheckState {
@@ -219,7 +221,7 @@ pub struct AdmissionCheckState {
 }
 
 /// What an admission check adds to one pod set's pods.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSetUpdate {
@@ -241,7 +243,7 @@ pub struct PodSetUpdate {
 }
 
 /// A Kueue `ResourceFlavor`: the nodes a flavour's quota stands for.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceFlavor {
@@ -260,7 +262,7 @@ pub struct ResourceFlavor {
 }
 
 /// The nodes of a [`ResourceFlavor`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceFlavorSpec {
@@ -270,6 +272,31 @@ pub struct ResourceFlavorSpec {
     /// Added to the tolerations of the pods admitted on it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
+}
+
+deserialize_defaults! {
+    test workload_keys_are_the_written_ones;
+    Workload { api_version "apiVersion", kind "kind", metadata "metadata", spec "spec", status "status", }
+    WorkloadSpec {
+        pod_sets "podSets", queue_name "queueName", priority_class_ref "priorityClassRef", priority "priority",
+        active "active",
+    }
+    PodSet { name "name", template "template", count "count", }
+    PriorityClassRef { group "group", kind "kind", name "name", }
+    WorkloadStatus { conditions "conditions", admission "admission", admission_checks "admissionChecks", }
+    WorkloadCondition {
+        type_ "type", status "status", reason "reason", message "message",
+        last_transition_time "lastTransitionTime", observed_generation "observedGeneration",
+    }
+    Admission { cluster_queue "clusterQueue", pod_set_assignments "podSetAssignments", }
+    PodSetAssignment { name "name", flavors "flavors", resource_usage "resourceUsage", count "count", }
+    AdmissionCheckState { name "name", state "state", pod_set_updates "podSetUpdates", }
+    PodSetUpdate {
+        name "name", labels "labels", annotations "annotations", node_selector "nodeSelector",
+        tolerations "tolerations",
+    }
+    ResourceFlavor { api_version "apiVersion", kind "kind", metadata "metadata", spec "spec", }
+    ResourceFlavorSpec { node_labels "nodeLabels", tolerations "tolerations", }
 }
 
 impl Workload {

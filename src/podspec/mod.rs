@@ -98,7 +98,7 @@ macro_rules! mirror {
                         let mut value = $name::default();
                         while let Some(Key(key)) = map.next_key::<Key<$keys>>()? {
                             match key {
-                                $($keys::$field => value.$field = Field::read(&mut map)?,)*
+                                $($keys::$field => value.$field.read(&mut map)?,)*
                                 $keys::Other => {
                                     map.next_value::<IgnoredAny>()?;
                                 }
@@ -239,13 +239,17 @@ container! {
 /// `null` as unset and written only when set; a required string or list read with `null` or
 /// nothing as empty, and always written.
 trait Field: Sized {
-    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error>;
+    /// Reads the field's value in place: not inlined, so that a struct's reader is one call a
+    /// field and each type of field is read by one function.
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<(), A::Error>;
     fn is_set(&self) -> bool;
 }
 
 impl<T: for<'de> Deserialize<'de>> Field for Option<T> {
-    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
-        map.next_value()
+    #[inline(never)]
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<(), A::Error> {
+        *self = map.next_value()?;
+        Ok(())
     }
 
     fn is_set(&self) -> bool {
@@ -254,8 +258,10 @@ impl<T: for<'de> Deserialize<'de>> Field for Option<T> {
 }
 
 impl Field for String {
-    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
-        Ok(map.next_value::<Option<String>>()?.unwrap_or_default())
+    #[inline(never)]
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<(), A::Error> {
+        *self = map.next_value::<Option<String>>()?.unwrap_or_default();
+        Ok(())
     }
 
     fn is_set(&self) -> bool {
@@ -264,8 +270,10 @@ impl Field for String {
 }
 
 impl<T: for<'de> Deserialize<'de>> Field for Vec<T> {
-    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
-        Ok(map.next_value::<Option<Vec<T>>>()?.unwrap_or_default())
+    #[inline(never)]
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<(), A::Error> {
+        *self = map.next_value::<Option<Vec<T>>>()?.unwrap_or_default();
+        Ok(())
     }
 
     fn is_set(&self) -> bool {

@@ -1,0 +1,138 @@
+//! The reader of the core's own structs whose every field is `#[serde(default)]`: what serde's
+//! derive reads, read with less code.
+//!
+//! serde's derive reads each field into a local of its own, checks it for a second occurrence,
+//! and builds the struct at the end; every type read inside it is inlined, so a job's reader was
+//! one function of 19 KB in the npm package's module. Here the struct starts as its `Default` and
+//! each field is read in place by [`read_in`], one function a type of field, shared by every
+//! struct that has one. What is read is the same: a missing field is the field's default, `null`
+//! is read by the field's type (`None` for an `Option`, refused by anything else), a key the struct
+//! does not know is skipped (and noted by the reader as unknown). A JSON object has no key twice,
+//! so there is no second occurrence to refuse.
+//!
+//! The keys are written next to the fields, so a test holds them equal to the keys serde's derive
+//! writes and JSON Schema lists (`deserialize_defaults!`'s `test`).
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+
+/// `impl Deserialize` for structs whose fields are all `#[serde(default)]` and whose `Default` is
+/// derived: `test name; Name { field "jsonKey", ... } ...`, every field the struct writes; `name`
+/// is the test that holds the keys equal to the ones the struct's JSON Schema lists, or, for
+/// `Name in Type { ... }` (a narrow reader of an API type), among the ones `Type`'s lists.
+macro_rules! deserialize_defaults {
+    (test $test:ident; $($name:ident $(in $schema:ty)? { $($field:ident $key:literal,)* })*) => {
+        #[cfg(all(test, feature = "schema"))]
+        #[test]
+        fn $test() {
+            $($crate::fields::deserialize_defaults!(@check $name $(in $schema)?);)*
+        }
+    $(
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
+                #[allow(non_camel_case_types)]
+                #[derive(Clone, Copy)]
+                enum Field {
+                    $($field,)*
+                }
+                const FIELDS: &[Field] = &[$(Field::$field,)*];
+
+                struct StructVisitor;
+
+                impl<'de> serde::de::Visitor<'de> for StructVisitor {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($name)))
+                    }
+
+                    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut value = <$name as Default>::default();
+                        while let Some(index) = map.next_key_seed($crate::fields::FieldIndex($name::KEYS))? {
+                            match index.and_then(|i| FIELDS.get(i)) {
+                                $(Some(Field::$field) => $crate::fields::read_in(&mut value.$field, &mut map)?,)*
+                                None => {
+                                    map.next_value::<serde::de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(value)
+                    }
+                }
+
+                deserializer.deserialize_struct(stringify!($name), $name::KEYS, StructVisitor)
+            }
+        }
+
+        impl $name {
+            /// The JSON keys of the struct's fields, in the order they are declared.
+            #[allow(dead_code)]
+            pub(crate) const KEYS: &[&str] = &[$($key,)*];
+        }
+    )*};
+    (@check $name:ident) => {
+        $crate::fields::check_keys::<$name>($name::KEYS, true)
+    };
+    (@check $name:ident in $schema:ty) => {
+        $crate::fields::check_keys::<$schema>($name::KEYS, false)
+    };
+}
+
+pub(crate) use deserialize_defaults;
+
+/// Reads the value of the map's current key into `slot`: one function a type of field.
+#[inline(never)]
+pub(crate) fn read_in<'de, T: de::Deserialize<'de>, A: MapAccess<'de>>(
+    slot: &mut T,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    *slot = map.next_value()?;
+    Ok(())
+}
+
+/// A key of a struct: the index of the field it names among `KEYS`, if any.
+pub(crate) struct FieldIndex(pub &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for FieldIndex {
+    type Value = Option<usize>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for FieldIndex {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|k| *k == key))
+    }
+}
+
+/// Fails unless `keys` are the properties of `T`'s JSON Schema (made from the same serde
+/// attributes as its writer), none of them required; or, not `all`, some of them (a narrow reader
+/// of an API type).
+#[cfg(all(test, feature = "schema"))]
+pub(crate) fn check_keys<T: schemars::JsonSchema>(keys: &[&str], all: bool) {
+    use serde_json::Value;
+    let schema = schemars::schema_for!(T);
+    let mut written: Vec<&str> = match schema.get("properties") {
+        Some(Value::Object(properties)) => properties.keys().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mut ours = keys.to_vec();
+    if !all {
+        let unknown: Vec<&str> = ours.iter().copied().filter(|key| !written.contains(key)).collect();
+        assert_eq!(unknown, Vec::<&str>::new(), "keys {} does not have", T::schema_name());
+        return;
+    }
+    written.sort_unstable();
+    ours.sort_unstable();
+    assert_eq!(ours, written, "the keys of {}", T::schema_name());
+    assert_eq!(schema.get("required"), None, "{} has required fields", T::schema_name());
+}
