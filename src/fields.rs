@@ -1,11 +1,13 @@
-//! The reader of the core's own structs whose every field is `#[serde(default)]`: what serde's
-//! derive reads, read with less code.
+//! The reader of the core's own structs whose every field is `#[serde(default)]`, and of the narrow
+//! readers of observed pods and services, whose every field is an `Option` or a type tag: what
+//! serde's derive reads, read with less code.
 //!
 //! serde's derive reads each field into a local of its own, checks it for a second occurrence,
 //! and builds the struct at the end; every type read inside it is inlined, so a job's reader was
-//! one function of 19 KB in the npm package's module. Here the struct starts as its `Default` and
-//! each field is read in place by [`read_in`], one function a type of field, shared by every
-//! struct that has one. What is read is the same: a missing field is the field's default, `null`
+//! one function of 19 KB in the npm package's module. Here the struct starts with every field at
+//! its type's default, as the derive's `#[serde(default)]` fills a missing one, and each field is
+//! read in place by [`read_in`], one function a type of field, shared by every struct that has
+//! one. What is read is the same: a missing field is the field's default, `null`
 //! is read by the field's type (`None` for an `Option`, refused by anything else), a key the struct
 //! does not know is skipped (and noted by the reader as unknown). A JSON object has no key twice,
 //! so there is no second occurrence to refuse.
@@ -17,10 +19,11 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 
-/// `impl Deserialize` for structs whose fields are all `#[serde(default)]` and whose `Default` is
-/// derived: `test name; Name { field "jsonKey", ... } ...`, every field the struct writes; `name`
-/// is the test that holds the keys equal to the ones the struct's JSON Schema lists, or, for
-/// `Name in Type { ... }` (a narrow reader of an API type), among the ones `Type`'s lists.
+/// `impl Deserialize` for structs whose fields are all `#[serde(default)]` (or, for a narrow
+/// reader, `Option`s and type tags): `test name; Name { field "jsonKey", ... } ...`, every field
+/// of the struct (the compiler refuses a list that leaves one out). `name` is the test that holds
+/// the keys equal to the ones the struct's JSON Schema lists or, for `Name in Type { ... }` (a
+/// narrow reader of an API type), among the ones `Type`'s lists.
 macro_rules! deserialize_defaults {
     (test $test:ident; $($name:ident $(in $schema:ty)? { $($field:ident $key:literal,)* })*) => {
         #[cfg(all(test, feature = "schema"))]
@@ -48,7 +51,8 @@ macro_rules! deserialize_defaults {
                     }
 
                     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
-                        let mut value = <$name as Default>::default();
+                        // Every field named, so the compiler holds the list whole.
+                        let mut value = $name { $($field: Default::default(),)* };
                         while let Some(index) = map.next_key_seed($crate::fields::FieldIndex($name::KEYS))? {
                             match index.and_then(|i| FIELDS.get(i)) {
                                 $(Some(Field::$field) => $crate::fields::read_in(&mut value.$field, &mut map)?,)*

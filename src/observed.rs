@@ -20,7 +20,6 @@ use crate::fields::deserialize_defaults;
 use serde_json::{Value, json};
 
 /// An observed pod, as far as the core reads one.
-#[derive(Default)]
 pub(crate) struct ObservedPod {
     _api_version: ApiVersionV1,
     _kind: KindPod,
@@ -29,20 +28,17 @@ pub(crate) struct ObservedPod {
     status: Option<ObservedPodStatus>,
 }
 
-#[derive(Default)]
 struct ObservedPodSpec {
     containers: Option<Vec<ObservedContainer>>,
     node_name: Option<String>,
 }
 
-#[derive(Default)]
 struct ObservedContainer {
     name: Option<String>,
     env: Option<Vec<EnvVar>>,
     resources: Option<ResourceRequirements>,
 }
 
-#[derive(Default)]
 struct ObservedPodStatus {
     phase: Option<String>,
     reason: Option<String>,
@@ -50,14 +46,12 @@ struct ObservedPodStatus {
     conditions: Option<Vec<ObservedPodCondition>>,
 }
 
-#[derive(Default)]
 struct ObservedPodCondition {
     type_: Option<String>,
     status: Option<String>,
 }
 
 /// An observed service, as far as the core reads one.
-#[derive(Default)]
 pub(crate) struct ObservedService {
     _api_version: ApiVersionV1,
     _kind: KindService,
@@ -65,7 +59,6 @@ pub(crate) struct ObservedService {
     spec: Option<ObservedServiceSpec>,
 }
 
-#[derive(Default)]
 struct ObservedServiceSpec {
     ports: Option<Vec<ServicePort>>,
     selector: Option<BTreeMap<String, String>>,
