@@ -71,7 +71,6 @@ macro_rules! deserialize_defaults {
 
         impl $name {
             /// The JSON keys of the struct's fields, in the order they are declared.
-            #[allow(dead_code)]
             pub(crate) const KEYS: &[&str] = &[$($key,)*];
         }
     )*};

@@ -4,19 +4,20 @@
 //! Of an observed pod the core reads its metadata (name, namespace, uid, labels, owner
 //! references, deletion timestamp), the node it is bound to (a Volcano gang's floor), its phase,
 //! reason (a failed master's is the job's), IP and the type and status of its conditions
-//! (`DisruptionTarget`), and of its containers the names, resources and env (`TF_CONFIG`); of a service its metadata and its ports and selector. Reading
-//! them through k8s-openapi's full `Pod` and `Service` compiled a reader of every field Kubernetes
-//! has (volumes, probes, conditions, container statuses) into the WebAssembly; these narrow types
-//! read the same fields at the same paths, the same way: apiVersion and kind checked when given,
-//! a missing or null field its default, unknown fields ignored.
+//! (`DisruptionTarget`), and of its containers the names, resources and env (`TF_CONFIG`); of a
+//! service its metadata and its ports and selector. Reading them through k8s-openapi's full `Pod`
+//! and `Service` compiled a reader of every field Kubernetes has (volumes, probes, conditions,
+//! container statuses) into the WebAssembly; these narrow types read the same fields at the same
+//! paths, the same way (`deserialize_defaults!`, its test holding their keys to k8s-openapi's):
+//! apiVersion and kind checked when given, a missing or null field its default, unknown fields
+//! ignored.
 
 use std::collections::BTreeMap;
 
+use crate::fields::deserialize_defaults;
 use crate::podspec::{Container, EnvVar, ObjectMeta, Pod, PodSpec, PodStatus, Service};
 use k8s_openapi::api::core::v1::{ResourceRequirements, ServicePort, ServiceSpec};
 use serde::{Deserialize, Deserializer};
-
-use crate::fields::deserialize_defaults;
 use serde_json::{Value, json};
 
 /// An observed pod, as far as the core reads one.
