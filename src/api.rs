@@ -5,13 +5,13 @@
 //! these types lives above it (the crate's `naming`, `pod` and `job` modules).
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use crate::podspec::{EnvVar, LabelSelector, ObjectMeta, PodTemplateSpec, Time};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::{Deserialize, Serialize};
 
 use crate::fields::deserialize_defaults;
+pub use crate::replica::{ReplicaType, TypeEntry, TypeMap, TypeMapIntoIter, TypeMapIter, TypeMapIterMut};
 
 /// The API group of both resources.
 pub const GROUP: &str = "elastic.iml.github.io";
@@ -28,86 +28,6 @@ pub const KIND_TF_JOB: &str = "TFJob";
 
 /// A Kubernetes resource list: resource name (`cpu`, `memory`, ...) to quantity.
 pub type ResourceList = BTreeMap<String, Quantity>;
-
-/// The role of a replica. The serialised strings are the upstream ones.
-///
-/// The order of the variants is the order in which the core plans: the master first, then the
-/// parameter servers the workers connect to, the chief, the workers, the evaluator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub enum ReplicaType {
-    /// The DLRover job master, which plans the job's scaling.
-    #[serde(rename = "dlrover-master")]
-    DlroverMaster,
-    /// A TensorFlow parameter server.
-    #[serde(rename = "ps")]
-    Ps,
-    /// The TensorFlow chief (at most one).
-    #[serde(rename = "chief")]
-    Chief,
-    /// A TensorFlow worker.
-    #[serde(rename = "worker")]
-    Worker,
-    /// The TensorFlow evaluator (at most one).
-    #[serde(rename = "evaluator")]
-    Evaluator,
-}
-
-impl ReplicaType {
-    /// The task types (everything but the master), in planning order.
-    pub const TASKS: [ReplicaType; 4] =
-        [ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker, ReplicaType::Evaluator];
-
-    /// Every replica type, in planning order.
-    pub const ALL: [ReplicaType; 5] =
-        [ReplicaType::DlroverMaster, ReplicaType::Ps, ReplicaType::Chief, ReplicaType::Worker, ReplicaType::Evaluator];
-
-    /// The upstream string: `worker`, `ps`, `chief`, `evaluator` or `dlrover-master`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReplicaType::DlroverMaster => "dlrover-master",
-            ReplicaType::Ps => "ps",
-            ReplicaType::Chief => "chief",
-            ReplicaType::Worker => "worker",
-            ReplicaType::Evaluator => "evaluator",
-        }
-    }
-
-    /// Parses an upstream string.
-    pub fn parse(s: &str) -> Option<ReplicaType> {
-        ReplicaType::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-
-    /// Whether TensorFlow allows at most one task of this type in a cluster.
-    pub fn is_singleton(self) -> bool {
-        matches!(self, ReplicaType::Chief | ReplicaType::Evaluator | ReplicaType::DlroverMaster)
-    }
-}
-
-/// Read as a string (not as an enum), so a bad map key keeps its place in error paths:
-/// `spec.replicaSpecs.workers`.
-impl<'de> Deserialize<'de> for ReplicaType {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = ReplicaType;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a replica type")
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ReplicaType, E> {
-                ReplicaType::parse(s)
-                    .ok_or_else(|| E::unknown_variant(s, &["worker", "ps", "chief", "evaluator", "dlrover-master"]))
-            }
-        }
-        deserializer.deserialize_str(Visitor)
-    }
-}
-
-impl fmt::Display for ReplicaType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// How the job distributes training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,7 +174,7 @@ pub struct ElasticJobSpec {
     pub brain_service: Option<String>,
     /// Replica type to replica spec.
     #[serde(default)]
-    pub replica_specs: BTreeMap<ReplicaType, ReplicaSpec>,
+    pub replica_specs: TypeMap<ReplicaSpec>,
     /// Environment variables added to every container of every pod, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub envs: BTreeMap<String, EnvVar>,
@@ -424,7 +344,7 @@ pub struct JobStatus {
     pub conditions: Vec<JobCondition>,
     /// Pod counts by replica type.
     #[serde(default)]
-    pub replica_statuses: BTreeMap<ReplicaType, ReplicaStatus>,
+    pub replica_statuses: TypeMap<ReplicaStatus>,
     /// When the operator first saw the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Time>,
@@ -519,8 +439,8 @@ pub struct ScaleSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_job: Option<String>,
     /// Replica type to target replica count and per-replica resource.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub replica_resource_specs: BTreeMap<ReplicaType, ReplicaResourceSpec>,
+    #[serde(default, skip_serializing_if = "TypeMap::is_empty")]
+    pub replica_resource_specs: TypeMap<ReplicaResourceSpec>,
     /// Pods to create.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub create_pods: Vec<PodMeta>,

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use crate::api::{
     self, CleanPodPolicy, DistributionStrategy, ElasticJob, ElasticJobSpec, ReplicaSpec, ReplicaType, RestartPolicy,
-    RunPolicy, SchedulingPolicy,
+    RunPolicy, SchedulingPolicy, TypeMap,
 };
 use crate::error::{Code, Error, Problem, Result, into_result};
 use crate::quantity::{self, Amount};
@@ -139,11 +139,11 @@ const TYPES: [(&str, ReplicaType); 5] = [
 pub fn from_tf_job(value: Value) -> Result<Conversion> {
     let tf: TfJob = parse::checked(value, tf_job_rules)?;
     let mut notes = Vec::new();
-    let mut keys = BTreeMap::new();
+    let mut keys = TypeMap::new();
     let spec = &tf.spec;
     let run_policy = spec.run_policy.as_ref();
     let backoff_limit = run_policy.and_then(|r| r.backoff_limit);
-    let mut replica_specs = BTreeMap::new();
+    let mut replica_specs = TypeMap::new();
     for (key, replica) in spec.tf_replica_specs.iter().flatten() {
         let Some((name, replica_type)) = replica_type(key) else { continue };
         let path = format!("spec.tfReplicaSpecs.{key}");
@@ -392,7 +392,7 @@ fn replica_spec(
 /// (`job::master_first_plan`), and each pod gets the plan's resource as request and limit. Said
 /// for a container that requests nothing (what the master plans instead), and for one whose
 /// requests or limits differ from the plan (the difference).
-fn planned_resources(job: &ElasticJob, keys: &BTreeMap<ReplicaType, String>, notes: &mut Vec<Note>) {
+fn planned_resources(job: &ElasticJob, keys: &TypeMap<String>, notes: &mut Vec<Note>) {
     let plan = job::master_first_plan(job);
     for (replica_type, key) in keys {
         let (Some(group), Some(spec)) = (plan.get(replica_type), job.declared_replica_spec(*replica_type)) else {
@@ -521,7 +521,7 @@ fn metadata(tf: &ObjectMeta, notes: &mut Vec<Note>) -> ObjectMeta {
 /// The ElasticJob's problems at the TFJob's paths: `spec.replicaSpecs.chief` at
 /// `spec.tfReplicaSpecs.Master` when the chief came from there, `spec.suspend` at
 /// `spec.runPolicy.suspend`.
-fn in_tf_job(error: Error, keys: &BTreeMap<ReplicaType, String>) -> Error {
+fn in_tf_job(error: Error, keys: &TypeMap<String>) -> Error {
     let path = |p: &str| -> String {
         if let Some(rest) = p.strip_prefix("spec.replicaSpecs.") {
             let (ty, tail) = rest.find(['.', '[']).map_or((rest, ""), |at| rest.split_at(at));
@@ -572,7 +572,7 @@ mod tests {
             "Worker": {"template": container()}})))
         .unwrap();
         let spec = &c.elastic_job.spec;
-        let worker = &spec.replica_specs[&ReplicaType::Worker];
+        let worker = &spec.replica_specs.get(&ReplicaType::Worker).unwrap();
         assert_eq!((worker.replicas, worker.restart_policy), (Some(1), Some(RestartPolicy::Never)));
         // Never: only a killed pod is relaunched by DLRover's master.
         assert_eq!(worker.restart_count, Some(0));
@@ -608,10 +608,10 @@ mod tests {
         );
         let c = from_tf_job(job.clone()).unwrap();
         // Without a backoffLimit, the most DLRover's master allows.
-        assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(5));
+        assert_eq!(c.elastic_job.spec.replica_specs.get(&ReplicaType::Worker).unwrap().restart_count, Some(5));
         job["spec"]["runPolicy"] = json!({"backoffLimit": 2});
         let c = from_tf_job(job).unwrap();
-        assert_eq!(c.elastic_job.spec.replica_specs[&ReplicaType::Worker].restart_count, Some(2));
+        assert_eq!(c.elastic_job.spec.replica_specs.get(&ReplicaType::Worker).unwrap().restart_count, Some(2));
         assert_eq!(c.elastic_job.spec.run_policy.and_then(|r| r.backoff_limit), Some(2));
     }
 
@@ -703,7 +703,7 @@ mod tests {
         let c = from_tf_job(tf_job(json!({"PS": {"replicas": 1, "template": container()},
             "Worker": {"replicas": 2, "template": two}})))
         .unwrap();
-        let worker = &c.elastic_job.spec.replica_specs[&ReplicaType::Worker];
+        let worker = &c.elastic_job.spec.replica_specs.get(&ReplicaType::Worker).unwrap();
         let names: Vec<&str> =
             worker.template.spec.iter().flat_map(|s| &s.containers).map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["tensorflow", "log-agent"]);

@@ -11,12 +11,12 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::api::{
     self, CleanPodPolicy, ElasticJob, ReplicaResourceSpec, ReplicaSpec, ReplicaType, ResourceList, RunPolicy,
-    ScalePlan, ScaleSpec,
+    ScalePlan, ScaleSpec, TypeMap,
 };
 use crate::error::{Code, Error, Result};
 use crate::podgroup::{self, Gang};
 use crate::quantity::Amount;
-use crate::{naming, pod, sorted};
+use crate::{naming, pod};
 
 /// The replica spec a type's pods are made from: its own, or the worker's for a chief (upstream
 /// runs a chief from the worker template when the job gives none).
@@ -88,11 +88,10 @@ pub fn namespace(job: &ElasticJob) -> Option<&str> {
 /// `<job>-initial`; the master's own is `<job>-scaleplan-<n>` and lists each PS as
 /// `<service>.<namespace>.svc:2222`.
 pub fn initial_scale_plan(job: &ElasticJob) -> ScalePlan {
-    let specs = sorted::map(
-        master_first_plan(job)
-            .into_iter()
-            .map(|(t, g)| (t, ReplicaResourceSpec { replicas: g.count, resource: g.resource() })),
-    );
+    let specs = master_first_plan(job)
+        .into_iter()
+        .map(|(t, g)| (t, ReplicaResourceSpec { replicas: g.count, resource: g.resource() }))
+        .collect();
     first_plan(job, specs)
 }
 
@@ -115,7 +114,7 @@ pub fn master_scale_plan(job: &ElasticJob) -> ScalePlan {
 }
 
 /// The plan `<job>-initial` of the job with these targets, listing the PS addresses of its `ps`.
-fn first_plan(job: &ElasticJob, specs: BTreeMap<ReplicaType, ReplicaResourceSpec>) -> ScalePlan {
+fn first_plan(job: &ElasticJob, specs: TypeMap<ReplicaResourceSpec>) -> ScalePlan {
     let name = job.name();
     let ps = specs.get(&ReplicaType::Ps).map_or(0, |s| i64::from(s.replicas));
     ScalePlan {
@@ -334,10 +333,11 @@ const MASTER_MIN_VALID_MEMORY_MI: i64 = 1024;
 /// 3. an `AllreduceStrategy` job's counts and resources as read.
 ///
 /// Every type the job declares is in the plan, with 0 replicas too.
-pub fn master_first_plan(job: &ElasticJob) -> BTreeMap<ReplicaType, MasterGroup> {
-    let mut groups: BTreeMap<ReplicaType, MasterGroup> = sorted::map(
-        ReplicaType::TASKS.into_iter().filter_map(|t| job.declared_replica_spec(t).map(|s| (t, master_reading(s)))),
-    );
+pub fn master_first_plan(job: &ElasticJob) -> TypeMap<MasterGroup> {
+    let mut groups: TypeMap<MasterGroup> = ReplicaType::TASKS
+        .into_iter()
+        .filter_map(|t| job.declared_replica_spec(t).map(|s| (t, master_reading(s))))
+        .collect();
     if job.strategy() != api::DistributionStrategy::ParameterServerStrategy {
         return groups;
     }

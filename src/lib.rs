@@ -56,7 +56,7 @@
 //! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
 //! | 1 | [`api`], `reader`, `observed`, [`workload`], [`podgroup`] | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor; the gang schedulers' PodGroup |
-//! | 0 | [`error`], `quantity`, [`json`], [`podspec`], `sorted`, `fields` | the error type; Kubernetes quantities; the JSON text the hosts write; sorted maps and sets built without `collect`'s sort; the reader of the core's own structs whose fields all have defaults; the core's own `Pod`, `Service`, `ObjectMeta`, `PodTemplateSpec`, `PodSpec`, `Container` and `EnvVar`, with the parts the core only carries read against the API's schema, and times as the API server reads and writes them |
+//! | 0 | [`error`], `quantity`, [`json`], [`podspec`], `sorted`, `fields`, `replica` | the error type; Kubernetes quantities; the JSON text the hosts write; sorted maps and sets built without `collect`'s sort; the reader of the core's own structs whose fields all have defaults; the replica types and the map keyed by them; the core's own `Pod`, `Service`, `ObjectMeta`, `PodTemplateSpec`, `PodSpec`, `Container` and `EnvVar`, with the parts the core only carries read against the API's schema, and times as the API server reads and writes them |
 //!
 //! Modules without a link are the crate's own; what a user needs of them is at the crate root.
 #![warn(missing_docs)]
@@ -87,6 +87,7 @@ pub mod queue;
 mod reader;
 pub mod reconcile;
 mod render;
+mod replica;
 mod service;
 mod sorted;
 mod status;

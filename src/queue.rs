@@ -27,14 +27,14 @@ use std::collections::BTreeMap;
 
 use crate::podspec::{ObjectMeta, PodTemplateSpec, Toleration};
 
-use crate::api::{ElasticJob, ReplicaSpec, ReplicaType};
+use crate::api::{ElasticJob, ReplicaSpec, ReplicaType, TypeMap};
 use crate::error::{Code, Error, Result};
 use crate::template::{self, Options};
 use crate::workload::{
     FINISHED, KIND_WORKLOAD, LABEL_POD_SET, LABEL_PRIORITY_CLASS, LABEL_QUEUE_NAME, PodSet, PriorityClassRef,
     ResourceFlavor, WORKLOAD_API_VERSION, Workload, WorkloadSpec,
 };
-use crate::{job, naming, sorted};
+use crate::{job, naming};
 
 /// What a host observed of Kueue for one job, for [`crate::controller_pass_queued`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -203,16 +203,20 @@ pub fn gate_probe(workload: &Workload) -> Option<BTreeMap<String, i32>> {
 /// pod set's), at most its pod set's count, which may have gone down in place since (the
 /// admission is immutable; Kueue counts `min(admission count, spec count)` as
 /// `totalRequestsFromAdmission` in `pkg/workload/workload.go` does). Empty without an admission.
-pub fn admitted_counts(workload: &Workload) -> BTreeMap<ReplicaType, i32> {
+pub fn admitted_counts(workload: &Workload) -> TypeMap<i32> {
     let Some(admission) = workload.status.as_ref().and_then(|s| s.admission.as_ref()) else {
-        return BTreeMap::new();
+        return TypeMap::new();
     };
     let pod_set_count =
         |name: &str| workload.spec.pod_sets.iter().find(|p| p.name == name).map_or(0, |p| p.count.max(0));
-    sorted::map(admission.pod_set_assignments.iter().filter_map(|a| {
-        let spec = pod_set_count(&a.name);
-        Some((ReplicaType::parse(&a.name)?, a.count.map_or(spec, |n| n.min(spec))))
-    }))
+    admission
+        .pod_set_assignments
+        .iter()
+        .filter_map(|a| {
+            let spec = pod_set_count(&a.name);
+            Some((ReplicaType::parse(&a.name)?, a.count.map_or(spec, |n| n.min(spec))))
+        })
+        .collect()
 }
 
 /// The job as its admitted pods are made: each admitted pod set's template (the master's too)

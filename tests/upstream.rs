@@ -123,7 +123,7 @@ fn objects_stored_by_dlrover_round_trip_unchanged() {
     assert_eq!(again, serde_json::to_string(&job).unwrap());
     let status = job.status.as_ref().and_then(|s| s.common()).unwrap();
     assert_eq!(status.conditions.len(), 2);
-    assert!(status.replica_statuses[&ReplicaType::Ps].label_selector.is_some());
+    assert!(status.replica_statuses.get(&ReplicaType::Ps).unwrap().label_selector.is_some());
 
     // A scale plan as DLRover's master writes it (Go leaves `rankIndex: 0` and empty ids out).
     let plan_json = stored("stored-scaleplan.json");

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::podspec::Pod;
 use crate::podspec::Time;
 
-use crate::api::{ConditionStatus, ElasticJob, JobCondition, JobConditionType, ReplicaType, ScalePlan};
+use crate::api::{ConditionStatus, ElasticJob, JobCondition, JobConditionType, ReplicaType, ScalePlan, TypeMap};
 use crate::error::Result;
 use crate::plan::{Action, Cause};
 use crate::pod;
@@ -54,7 +54,7 @@ pub(crate) struct Gate {
     /// The job's Workload as observed.
     observed: Option<Workload>,
     /// How many pods of each type were admitted, when admitted.
-    admitted: BTreeMap<ReplicaType, i32>,
+    admitted: TypeMap<i32>,
     /// What the current plan asks beyond the admitted counts, one sentence a type.
     excess: Vec<String>,
     /// Whether Kueue runs with its `ElasticJobsViaWorkloadSlices` gate ([`Options`]).
@@ -332,7 +332,7 @@ impl Gate {
     /// `ScaledDown` case, in `pkg/controller/core/workload_controller.go`), so a scale-down gives
     /// its quota back to the queue. A chief made from the worker's template is in the worker pod
     /// set. Without the gate the Workload keeps its counts until the job ends.
-    fn give_back(&self, job: &ElasticJob, targets: &BTreeMap<ReplicaType, i32>, pods: &[Pod]) -> Option<Action> {
+    fn give_back(&self, job: &ElasticJob, targets: &TypeMap<i32>, pods: &[Pod]) -> Option<Action> {
         if !self.slices || !opts_in(job) || self.carrying_out {
             return None;
         }
@@ -374,7 +374,7 @@ impl Gate {
         mut self,
         job: &ElasticJob,
         pods: &[Pod],
-        targets: &BTreeMap<ReplicaType, i32>,
+        targets: &TypeMap<i32>,
         mut actions: Vec<Action>,
         now: &Time,
     ) -> Vec<Action> {
@@ -740,7 +740,7 @@ mod tests {
         on.observed = Some(workload);
         on.slices = true;
         let pod = |t: ReplicaType, id: i32| super::super::tests::task(t, id, id, "Running");
-        let targets = BTreeMap::from([(ReplicaType::Ps, 1), (ReplicaType::Chief, 1), (ReplicaType::Worker, 1)]);
+        let targets = TypeMap::from_iter([(ReplicaType::Ps, 1), (ReplicaType::Chief, 1), (ReplicaType::Worker, 1)]);
         let counts = |g: &Gate, job: &ElasticJob, pods: &[Pod]| match g.give_back(job, &targets, pods) {
             Some(Action::SetWorkloadCounts { counts, resource_version, .. }) => Some((counts, resource_version)),
             _ => None,
@@ -767,7 +767,7 @@ mod tests {
             "status": {"admission": {"clusterQueue": "q", "podSetAssignments": [{"name": "worker", "count": 4}]}}
         }))
         .unwrap_or_default();
-        assert_eq!(queue::admitted_counts(&workload), BTreeMap::from([(ReplicaType::Worker, 2)]));
+        assert_eq!(queue::admitted_counts(&workload), TypeMap::from_iter([(ReplicaType::Worker, 2)]));
     }
 
     #[test]

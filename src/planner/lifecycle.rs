@@ -2,20 +2,18 @@
 //! controller, stopping pods, and counting pods into the job status (see [`crate::reconcile`]
 //! for the rules).
 
-use std::collections::BTreeMap;
-
 use crate::podspec::Pod;
 use crate::podspec::Time;
 
 use super::kueue::Gate;
 use super::{Gates, Observed, ObservedServices, Planner, gang, plan_status_action};
-use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan};
+use crate::api::{ElasticJob, ElasticJobStatus, JobConditionType, ReplicaType, ScalePlan, TypeMap};
 use crate::error::Result;
 use crate::plan::{Action, Cause, Event, Plan};
 use crate::queue;
 use crate::status::{self, update_status};
 use crate::template::Options;
-use crate::{job, naming, pod, sorted, template, validate};
+use crate::{job, naming, pod, template, validate};
 
 /// Why a finished job's pods are deleted.
 pub(crate) const STOP_REASON: &str = "the job has finished: its running pods are stopped";
@@ -464,9 +462,8 @@ pub(super) struct Passed {
 
 /// Each task type's replicas by the newest of the job's plans carried out that gives them
 /// (`plans` oldest first), else by the first plan its master writes.
-fn planned_targets(job: &ElasticJob, plans: &[&ScalePlan]) -> BTreeMap<ReplicaType, i32> {
-    let mut targets: BTreeMap<ReplicaType, i32> =
-        sorted::map(job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)));
+fn planned_targets(job: &ElasticJob, plans: &[&ScalePlan]) -> TypeMap<i32> {
+    let mut targets: TypeMap<i32> = job::master_first_plan(job).into_iter().map(|(t, g)| (t, g.count)).collect();
     let done = plans.iter().filter(|p| p.status.as_ref().and_then(|s| s.phase) == Some(JobConditionType::Succeeded));
     for plan in done {
         for (t, spec) in &plan.spec.replica_resource_specs {

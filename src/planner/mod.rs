@@ -35,7 +35,7 @@ pub(crate) use lifecycle::{STOP_REASON, claim_pods, plan_order, scale_plan_pass,
 pub(crate) use services::ObservedServices;
 
 use crate::api::{
-    DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus,
+    DistributionStrategy, ElasticJob, ElasticJobStatus, ReplicaSpec, ReplicaType, ScalePlan, ScalePlanStatus, TypeMap,
 };
 use crate::error::{Code, Error, Result, into_result};
 use crate::plan::{Action, Cause, Event, Plan};
@@ -84,7 +84,7 @@ pub(crate) struct Planner<'a> {
     options: &'a Options,
     factory: PodFactory<'a>,
     /// The job's pods by type (by the job-name label), in input order.
-    pods: BTreeMap<ReplicaType, Vec<&'a Pod>>,
+    pods: TypeMap<Vec<&'a Pod>>,
     /// The job's newest pod (by id) at each type and rank: what a new pod there follows.
     newest: BTreeMap<(ReplicaType, i32), &'a Pod>,
     /// Every observed pod name, the job's or not: a new pod must not take one.
@@ -106,7 +106,7 @@ pub(crate) struct Planner<'a> {
     deleted_services: BTreeSet<String>,
     /// The services observed, when the pass keeps them ([`Planner::observe_services`]).
     observed_services: Option<ObservedServices<'a>>,
-    next_ids: BTreeMap<ReplicaType, i64>,
+    next_ids: TypeMap<i64>,
     /// Addresses listed by the TF_CONFIGs of the pods created so far.
     tf_hosts: u64,
     /// Whether some pods were left for the next pass to keep within [`MAX_TF_CONFIG_HOSTS`].
@@ -115,7 +115,7 @@ pub(crate) struct Planner<'a> {
     /// admission, it stays in progress (`Scaling`) until the slice is admitted.
     pub(crate) quota_wait: bool,
     /// Each task type's target count: the plan's `replicas`, else the spec's.
-    targets: BTreeMap<ReplicaType, i32>,
+    targets: TypeMap<i32>,
     /// Why a queued job is held suspended (Kueue has not admitted it, or evicted it): the reason
     /// and message of its `Suspended` condition and of its pods' deletion; `None` for
     /// `spec.suspend` set by a person.
@@ -151,8 +151,8 @@ impl<'a> Planner<'a> {
         problems.extend(crate::gang::check(job, options));
         into_result(problems)?;
         let name = job.name();
-        let mut by_type: BTreeMap<ReplicaType, Vec<&Pod>> = BTreeMap::new();
-        let mut next_ids: BTreeMap<ReplicaType, i64> = BTreeMap::new();
+        let mut by_type: TypeMap<Vec<&Pod>> = TypeMap::new();
+        let mut next_ids: TypeMap<i64> = TypeMap::new();
         for p in pods {
             if pod::label(p, naming::LABEL_JOB_NAME) != Some(name) {
                 continue;
@@ -202,9 +202,7 @@ impl<'a> Planner<'a> {
             tf_hosts: 0,
             deferred: false,
             quota_wait: false,
-            targets: sorted::map(
-                ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))),
-            ),
+            targets: ReplicaType::TASKS.into_iter().filter_map(|t| Some((t, target(job, layout_plan, t)?))).collect(),
             hold: None,
             gang_wait: None,
             status_write: None,

@@ -153,7 +153,10 @@ pub fn all() -> Vec<Case> {
                 Box::new(move || {
                     (
                         Answer::of(parse::job(job), |job| {
-                            format!("valid, {} workers", job.spec.replica_specs[&ReplicaType::Worker].replicas())
+                            format!(
+                                "valid, {} workers",
+                                job.spec.replica_specs.get(&ReplicaType::Worker).unwrap().replicas()
+                            )
                         }),
                         none(),
                     )
