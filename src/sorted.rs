@@ -5,8 +5,8 @@
 //! about 4 KB of each WebAssembly module's raw code for every type collected (docs/benchmarks.md,
 //! "Where the modules' bytes go"). Inserting uses the tree's `insert`, compiled once for each type
 //! the core keeps anyway. The result is the same: for equal keys, the last value is kept, as
-//! `collect` keeps it. A tree of one entry a pod is still collected (the planner's `names` and
-//! `newest`): for 10,000 entries a sort then a bulk build is faster than inserting each.
+//! `collect` keeps it. A tree of one entry a pod is still collected (the planner's `names`): for
+//! 10,000 entries a sort then a bulk build is faster than inserting each.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -86,7 +86,7 @@ pub(crate) struct Planner<'a> {
     /// The job's pods by type (by the job-name label), in input order.
     pods: TypeMap<Vec<&'a Pod>>,
     /// The job's newest pod (by id) at each type and rank: what a new pod there follows.
-    newest: BTreeMap<(ReplicaType, i32), &'a Pod>,
+    newest: TypeMap<BTreeMap<i32, &'a Pod>>,
     /// Every observed pod name, the job's or not: a new pod must not take one.
     names: BTreeSet<&'a str>,
     /// Names the scale plan lists to create or remove: a new id must not take one, or the next
@@ -97,8 +97,8 @@ pub(crate) struct Planner<'a> {
     migrating: BTreeSet<String>,
     actions: Vec<Action>,
     deleted: BTreeSet<String>,
-    /// Pods created by this plan: (type, rank) and name.
-    created: BTreeSet<(ReplicaType, i32)>,
+    /// Pods created by this plan: their ranks by type, and their names.
+    created: TypeMap<BTreeSet<i32>>,
     created_names: BTreeSet<String>,
     /// Services this plan creates or updates, by name.
     services: BTreeSet<String>,
@@ -166,14 +166,7 @@ impl<'a> Planner<'a> {
                 *next = (*next).max(i64::from(id) + 1);
             }
         }
-        // Collected, not inserted (src/sorted.rs), as `names` below: one entry a pod, and for
-        // 10,000 a sort then a bulk build is the faster way.
-        let newest = by_type
-            .iter()
-            .flat_map(|(t, pods)| {
-                newest_by_rank(pods.iter().copied()).into_iter().map(move |(rank, p)| ((*t, rank), p))
-            })
-            .collect();
+        let newest = by_type.iter().map(|(t, pods)| (*t, newest_by_rank(pods.iter().copied()))).collect();
         Ok(Planner {
             job,
             options,
@@ -182,7 +175,8 @@ impl<'a> Planner<'a> {
             newest,
             // Collected, not inserted (src/sorted.rs): one name a pod, and for 10,000 a sort then a
             // bulk build is the faster way (a pass over a running job of 10,000 pods took 23% longer
-            // with these two trees inserted; 5 KB of the npm module is the price).
+            // with this tree and another of one entry a pod inserted; 5 KB of the npm module is the
+            // price).
             names: pods.iter().map(pod::name).collect(),
             reserved: sorted::set(
                 [&layout_plan.spec.create_pods, &layout_plan.spec.remove_pods]
@@ -193,7 +187,7 @@ impl<'a> Planner<'a> {
             migrating: sorted::set(layout_plan.spec.migrate_pods.iter().map(|m| m.name.clone())),
             actions: Vec::new(),
             deleted: BTreeSet::new(),
-            created: BTreeSet::new(),
+            created: TypeMap::new(),
             created_names: BTreeSet::new(),
             services: BTreeSet::new(),
             deleted_services: BTreeSet::new(),
@@ -279,13 +273,18 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The job's newest pod (by id) of a type at a rank.
+    fn newest_at(&self, replica_type: ReplicaType, rank: i32) -> Option<&'a Pod> {
+        self.newest.get(&replica_type).and_then(|ranks| ranks.get(&rank)).copied()
+    }
+
     /// The `restart-count` and `relaunch-count` of a new pod at `rank`, from the newest observed pod
     /// (by id) of the type at that rank: when that one failed or is going away, one relaunch fewer
     /// left and one more made (the new pod relaunches it, as DLRover's master planned); when it is
     /// alive (a migration, a PS a plan runs anew beside the old one), the same counts; with none, a
     /// first launch: the replica's `restartCount` left and no relaunch yet.
     fn succession(&self, replica_type: ReplicaType, rank: i32) -> (i32, i32) {
-        let Some(newest) = self.newest.get(&(replica_type, rank)).copied() else {
+        let Some(newest) = self.newest_at(replica_type, rank) else {
             return (job::restart_count(self.job, replica_type), 0);
         };
         let left = pod::restarts_left(newest).unwrap_or_else(|| job::restart_count(self.job, replica_type));
@@ -330,7 +329,7 @@ impl<'a> Planner<'a> {
         self.tf_hosts = hosts;
         // What the new pod follows at its rank: a pod that failed or is going away (a relaunch), one
         // alive (a migration), or none (the caller's cause).
-        let follows = self.newest.get(&(replica_type, meta.rank)).copied();
+        let follows = self.newest_at(replica_type, meta.rank);
         let (cause, event) = match follows {
             Some(old) if !pod::is_alive(old) => {
                 let name = naming::task_pod_name(self.job.name(), replica_type, i64::from(meta.id));
@@ -341,7 +340,7 @@ impl<'a> Planner<'a> {
             None => (cause, None),
         };
         let new_pod = self.factory.task_pod(replica_type, &meta, tf_config)?;
-        self.created.insert((replica_type, meta.rank));
+        self.created.entry(replica_type).or_default().insert(meta.rank);
         self.created_names.insert(pod::name(&new_pod).to_owned());
         self.actions.push(Action::CreatePod { pod: Box::new(new_pod), reason, cause, event });
         let service = template::task_pod_service(self.job, replica_type, &meta);

@@ -148,7 +148,7 @@ impl<'a> Planner<'a> {
             .live(replica_type)
             .find(|p| pod::name(p) != name && pod::pod_rank(p) == Some(rank) && pod::has_resource(p, resource));
         match replacement {
-            None if !self.created.contains(&(replica_type, rank)) => {
+            None if !self.created.get(&replica_type).is_some_and(|r| r.contains(&rank)) => {
                 let id = self.alloc_id(replica_type, NewId::Replacement)?;
                 let restarts_left =
                     pod::restarts_left(old).unwrap_or_else(|| job::restart_count(self.job, replica_type));

@@ -76,7 +76,7 @@ impl<'a> Planner<'a> {
                     continue;
                 }
                 let Some(rank) = pod::pod_rank(p) else { continue };
-                held.insert((replica_type, rank));
+                held.entry(replica_type).or_default().insert(rank);
                 if pod::is_stoppable(p) {
                     let address = observed.addresses.get(pod::name(p)).copied();
                     let name = template::task_service_name_at(self.job, replica_type, rank, address);
@@ -104,7 +104,7 @@ impl<'a> Planner<'a> {
         for (replica_type, rank, s) in observed.owned {
             let Some(target) = self.target(replica_type).filter(|n| rank >= *n) else { continue };
             let name = service::name(s);
-            if held.contains(&(replica_type, rank)) || self.services.contains(name) {
+            if held.get(&replica_type).is_some_and(|r| r.contains(&rank)) || self.services.contains(name) {
                 continue;
             }
             if self.deleted_services.insert(name.to_owned()) {
