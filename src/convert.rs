@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use crate::podspec::ObjectMeta;
 use crate::podspec::PodTemplateSpec;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::{
@@ -29,6 +29,7 @@ use crate::api::{
     RunPolicy, SchedulingPolicy, TypeMap,
 };
 use crate::error::{Code, Error, Problem, Result, into_result};
+use crate::fields::deserialize_defaults;
 use crate::quantity::{self, Amount};
 use crate::{job, naming, parse, validate};
 
@@ -58,64 +59,63 @@ pub struct Note {
 }
 
 /// A TFJob as `kubeflow.org/v1` has it (`tensorflow_types.go`); `status` is read and dropped.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Read by `deserialize_defaults!` (below) with the keys beside the fields; the JSON Schema
+/// derived in tests, from the same names as serde would read, holds them.
+#[derive(Default)]
+#[cfg_attr(all(test, feature = "schema"), derive(schemars::JsonSchema), serde(rename_all = "camelCase", default))]
 struct TfJob {
-    #[serde(default)]
     api_version: Option<String>,
-    #[serde(default)]
     kind: Option<String>,
-    #[serde(default)]
     metadata: ObjectMeta,
-    #[serde(default)]
     spec: TfJobSpec,
-    #[serde(default, rename = "status")]
+    #[cfg_attr(all(test, feature = "schema"), serde(rename = "status"))]
     _status: Option<Value>,
 }
 
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
+#[cfg_attr(all(test, feature = "schema"), derive(schemars::JsonSchema), serde(rename_all = "camelCase", default))]
 struct TfJobSpec {
-    #[serde(default)]
     run_policy: Option<TfRunPolicy>,
-    #[serde(default)]
     success_policy: Option<String>,
-    #[serde(default)]
     tf_replica_specs: Option<BTreeMap<String, TfReplicaSpec>>,
-    #[serde(default)]
     enable_dynamic_worker: Option<bool>,
 }
 
 /// Kubeflow's `RunPolicy` (`common_types.go`).
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
+#[cfg_attr(all(test, feature = "schema"), derive(schemars::JsonSchema), serde(rename_all = "camelCase", default))]
 struct TfRunPolicy {
-    #[serde(default)]
     clean_pod_policy: Option<CleanPodPolicy>,
-    #[serde(default)]
     ttl_seconds_after_finished: Option<i32>,
-    #[serde(default)]
     active_deadline_seconds: Option<i64>,
-    #[serde(default)]
     backoff_limit: Option<i32>,
-    #[serde(default)]
     scheduling_policy: Option<SchedulingPolicy>,
-    #[serde(default)]
     suspend: Option<bool>,
-    #[serde(default)]
     managed_by: Option<String>,
 }
 
 /// Kubeflow's `ReplicaSpec` (`common_types.go`): its restart policies are the ElasticJob's.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
+#[cfg_attr(all(test, feature = "schema"), derive(schemars::JsonSchema), serde(rename_all = "camelCase", default))]
 struct TfReplicaSpec {
-    #[serde(default)]
     replicas: Option<i32>,
-    #[serde(default)]
     template: PodTemplateSpec,
-    #[serde(default)]
     restart_policy: Option<RestartPolicy>,
+}
+
+deserialize_defaults! {
+    test tf_job_keys_are_the_read_ones;
+    TfJob { api_version "apiVersion", kind "kind", metadata "metadata", spec "spec", _status "status", }
+    TfJobSpec {
+        run_policy "runPolicy", success_policy "successPolicy", tf_replica_specs "tfReplicaSpecs",
+        enable_dynamic_worker "enableDynamicWorker",
+    }
+    TfRunPolicy {
+        clean_pod_policy "cleanPodPolicy", ttl_seconds_after_finished "ttlSecondsAfterFinished",
+        active_deadline_seconds "activeDeadlineSeconds", backoff_limit "backoffLimit",
+        scheduling_policy "schedulingPolicy", suspend "suspend", managed_by "managedBy",
+    }
+    TfReplicaSpec { replicas "replicas", template "template", restart_policy "restartPolicy", }
 }
 
 /// The TFJob replica types (`tensorflow_types.go`) and what each becomes. `Master` is TensorFlow's
