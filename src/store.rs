@@ -71,38 +71,34 @@ struct Kept<T> {
     items: Vec<T>,
     /// Their names, in the same order.
     names: Vec<String>,
-    /// The problem of each object that could not be read, by name.
-    problems: BTreeMap<String, Error>,
+    /// In the same order, the problem of each object that could not be read (few are).
+    problems: Vec<Option<Error>>,
 }
 
 impl<T> Default for Kept<T> {
     fn default() -> Self {
-        Kept { items: Vec::new(), names: Vec::new(), problems: BTreeMap::new() }
+        Kept { items: Vec::new(), names: Vec::new(), problems: Vec::new() }
     }
 }
 
 impl<T: Default> Kept<T> {
     /// Keeps `read` under `name`: in the place of the object of that name, else last.
     fn put(&mut self, name: String, read: Result<T>) {
-        let item = match read {
-            Ok(item) => {
-                self.problems.remove(&name);
-                item
-            }
-            Err(e) => {
-                self.problems.insert(name.clone(), e);
-                T::default()
-            }
+        let (item, problem) = match read {
+            Ok(item) => (item, None),
+            Err(e) => (T::default(), Some(e)),
         };
         match self.names.iter().position(|n| *n == name) {
             Some(at) => {
-                if let Some(slot) = self.items.get_mut(at) {
+                if let (Some(slot), Some(was)) = (self.items.get_mut(at), self.problems.get_mut(at)) {
                     *slot = item;
+                    *was = problem;
                 }
             }
             None => {
                 self.names.push(name);
                 self.items.push(item);
+                self.problems.push(problem);
             }
         }
     }
@@ -111,8 +107,14 @@ impl<T: Default> Kept<T> {
         if let Some(at) = self.names.iter().position(|n| n == name) {
             self.names.remove(at);
             self.items.remove(at);
+            self.problems.remove(at);
         }
-        self.problems.remove(name);
+    }
+
+    /// The problem of the object of a name, if it could not be read.
+    fn problem(&self, name: &str) -> Option<&Error> {
+        let at = self.names.iter().position(|n| n == name)?;
+        self.problems.get(at)?.as_ref()
     }
 
     fn is_empty(&self) -> bool {
@@ -135,16 +137,16 @@ impl<T: Clone + Default> Kept<T> {
     ) -> Result<Cow<'_, [T]>> {
         if over.fresh.is_empty() && over.made.is_empty() && over.gone.is_empty() {
             bound(self.items.len())?;
-            check(self.names.iter().map(|n| self.problems.get(n)), root, all)?;
+            check(self.problems.iter().map(Option::as_ref), root, all)?;
             return Ok(Cow::Borrowed(&self.items));
         }
         // (name, the object or its problem), in the order the pass sees them.
         let mut seen: Vec<(&str, std::result::Result<&T, &Error>)> = Vec::with_capacity(self.items.len());
-        for (name, item) in self.names.iter().zip(&self.items) {
+        for ((name, item), problem) in self.names.iter().zip(&self.items).zip(&self.problems) {
             if over.gone.contains(name) {
                 continue;
             }
-            let entry = match (over.fresh.iter().find(|(n, _)| n == name), self.problems.get(name)) {
+            let entry = match (over.fresh.iter().find(|(n, _)| n == name), problem) {
                 (Some((_, fresh)), _) => Ok(fresh),
                 (None, Some(problem)) => Err(problem),
                 (None, None) => Ok(item),
@@ -282,8 +284,9 @@ fn namespace_of(object: &Value) -> &str {
 #[derive(Default)]
 pub struct Store {
     jobs: BTreeMap<String, Objects>,
-    /// Every ResourceFlavor, by name (one that cannot be read is left out).
-    flavors: BTreeMap<String, ResourceFlavor>,
+    /// Every ResourceFlavor with its name, in the names' order (one that cannot be read is left
+    /// out). A cluster has a few: a list, not a tree.
+    flavors: Vec<(String, ResourceFlavor)>,
     /// The job key each object is kept under, by kind, namespace and name.
     placed: BTreeMap<(Kind, String, String), String>,
 }
@@ -304,10 +307,15 @@ impl Store {
         let kind_name = kind;
         if kind == KIND_RESOURCE_FLAVOR {
             let name = name_of(&object).to_owned();
-            match observed::<ResourceFlavor>(object) {
-                Ok(flavor) => self.flavors.insert(name, flavor),
-                Err(_) => self.flavors.remove(&name),
-            };
+            match (observed::<ResourceFlavor>(object), self.flavor_at(&name)) {
+                (Ok(flavor), Ok(at)) => {
+                    if let Some((_, kept)) = self.flavors.get_mut(at) {
+                        *kept = flavor;
+                    }
+                }
+                (Ok(flavor), Err(at)) => self.flavors.insert(at, (name, flavor)),
+                (Err(_), at) => self.forget_flavor(at),
+            }
             return None;
         }
         let kind = Kind::of(kind)?;
@@ -336,10 +344,21 @@ impl Store {
         Some(key)
     }
 
+    /// Where the ResourceFlavor of a name is kept (`Ok`), or would be (`Err`).
+    fn flavor_at(&self, name: &str) -> std::result::Result<usize, usize> {
+        self.flavors.binary_search_by(|(kept, _)| kept.as_str().cmp(name))
+    }
+
+    fn forget_flavor(&mut self, at: std::result::Result<usize, usize>) {
+        if let Ok(at) = at {
+            self.flavors.remove(at);
+        }
+    }
+
     /// Forgets a deleted object; returns the job key it was kept under.
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> Option<String> {
         if kind == KIND_RESOURCE_FLAVOR {
-            self.flavors.remove(name);
+            self.forget_flavor(self.flavor_at(name));
             return None;
         }
         let kind = Kind::of(kind)?;
@@ -442,7 +461,7 @@ impl Store {
         // per job; the core reads it only when its API group is the job's gang's).
         let at = job.and_then(|j| objects.pod_groups.names.iter().position(|n| n == j.name()));
         let pod_group = at.and_then(|i| objects.pod_groups.items.get(i));
-        if let Some(problem) = job.and_then(|j| objects.pod_groups.problems.get(j.name())) {
+        if let Some(problem) = job.and_then(|j| objects.pod_groups.problem(j.name())) {
             return Err(problem.clone().prefixed("podGroup"));
         }
         let Some(priority) = queued else {
@@ -452,10 +471,10 @@ impl Store {
         let name = job.map(queue::workload_name);
         let kept = &objects.workloads;
         let at = kept.names.iter().position(|n| Some(n) == name.as_ref());
-        if let Some(problem) = name.as_ref().and_then(|n| kept.problems.get(n)) {
+        if let Some(problem) = name.as_ref().and_then(|n| kept.problem(n)) {
             return Err(problem.clone().prefixed("queue.workload"));
         }
-        let flavors: Vec<ResourceFlavor> = self.flavors.values().cloned().collect();
+        let flavors: Vec<ResourceFlavor> = self.flavors.iter().map(|(_, flavor)| flavor.clone()).collect();
         // The job's later slices: the Workloads kept for it named `<workload>.<n>`.
         let slices: Vec<Workload> = match job {
             Some(j) => kept
@@ -539,6 +558,31 @@ mod tests {
         let (a, b) = both(&store, vec![], &Overlay::default());
         assert_eq!(a, b);
         assert!(!store.jobs.contains_key("ns/j"), "an emptied job is forgotten");
+    }
+
+    #[test]
+    fn flavors_are_kept_by_name_in_order_and_one_that_cannot_be_read_goes() {
+        let flavor = |name: &str, zone: &str| {
+            json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
+                "metadata": {"name": name}, "spec": {"nodeLabels": {"zone": zone}}})
+        };
+        let zones = |store: &Store| -> Vec<(String, String)> {
+            let zone = |f: &ResourceFlavor| f.spec.node_labels.get("zone").cloned().unwrap_or_default();
+            store.flavors.iter().map(|(name, f)| (name.clone(), zone(f))).collect()
+        };
+        let mut store = Store::new();
+        for (name, zone) in [("b", "1"), ("c", "2"), ("a", "3"), ("b", "4")] {
+            assert_eq!(store.put(KIND_RESOURCE_FLAVOR, flavor(name, zone)), None);
+        }
+        let kept = |list: &[(&str, &str)]| list.iter().map(|(n, z)| (n.to_string(), z.to_string())).collect::<Vec<_>>();
+        assert_eq!(zones(&store), kept(&[("a", "3"), ("b", "4"), ("c", "2")]));
+        assert_eq!(store.len(), 3);
+        let mut bad = flavor("b", "5");
+        bad["spec"] = json!("none");
+        store.put(KIND_RESOURCE_FLAVOR, bad);
+        store.remove(KIND_RESOURCE_FLAVOR, "", "c");
+        store.remove(KIND_RESOURCE_FLAVOR, "", "d");
+        assert_eq!(zones(&store), kept(&[("a", "3")]));
     }
 
     #[test]
