@@ -28,7 +28,7 @@ use crate::api::{
     self, CleanPodPolicy, DistributionStrategy, ElasticJob, ElasticJobSpec, ReplicaSpec, ReplicaType, RestartPolicy,
     RunPolicy, SchedulingPolicy, TypeMap,
 };
-use crate::error::{Code, Error, Problem, Result, into_result};
+use crate::error::{self, Code, Error, Problem, Result, into_result};
 use crate::fields::deserialize_defaults;
 use crate::quantity::{self, Amount};
 use crate::{job, naming, parse, validate};
@@ -194,7 +194,7 @@ pub fn from_tf_job(value: Value) -> Result<Conversion> {
     // serialiser once more into the npm package's WebAssembly (46 KB gzipped).
     into_result(validate::validate_job(&elastic_job)).map_err(|e| in_tf_job(e, &keys))?;
     planned_resources(&elastic_job, &keys, &mut notes);
-    notes.sort_by(|a, b| a.path.cmp(&b.path));
+    error::sort_by(&mut notes, |a, b| a.path.cmp(&b.path));
     Ok(Conversion { elastic_job, notes })
 }
 
@@ -539,7 +539,7 @@ fn in_tf_job(error: Error, keys: &TypeMap<String>) -> Error {
         Error::Parse(p) => Error::Parse(fix(p)),
         Error::Invalid(ps) => {
             let mut ps: Vec<Problem> = ps.into_iter().map(fix).collect();
-            ps.sort();
+            error::sort_by(&mut ps, Ord::cmp);
             Error::Invalid(ps)
         }
     }
