@@ -572,7 +572,7 @@ mod tests {
             "Worker": {"template": container()}})))
         .unwrap();
         let spec = &c.elastic_job.spec;
-        let worker = &spec.replica_specs.get(&ReplicaType::Worker).unwrap();
+        let worker = spec.replica_specs.get(&ReplicaType::Worker).unwrap();
         assert_eq!((worker.replicas, worker.restart_policy), (Some(1), Some(RestartPolicy::Never)));
         // Never: only a killed pod is relaunched by DLRover's master.
         assert_eq!(worker.restart_count, Some(0));
@@ -703,7 +703,7 @@ mod tests {
         let c = from_tf_job(tf_job(json!({"PS": {"replicas": 1, "template": container()},
             "Worker": {"replicas": 2, "template": two}})))
         .unwrap();
-        let worker = &c.elastic_job.spec.replica_specs.get(&ReplicaType::Worker).unwrap();
+        let worker = c.elastic_job.spec.replica_specs.get(&ReplicaType::Worker).unwrap();
         let names: Vec<&str> =
             worker.template.spec.iter().flat_map(|s| &s.containers).map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["tensorflow", "log-agent"]);
