@@ -266,7 +266,8 @@ pub fn into_result(mut problems: Vec<Problem>) -> Result<(), Error> {
 /// Sorts `items` by `order`, keeping equal items in their order, through one sort compiled for
 /// every type of item: a sort of their indices, comparing through `dyn`. The core sorts short lists
 /// (problems, a conversion's notes), and each type's own stable sort is 4 to 7 KB of code in the
-/// WebAssembly modules.
+/// WebAssembly modules. It lives here, beside the problems it sorts, because `error` is of the
+/// lowest layer and every module that sorts can import it.
 pub(crate) fn sort_by<T>(items: &mut Vec<T>, order: impl Fn(&T, &T) -> Ordering) {
     let by_index = |a: usize, b: usize| match (items.get(a), items.get(b)) {
         (Some(a), Some(b)) => order(a, b),

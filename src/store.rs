@@ -307,15 +307,7 @@ impl Store {
         let kind_name = kind;
         if kind == KIND_RESOURCE_FLAVOR {
             let name = name_of(&object).to_owned();
-            match (observed::<ResourceFlavor>(object), self.flavor_at(&name)) {
-                (Ok(flavor), Ok(at)) => {
-                    if let Some((_, kept)) = self.flavors.get_mut(at) {
-                        *kept = flavor;
-                    }
-                }
-                (Ok(flavor), Err(at)) => self.flavors.insert(at, (name, flavor)),
-                (Err(_), at) => self.forget_flavor(at),
-            }
+            self.keep_flavor(name, observed::<ResourceFlavor>(object).ok());
             return None;
         }
         let kind = Kind::of(kind)?;
@@ -344,21 +336,26 @@ impl Store {
         Some(key)
     }
 
-    /// Where the ResourceFlavor of a name is kept (`Ok`), or would be (`Err`).
-    fn flavor_at(&self, name: &str) -> std::result::Result<usize, usize> {
-        self.flavors.binary_search_by(|(kept, _)| kept.as_str().cmp(name))
-    }
-
-    fn forget_flavor(&mut self, at: std::result::Result<usize, usize>) {
-        if let Ok(at) = at {
-            self.flavors.remove(at);
+    /// Keeps the ResourceFlavor of a name in its place among the others, or forgets it (`None`).
+    fn keep_flavor(&mut self, name: String, flavor: Option<ResourceFlavor>) {
+        match (self.flavors.binary_search_by(|(kept, _)| kept.as_str().cmp(&name)), flavor) {
+            (Ok(at), Some(flavor)) => {
+                if let Some((_, kept)) = self.flavors.get_mut(at) {
+                    *kept = flavor;
+                }
+            }
+            (Err(at), Some(flavor)) => self.flavors.insert(at, (name, flavor)),
+            (Ok(at), None) => {
+                self.flavors.remove(at);
+            }
+            (Err(_), None) => {}
         }
     }
 
     /// Forgets a deleted object; returns the job key it was kept under.
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> Option<String> {
         if kind == KIND_RESOURCE_FLAVOR {
-            self.forget_flavor(self.flavor_at(name));
+            self.keep_flavor(name.to_owned(), None);
             return None;
         }
         let kind = Kind::of(kind)?;
