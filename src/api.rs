@@ -385,7 +385,7 @@ fn is_zero(n: &i32) -> bool {
 }
 
 /// A condition of a job at some time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct JobCondition {
@@ -545,6 +545,11 @@ deserialize_defaults! {
         batch_scheduler "BatchScheduler",
     }
     ElasticJobStatus { status "status", phase "phase", scale_plan "scalePlan", }
+    JobCondition {
+        type_ "type" required JobConditionType::Created, status "status" required ConditionStatus::Unknown,
+        reason "reason", message "message", last_update_time "lastUpdateTime",
+        last_transition_time "lastTransitionTime",
+    }
     JobStatus {
         conditions "conditions", replica_statuses "replicaStatuses", start_time "startTime",
         completion_time "completionTime", last_reconcile_time "lastReconcileTime",

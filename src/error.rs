@@ -84,7 +84,9 @@ impl fmt::Display for Code {
 }
 
 /// One problem with an input: where it is, what kind it is, and what to do about it.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+// Read by `deserialize_defaults!` in `src/reader/mod.rs`: this module, of the lowest layer, may
+// not import `fields`, of the same layer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Problem {
     /// The dotted field path, e.g. `spec.replicaSpecs.worker.template.spec.containers`.

@@ -21,15 +21,20 @@ use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 
 /// `impl Deserialize` for structs whose fields are all `#[serde(default)]` (or, for a narrow
 /// reader, `Option`s and type tags): `test name; Name { field "jsonKey", ... } ...`, every field
-/// of the struct (the compiler refuses a list that leaves one out). `name` is the test that holds
-/// the keys equal to the ones the struct's JSON Schema lists or, for `Name in Type { ... }` (a
-/// narrow reader of an API type), among the ones `Type`'s lists.
+/// of the struct (the compiler refuses a list that leaves one out). A field serde requires is
+/// written `field "jsonKey" required PLACEHOLDER`: it holds the placeholder until it is read, and
+/// a map without it is refused with serde's `missing_field`, as the derive refuses it. `name` is
+/// the test that holds the keys (and the required ones) equal to the ones the struct's JSON Schema
+/// lists or, for `Name in Type { ... }` (a narrow reader of an API type), among the ones `Type`'s
+/// lists.
 macro_rules! deserialize_defaults {
-    (test $test:ident; $($name:ident $(in $schema:ty)? { $($field:ident $key:literal,)* })*) => {
+    (test $test:ident; $($name:ident $(in $schema:ty)? { $($field:ident $key:literal $(required $start:expr)?,)* })*) => {
         #[cfg(all(test, feature = "schema"))]
         #[test]
         fn $test() {
-            $($crate::fields::deserialize_defaults!(@check $name $(in $schema)?);)*
+            $($crate::fields::deserialize_defaults!(
+                @check $name $(in $schema)?; &[$($($crate::fields::deserialize_defaults!(@key $key, $start),)?)*]
+            );)*
         }
     $(
         impl<'de> serde::Deserialize<'de> for $name {
@@ -51,16 +56,31 @@ macro_rules! deserialize_defaults {
                     }
 
                     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
-                        // Every field named, so the compiler holds the list whole.
-                        let mut value = $name { $($field: Default::default(),)* };
+                        // Every field named, so the compiler holds the list whole; a required
+                        // one holds its placeholder until it is read.
+                        let mut value = $name { $($field: $crate::fields::deserialize_defaults!(@start $($start)?),)* };
+                        let mut seen = 0u64;
                         while let Some(index) = map.next_key_seed($crate::fields::FieldIndex($name::KEYS))? {
-                            match index.and_then(|i| FIELDS.get(i)) {
+                            let field = index.and_then(|i| FIELDS.get(i));
+                            if let Some(i) = index {
+                                seen |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                            }
+                            match field {
                                 $(Some(Field::$field) => $crate::fields::read_in(&mut value.$field, &mut map)?,)*
                                 None => {
                                     map.next_value::<serde::de::IgnoredAny>()?;
                                 }
                             }
                         }
+                        // A required field missing, the first in declaration order, as serde's derive.
+                        $($(
+                            if seen & (1u64 << (Field::$field as u32)) == 0 {
+                                return Err(<A::Error as serde::de::Error>::missing_field(
+                                    $crate::fields::deserialize_defaults!(@key $key, $start),
+                                ));
+                            }
+                        )?)*
+                        let _ = seen;
                         Ok(value)
                     }
                 }
@@ -74,11 +94,21 @@ macro_rules! deserialize_defaults {
             pub(crate) const KEYS: &[&str] = &[$($key,)*];
         }
     )*};
-    (@check $name:ident) => {
-        $crate::fields::check_keys::<$name>($name::KEYS, true)
+    (@check $name:ident; $required:expr) => {
+        $crate::fields::check_keys::<$name>($name::KEYS, $required, true)
     };
-    (@check $name:ident in $schema:ty) => {
-        $crate::fields::check_keys::<$schema>($name::KEYS, false)
+    (@check $name:ident in $schema:ty; $required:expr) => {
+        $crate::fields::check_keys::<$schema>($name::KEYS, $required, false)
+    };
+    (@start) => {
+        Default::default()
+    };
+    (@start $start:expr) => {
+        $start
+    };
+    // The key of a required field (its placeholder named only to mark it required).
+    (@key $key:literal, $start:expr) => {
+        $key
     };
 }
 
@@ -118,24 +148,31 @@ impl Visitor<'_> for FieldIndex {
 }
 
 /// Fails unless `keys` are the properties of `T`'s JSON Schema (made from the same serde
-/// attributes as its writer), none of them required; or, not `all`, some of them (a narrow reader
-/// of an API type).
+/// attributes as its writer) and `required` the ones it requires; or, not `all`, some of them (a
+/// narrow reader of an API type).
 #[cfg(all(test, feature = "schema"))]
-pub(crate) fn check_keys<T: schemars::JsonSchema>(keys: &[&str], all: bool) {
+pub(crate) fn check_keys<T: schemars::JsonSchema>(keys: &[&str], required: &[&str], all: bool) {
     use serde_json::Value;
     let schema = schemars::schema_for!(T);
-    let mut written: Vec<&str> = match schema.get("properties") {
-        Some(Value::Object(properties)) => properties.keys().map(String::as_str).collect(),
-        _ => Vec::new(),
+    let listed = |name: &str| -> Vec<String> {
+        let mut keys: Vec<String> = match schema.get(name) {
+            Some(Value::Object(properties)) => properties.keys().cloned().collect(),
+            Some(Value::Array(keys)) => keys.iter().filter_map(|key| key.as_str().map(str::to_owned)).collect(),
+            _ => Vec::new(),
+        };
+        keys.sort_unstable();
+        keys
     };
-    let mut ours = keys.to_vec();
+    let written = listed("properties");
+    let mut ours: Vec<String> = keys.iter().map(|key| (*key).to_owned()).collect();
     if !all {
-        let unknown: Vec<&str> = ours.iter().copied().filter(|key| !written.contains(key)).collect();
-        assert_eq!(unknown, Vec::<&str>::new(), "keys {} does not have", T::schema_name());
+        let unknown: Vec<&String> = ours.iter().filter(|key| !written.contains(key)).collect();
+        assert_eq!(unknown, Vec::<&String>::new(), "keys {} does not have", T::schema_name());
         return;
     }
-    written.sort_unstable();
     ours.sort_unstable();
     assert_eq!(ours, written, "the keys of {}", T::schema_name());
-    assert_eq!(schema.get("required"), None, "{} has required fields", T::schema_name());
+    let mut ours_required: Vec<String> = required.iter().map(|key| (*key).to_owned()).collect();
+    ours_required.sort_unstable();
+    assert_eq!(ours_required, listed("required"), "the required fields of {}", T::schema_name());
 }

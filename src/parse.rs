@@ -246,10 +246,113 @@ pub fn time(text: &str) -> Result<Time> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn path_code(e: &Error) -> Vec<(String, Code)> {
         e.problems().iter().map(|p| (p.path.clone(), p.code)).collect()
+    }
+
+    /// The value read, written back, or the error's path, code and message.
+    type Read = Result<Value, (String, Code, String)>;
+
+    /// What the reader makes of a value, and the unknown fields.
+    fn outcome_of<T: DeserializeOwned + serde::Serialize>(value: Value) -> (Read, Vec<String>) {
+        let outcome = reader::read::<T>(value);
+        let result = match outcome.result {
+            Ok(v) => Ok(serde_json::to_value(&v).unwrap()),
+            Err(e) => Err((outcome.error_path, e.code, e.message)),
+        };
+        (result, outcome.unknown)
+    }
+
+    /// A job condition and a problem, whose fields serde requires, read as serde's derive reads
+    /// them (`deserialize_defaults!`'s `required`): the same values, errors and unknown fields.
+    #[test]
+    fn required_fields_read_as_serdes_derive_reads_them() {
+        use crate::api::JobCondition;
+
+        // The same structs with serde's derive, of the same names (which its messages quote).
+        mod derived {
+            use crate::api::{ConditionStatus, JobConditionType};
+            use crate::error::Code;
+            use crate::podspec::Time;
+
+            #[derive(serde::Deserialize, serde::Serialize)]
+            #[serde(rename_all = "camelCase")]
+            pub struct JobCondition {
+                #[serde(rename = "type")]
+                type_: JobConditionType,
+                status: ConditionStatus,
+                #[serde(default, skip_serializing_if = "String::is_empty")]
+                reason: String,
+                #[serde(default, skip_serializing_if = "String::is_empty")]
+                message: String,
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                last_update_time: Option<Time>,
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                last_transition_time: Option<Time>,
+            }
+
+            #[derive(serde::Deserialize, serde::Serialize)]
+            pub struct Problem {
+                path: String,
+                code: Code,
+                message: String,
+            }
+        }
+
+        let conditions = [
+            json!({}),
+            json!({"status": "True"}),
+            json!({"type": "Running"}),
+            json!({"reason": "r", "message": "m"}),
+            json!({"type": "Running", "status": "True"}),
+            json!({"type": "Running", "status": "True", "reason": "JobRunning", "message": "m",
+                   "lastUpdateTime": "2026-01-02T03:04:05Z", "lastTransitionTime": "2026-01-02T03:04:05+01:00"}),
+            json!({"type": "Bogus", "status": "True"}),
+            json!({"type": null, "status": "True"}),
+            json!({"type": "Running", "status": "True", "reason": null}),
+            json!({"type": "Running", "status": "True", "lastUpdateTime": null}),
+            json!({"type": "Running", "status": "True", "lastUpdateTime": "yesterday"}),
+            json!({"type": "Running", "status": 1}),
+            json!({"type": "Running", "status": "True", "extra": 1, "Type": "Failed"}),
+            json!({"extra": 1, "status": "False"}),
+            json!([]),
+            json!(["Running", "True"]),
+            json!("Running"),
+            json!(null),
+        ];
+        for value in conditions {
+            let derived = outcome_of::<derived::JobCondition>(value.clone());
+            assert_eq!(outcome_of::<JobCondition>(value.clone()), derived, "{value}");
+            let list = json!({"conditions": [value]});
+            let path = |v: Value| outcome_of::<crate::api::JobStatus>(v);
+            let ours = path(list.clone());
+            assert_eq!(ours.1, derived.1.iter().map(|u| format!("conditions[0].{u}")).collect::<Vec<_>>(), "{list}");
+            if let (Err((p, _, _)), Err((q, _, _))) = (&ours.0, &derived.0) {
+                assert_eq!(
+                    p.as_str(),
+                    if q.is_empty() { "conditions[0]".to_owned() } else { format!("conditions[0].{q}") },
+                    "{list}"
+                );
+            }
+        }
+        let problems = [
+            json!({}),
+            json!({"path": "a", "code": "syntax"}),
+            json!({"code": "syntax", "message": "m"}),
+            json!({"path": "spec", "code": "required", "message": "m"}),
+            json!({"path": "spec", "code": "nonsense", "message": "m"}),
+            json!({"path": null, "code": "required", "message": "m"}),
+            json!({"path": 1, "code": "required", "message": "m", "more": true}),
+            json!([]),
+            json!(7),
+        ];
+        for value in problems {
+            assert_eq!(outcome_of::<Problem>(value.clone()), outcome_of::<derived::Problem>(value.clone()), "{value}");
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@ use serde::de::{self, DeserializeSeed, Expected, IntoDeserializer, MapAccess, Se
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
-use crate::error::{Code, Step, field_path};
+use crate::error::{Code, Problem, Step, field_path};
+use crate::fields::deserialize_defaults;
 use crate::quantity::float_text;
 
 mod repair;
@@ -587,6 +588,16 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
     forward_to_deserialize_any! {
         bool i128 u128 f32 f64 char str string bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+// A problem read back (a host passing the errors of a refused job): `error`, of the lowest layer,
+// may not use `fields`.
+deserialize_defaults! {
+    test problem_keys_are_the_written_ones;
+    Problem {
+        path "path" required String::new(), code "code" required Code::Syntax,
+        message "message" required String::new(),
     }
 }
 
