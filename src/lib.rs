@@ -55,8 +55,8 @@
 //! | 4 | `job` | facts derived from a job: effective replica spec and template, first scale plan |
 //! | 3 | `pod`, `service`, [`tfconfig`] | what a pod and a service say about themselves; the TensorFlow cluster spec |
 //! | 2 | `naming`, `status`, `plan` | names, labels and ports; conditions and phase; the plan as data ([`Plan`], [`List`]) |
-//! | 1 | [`api`], `reader`, `observed`, [`workload`], [`podgroup`] | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor; the gang schedulers' PodGroup |
-//! | 0 | [`error`], `quantity`, [`json`], [`podspec`], `sorted`, `fields`, `replica` | the error type; Kubernetes quantities; the JSON text the hosts write; sorted maps and sets built without `collect`'s sort; the reader of the core's own structs whose fields all have defaults; the replica types and the map keyed by them; the core's own `Pod`, `Service`, `ObjectMeta`, `PodTemplateSpec`, `PodSpec`, `Container` and `EnvVar`, with the parts the core only carries read against the API's schema, and times as the API server reads and writes them |
+//! | 1 | [`api`], `reader`, `observed`, [`workload`], [`podgroup`], `sorted` | the resources' types; the one path-tracking reader; the narrow readers of observed pods and services; Kueue's Workload and ResourceFlavor; the gang schedulers' PodGroup; sorted maps and sets built without `collect`'s sort, and sets of names as sorted lists |
+//! | 0 | [`error`], `quantity`, [`json`], [`podspec`], `fields`, `replica` | the error type; Kubernetes quantities; the JSON text the hosts write; the reader of the core's own structs whose fields all have defaults; the replica types and the map keyed by them; the core's own `Pod`, `Service`, `ObjectMeta`, `PodTemplateSpec`, `PodSpec`, `Container` and `EnvVar`, with the parts the core only carries read against the API's schema, and times as the API server reads and writes them |
 //!
 //! Modules without a link are the crate's own; what a user needs of them is at the crate root.
 #![warn(missing_docs)]

@@ -5,10 +5,16 @@
 //! about 4 KB of each WebAssembly module's raw code for every type collected (docs/benchmarks.md,
 //! "Where the modules' bytes go"). Inserting uses the tree's `insert`, compiled once for each type
 //! the core keeps anyway. The result is the same: for equal keys, the last value is kept, as
-//! `collect` keeps it. A tree of one entry a pod is still collected (the planner's `names`): for
-//! 10,000 entries a sort then a bulk build is faster than inserting each.
+//! `collect` keeps it.
+//!
+//! A set of names only asked whether it holds a name (the pods' names in a pass, one a pod, the
+//! services' names, a plan's removed pods) is a [`Names`]: a sorted list, sorted by the one sort
+//! of the core ([`crate::error::sort_by`]), rather than a tree of `&str` with its own sort to
+//! collect it.
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::sort_by;
 
 /// The map of `entries`, as `entries.into_iter().collect()` makes it.
 pub(crate) fn map<K: Ord, V>(entries: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
@@ -24,6 +30,24 @@ pub(crate) fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
     set
 }
 
+/// A set of names: a sorted list without repeats, searched by halves.
+pub(crate) struct Names<'a>(Vec<&'a str>);
+
+impl<'a> Names<'a> {
+    /// The set of `names`.
+    pub(crate) fn of(names: impl IntoIterator<Item = &'a str>) -> Names<'a> {
+        let mut list: Vec<&str> = names.into_iter().collect();
+        sort_by(&mut list, |a, b| a.cmp(b));
+        list.dedup();
+        Names(list)
+    }
+
+    /// Whether the set holds `name`.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0.binary_search(&name).is_ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,5 +60,17 @@ mod tests {
         let items = [5, 1, 5, 3, 1];
         assert_eq!(set(items), items.into_iter().collect::<BTreeSet<_>>());
         assert!(map(Vec::<(i32, i32)>::new()).is_empty());
+    }
+
+    #[test]
+    fn names_hold_what_a_set_holds() {
+        let given = ["w-10", "w-2", "", "w-1", "w-2", "ps-0", "w-10/x", "W-1"];
+        let names = Names::of(given);
+        let set: BTreeSet<&str> = given.into_iter().collect();
+        assert_eq!(names.0, set.iter().copied().collect::<Vec<_>>());
+        for probe in given.into_iter().chain(["w-3", "w", "w-100", "x", " w-1"]) {
+            assert_eq!(names.contains(probe), set.contains(probe), "{probe:?}");
+        }
+        assert!(!Names::of([]).contains(""));
     }
 }

@@ -43,7 +43,7 @@ use crate::{naming, parse, reconcile, validate};
 const KIND_RESOURCE_FLAVOR: &str = "ResourceFlavor";
 
 /// The kinds a store keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     ScalePlan,
     Pod,
@@ -271,6 +271,13 @@ fn observed_service(value: Value) -> Result<Service> {
     observed::<ObservedService>(value).map(Service::from)
 }
 
+/// One text for an object's kind, namespace and name: the kind's number, the namespace's length,
+/// then the namespace and the name, so that no two of them give the same text. (One tree of
+/// strings, of the type the labels' are, rather than a tree of another type of key.)
+fn object_id(kind: Kind, namespace: &str, name: &str) -> String {
+    format!("{}{}/{namespace}/{name}", kind as u8, namespace.len())
+}
+
 fn name_of(object: &Value) -> &str {
     object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default()
 }
@@ -287,8 +294,8 @@ pub struct Store {
     /// Every ResourceFlavor with its name, in the names' order (one that cannot be read is left
     /// out). A cluster has a few: a list, not a tree.
     flavors: Vec<(String, ResourceFlavor)>,
-    /// The job key each object is kept under, by kind, namespace and name.
-    placed: BTreeMap<(Kind, String, String), String>,
+    /// The job key each object is kept under, by its [`object_id`].
+    placed: BTreeMap<String, String>,
 }
 
 impl Store {
@@ -314,16 +321,16 @@ impl Store {
         if let Value::Object(fields) = &mut object {
             fields.insert("kind".to_owned(), Value::String(kind_name.to_owned()));
         }
-        let id = (kind, namespace_of(&object).to_owned(), name_of(&object).to_owned());
+        let name = name_of(&object).to_owned();
+        let id = object_id(kind, namespace_of(&object), &name);
         let key = naming::job_key(&object);
         if let Some(before) = self.placed.get(&id).filter(|k| Some(*k) != key.as_ref()).cloned() {
-            self.forget(kind, &before, &id.2);
+            self.forget(kind, &before, &name);
         }
         let Some(key) = key else {
             self.placed.remove(&id);
             return None;
         };
-        let name = id.2.clone();
         self.placed.insert(id, key.clone());
         let objects = self.jobs.entry(key.clone()).or_default();
         match kind {
@@ -359,7 +366,7 @@ impl Store {
             return None;
         }
         let kind = Kind::of(kind)?;
-        let key = self.placed.remove(&(kind, namespace.to_owned(), name.to_owned()))?;
+        let key = self.placed.remove(&object_id(kind, namespace, name))?;
         self.forget(kind, &key, name);
         Some(key)
     }
@@ -555,6 +562,35 @@ mod tests {
         let (a, b) = both(&store, vec![], &Overlay::default());
         assert_eq!(a, b);
         assert!(!store.jobs.contains_key("ns/j"), "an emptied job is forgotten");
+    }
+
+    /// Objects are told apart by kind, namespace and name, whatever their names hold.
+    #[test]
+    fn no_two_objects_share_an_id() {
+        let ids = [
+            object_id(Kind::Pod, "a", "b/c"),
+            object_id(Kind::Pod, "a/b", "c"),
+            object_id(Kind::Service, "a", "b/c"),
+            object_id(Kind::Pod, "1", "x"),
+            object_id(Kind::Pod, "", "1/x"),
+            object_id(Kind::Pod, "", "x"),
+            object_id(Kind::Pod, "x", ""),
+        ];
+        let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+        let mut store = Store::new();
+        let mut other = pod("j-edljob-worker-0", 0, "Running");
+        other["metadata"]["namespace"] = json!("ns/j-edljob-worker-0");
+        other["metadata"]["name"] = json!("x");
+        let mut same_text = pod("j-edljob-worker-0", 0, "Running");
+        same_text["metadata"]["name"] = json!("j-edljob-worker-0/x");
+        store.put("Pod", other);
+        store.put("Pod", same_text);
+        store.put("Service", pod("j-edljob-worker-0", 0, "Running"));
+        assert_eq!(store.len(), 3);
+        assert_eq!(store.remove("Pod", "ns", "j-edljob-worker-0/x").as_deref(), Some("ns/j"));
+        assert_eq!(store.remove("Pod", "ns", "j-edljob-worker-0/x"), None);
+        assert_eq!(store.len(), 2);
     }
 
     #[test]

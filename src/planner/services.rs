@@ -3,20 +3,21 @@
 //! live master is made again when it is missing, and a task service the job owns is deleted once
 //! its rank has no pod and is at or above its type's target count.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::podspec::Service;
 
 use super::Planner;
 use crate::api::{ElasticJob, ReplicaType, ScalePlan};
 use crate::plan::{Action, Cause};
+use crate::sorted::Names;
 use crate::{job, naming, pod, service, template};
 
 /// The services one pass observed, as the planner reads them.
 pub(crate) struct ObservedServices<'a> {
     /// The names of the services in the job's namespace, whoever owns them: a name that is taken is
     /// not made again, so a service the job does not own is never overwritten.
-    names: BTreeSet<&'a str>,
+    names: Names<'a>,
     /// The task services the job owns, in input order, with the type and rank they serve.
     owned: Vec<(ReplicaType, i32, &'a Service)>,
     /// The address a `createPods` entry of the job's plans gave a pod, by pod name: its service is
@@ -32,10 +33,10 @@ impl<'a> ObservedServices<'a> {
         services: &'a [Service],
         plans: impl IntoIterator<Item = &'a ScalePlan>,
     ) -> Self {
-        let mut names = BTreeSet::new();
+        let in_namespace = || services.iter().filter(|s| service::in_namespace_of(s, job));
+        let names = Names::of(in_namespace().map(service::name));
         let mut owned = Vec::new();
-        for s in services.iter().filter(|s| service::in_namespace_of(s, job)) {
-            names.insert(service::name(s));
+        for s in in_namespace() {
             if let Some((replica_type, rank)) = service::owned_task_rank(s, job) {
                 owned.push((replica_type, rank, s));
             }

@@ -9,7 +9,8 @@ use super::{
 };
 use crate::api::{self, ElasticJob, PodMeta, ReplicaType, ScalePlan};
 use crate::error::{Code, Problem, join};
-use crate::{naming, sorted};
+use crate::naming;
+use crate::sorted::Names;
 
 /// Checks what a scale plan says on its own, without its job: what an admission policy can check
 /// when the plan arrives. With `spec.ownerJob` set, pod names are checked against it.
@@ -69,8 +70,7 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
     );
     unique(&mut p, "spec.removePods", &spec.remove_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
     unique(&mut p, "spec.migratePods", &spec.migrate_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
-    let removed: BTreeSet<&str> =
-        sorted::set(spec.remove_pods.iter().map(|m| m.name.as_str()).filter(|n| !n.is_empty()));
+    let removed = Names::of(spec.remove_pods.iter().map(|m| m.name.as_str()).filter(|n| !n.is_empty()));
     for (i, meta) in spec.create_pods.iter().enumerate() {
         if removed.contains(meta.name.as_str()) {
             p.push(Problem::new(
