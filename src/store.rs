@@ -290,7 +290,10 @@ fn namespace_of(object: &Value) -> &str {
 /// ([the module docs](self)).
 #[derive(Default)]
 pub struct Store {
-    jobs: BTreeMap<String, Objects>,
+    /// The objects of each job, by job key, in the keys' order: a list searched by halves, each
+    /// job's objects boxed so that making room for a new job moves only pointers (a tree of them
+    /// was 4 KB more of each module's code).
+    jobs: Vec<(String, Box<Objects>)>,
     /// Every ResourceFlavor with its name, in the names' order (one that cannot be read is left
     /// out). A cluster has a few: a list, not a tree.
     flavors: Vec<(String, ResourceFlavor)>,
@@ -332,7 +335,11 @@ impl Store {
             return None;
         };
         self.placed.insert(id, key.clone());
-        let objects = self.jobs.entry(key.clone()).or_default();
+        let at = self.job_at(&key).unwrap_or_else(|at| {
+            self.jobs.insert(at, (key.clone(), Box::default()));
+            at
+        });
+        let Some((_, objects)) = self.jobs.get_mut(at) else { return Some(key) };
         match kind {
             Kind::ScalePlan => objects.plans.put(name, parse::strict(object)),
             Kind::Pod => objects.pods.put(name, observed_pod(object)),
@@ -341,6 +348,11 @@ impl Store {
             Kind::PodGroup => objects.pod_groups.put(name, observed(object)),
         }
         Some(key)
+    }
+
+    /// Where the objects of the job of `key` are, or where they would go.
+    fn job_at(&self, key: &str) -> std::result::Result<usize, usize> {
+        self.jobs.binary_search_by(|(kept, _)| kept.as_str().cmp(key))
     }
 
     /// Keeps the ResourceFlavor of a name in its place among the others, or forgets it (`None`).
@@ -372,7 +384,8 @@ impl Store {
     }
 
     fn forget(&mut self, kind: Kind, key: &str, name: &str) {
-        let Some(objects) = self.jobs.get_mut(key) else { return };
+        let Ok(at) = self.job_at(key) else { return };
+        let Some((_, objects)) = self.jobs.get_mut(at) else { return };
         match kind {
             Kind::ScalePlan => objects.plans.remove(name),
             Kind::Pod => objects.pods.remove(name),
@@ -381,7 +394,7 @@ impl Store {
             Kind::PodGroup => objects.pod_groups.remove(name),
         }
         if objects.is_empty() {
-            self.jobs.remove(key);
+            self.jobs.remove(at);
         }
     }
 
@@ -444,7 +457,7 @@ impl Store {
         options: &Options,
     ) -> Result<Plan> {
         let empty = Objects::default();
-        let objects = self.jobs.get(key).unwrap_or(&empty);
+        let objects = self.job_at(key).ok().and_then(|at| self.jobs.get(at)).map_or(&empty, |(_, o)| o.as_ref());
         let plans =
             objects.plans.view("scalePlans", true, &Overlaid { made: &[], fresh: &overlay.plans, gone: &[] }, |n| {
                 validate::check_observed_pods(n).map_err(|e| e.prefixed("scalePlans"))
@@ -561,7 +574,37 @@ mod tests {
         assert_eq!(store.put("Pod", moved).as_deref(), Some("ns/k"));
         let (a, b) = both(&store, vec![], &Overlay::default());
         assert_eq!(a, b);
-        assert!(!store.jobs.contains_key("ns/j"), "an emptied job is forgotten");
+        assert!(store.job_at("ns/j").is_err(), "an emptied job is forgotten");
+    }
+
+    /// Jobs put in any order are kept apart and found again; an emptied one goes, the others stay.
+    #[test]
+    fn each_jobs_objects_are_its_own() {
+        let of_job = |job: &str, name: &str| {
+            let mut p = pod(name, 0, "Running");
+            p["metadata"]["labels"]["elasticjob.dlrover/name"] = json!(job);
+            p
+        };
+        let mut store = Store::new();
+        for job in ["m", "c", "x", "a", "q"] {
+            for i in 0..3 {
+                store.put("Pod", of_job(job, &format!("{job}-edljob-worker-{i}")));
+            }
+        }
+        store.remove("Pod", "ns", "x-edljob-worker-1");
+        let keys: Vec<&str> = store.jobs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["ns/a", "ns/c", "ns/m", "ns/q", "ns/x"]);
+        for (job, objects) in &store.jobs {
+            let job = job.trim_start_matches("ns/");
+            assert!(objects.pods.names.iter().all(|n| n.starts_with(&format!("{job}-edljob-"))), "{job}");
+            assert_eq!(objects.pods.names.len(), if job == "x" { 2 } else { 3 });
+        }
+        for i in 0..3 {
+            store.remove("Pod", "ns", &format!("c-edljob-worker-{i}"));
+        }
+        assert!(store.job_at("ns/c").is_err());
+        assert_eq!(store.jobs.len(), 4);
+        assert_eq!(store.len(), 11);
     }
 
     /// Objects are told apart by kind, namespace and name, whatever their names hold.
