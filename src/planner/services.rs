@@ -22,7 +22,7 @@ pub(crate) struct ObservedServices<'a> {
     owned: Vec<(ReplicaType, i32, &'a Service)>,
     /// The address a `createPods` entry of the job's plans gave a pod, by pod name: its service is
     /// named after it.
-    addresses: BTreeMap<String, &'a str>,
+    addresses: BTreeMap<String, String>,
 }
 
 impl<'a> ObservedServices<'a> {
@@ -44,7 +44,7 @@ impl<'a> ObservedServices<'a> {
         let mut addresses = BTreeMap::new();
         for entry in plans.into_iter().flat_map(|p| &p.spec.create_pods).filter(|m| !m.service.is_empty()) {
             if let Some(name) = entry.pod_name(job.name()) {
-                addresses.insert(name, entry.service.as_str());
+                addresses.insert(name, entry.service.clone());
             }
         }
         ObservedServices { names, owned, addresses }
@@ -79,7 +79,7 @@ impl<'a> Planner<'a> {
                 let Some(rank) = pod::pod_rank(p) else { continue };
                 held.entry(replica_type).or_default().insert(rank);
                 if pod::is_stoppable(p) {
-                    let address = observed.addresses.get(pod::name(p)).copied();
+                    let address = observed.addresses.get(pod::name(p)).map(String::as_str);
                     let name = template::task_service_name_at(self.job, replica_type, rank, address);
                     if !observed.names.contains(name.as_str()) && self.services.insert(name) {
                         missing.push((replica_type, rank, address, pod::name(p)));
@@ -310,7 +310,7 @@ mod tests {
             ..Default::default()
         });
         let observed = ObservedServices::new(&j, &[], [&relaunch]);
-        assert_eq!(observed.addresses.get("j-edljob-worker-1").copied(), Some("j-worker-one.ns.svc:3333"));
+        assert_eq!(observed.addresses.get("j-edljob-worker-1").map(String::as_str), Some("j-worker-one.ns.svc:3333"));
         assert_eq!(
             template::task_service_name_at(&j, ReplicaType::Worker, 1, Some("j-worker-one.ns.svc:3333")),
             "j-worker-one"

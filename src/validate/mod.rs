@@ -427,7 +427,7 @@ fn template(p: &mut Vec<Problem>, path: &str, template: &PodTemplateSpec, needs_
                 Code::InvalidName,
                 format!("`{}` is not a container name: use lower-case letters, digits and `-`", c.name),
             ));
-        } else if !names.insert(c.name.as_str()) {
+        } else if !names.insert(c.name.clone()) {
             p.push(Problem::new(
                 join(&path, "name"),
                 Code::Duplicate,

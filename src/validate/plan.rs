@@ -85,7 +85,7 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
         let path = format!("spec.psHosts[{i}]");
         if let Err(why) = naming::parse_host_port(host) {
             p.push(Problem::new(path, Code::InvalidAddress, why));
-        } else if !seen.insert(host) {
+        } else if !seen.insert(host.clone()) {
             p.push(Problem::new(
                 path,
                 Code::Duplicate,
