@@ -115,7 +115,7 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, at_floor
             min_task_member: Some(if at_floor {
                 sorted::map(floor.iter().filter(|(_, n)| *n > 0).map(|(t, n)| (t.as_str().to_owned(), *n)))
             } else {
-                BTreeMap::from([(master, 1)])
+                sorted::one(master, 1)
             }),
             schedule_timeout_seconds: None,
         },
@@ -131,7 +131,7 @@ pub fn pod_group(job: &ElasticJob, plan: &ScalePlan, options: &Options, at_floor
             schedule_timeout_seconds,
         },
     };
-    let labels = BTreeMap::from([(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())]);
+    let labels = sorted::one(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned());
     // The job's annotations, as training-operator gives them to the PodGroup it makes (Volcano's
     // `volcano.sh/preemptable` and the like), less kubectl's record of the job's own manifest.
     let annotations: BTreeMap<String, String> = sorted::map(

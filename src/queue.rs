@@ -34,7 +34,7 @@ use crate::workload::{
     FINISHED, KIND_WORKLOAD, LABEL_POD_SET, LABEL_PRIORITY_CLASS, LABEL_QUEUE_NAME, PodSet, PriorityClassRef,
     ResourceFlavor, WORKLOAD_API_VERSION, Workload, WorkloadSpec,
 };
-use crate::{job, naming};
+use crate::{job, naming, sorted};
 
 /// What a host observed of Kueue for one job, for [`crate::controller_pass_queued`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -152,7 +152,7 @@ pub fn workload(job: &ElasticJob, options: &Options, priority: Option<i32>) -> R
         metadata: ObjectMeta {
             name: Some(workload_name(job)),
             namespace: job::namespace(job).map(str::to_owned),
-            labels: Some(BTreeMap::from([(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())])),
+            labels: Some(sorted::one(naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())),
             owner_references: template::owner_reference(job).map(|o| vec![o]),
             ..ObjectMeta::default()
         },
@@ -196,7 +196,7 @@ pub fn gate_probe(workload: &Workload) -> Option<BTreeMap<String, i32>> {
         return None;
     }
     let set = workload.spec.pod_sets.iter().find(|s| s.count > 0)?;
-    Some(BTreeMap::from([(set.name.clone(), set.count - 1)]))
+    Some(sorted::one(set.name.clone(), set.count - 1))
 }
 
 /// How many pods of each type the Workload was admitted for: each assignment's `count` (else its

@@ -23,6 +23,13 @@ pub(crate) fn map<K: Ord, V>(entries: impl IntoIterator<Item = (K, V)>) -> BTree
     map
 }
 
+/// The map of one entry, as `BTreeMap::from([(key, value)])` makes it (which sorts its array).
+pub(crate) fn one<K: Ord, V>(key: K, value: V) -> BTreeMap<K, V> {
+    let mut map = BTreeMap::new();
+    map.insert(key, value);
+    map
+}
+
 /// The set of `items`, as `items.into_iter().collect()` makes it.
 pub(crate) fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
     let mut set = BTreeSet::new();
@@ -60,6 +67,7 @@ mod tests {
         let items = [5, 1, 5, 3, 1];
         assert_eq!(set(items), items.into_iter().collect::<BTreeSet<_>>());
         assert!(map(Vec::<(i32, i32)>::new()).is_empty());
+        assert_eq!(one("k", 1), BTreeMap::from([("k", 1)]));
     }
 
     #[test]

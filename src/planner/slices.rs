@@ -151,7 +151,7 @@ pub(super) fn new_slice(job: &ElasticJob, w: &Workload, counts: &BTreeMap<String
         metadata: ObjectMeta {
             name: Some(queue::slice_name(job, n)),
             namespace,
-            labels: Some(BTreeMap::from([(crate::naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())])),
+            labels: Some(sorted::one(crate::naming::LABEL_JOB_NAME.to_owned(), job.name().to_owned())),
             annotations: Some(sorted::map([
                 (ANNOTATION_REPLACEMENT_FOR.to_owned(), replaces),
                 (ANNOTATION_ELASTIC_JOB.to_owned(), "true".to_owned()),
