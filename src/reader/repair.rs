@@ -9,8 +9,6 @@
 //! caller learns which places were repaired, so it can leave out the rule problems that follow
 //! from a stand-in value (a job whose `metadata.name` was a number is not also "missing its name").
 
-use std::collections::BTreeMap;
-
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -35,7 +33,7 @@ pub(crate) struct Recovered<T> {
 /// Reads a `T` from `value`, going on past shape problems (see the module docs).
 pub(crate) fn read_recovering<T: DeserializeOwned>(value: Value) -> Recovered<T> {
     // Only the read is generic: the bookkeeping and the repairs are compiled once.
-    let mut repairs = Repairs { value, problems: Vec::new(), repaired: Vec::new(), attempts: BTreeMap::new() };
+    let mut repairs = Repairs { value, problems: Vec::new(), repaired: Vec::new(), attempts: Vec::new() };
     if repairs.too_deep() {
         return repairs.finish(None, Vec::new());
     }
@@ -60,8 +58,8 @@ struct Repairs {
     problems: Vec<(Vec<Step>, Code, String)>,
     repaired: Vec<Vec<Step>>,
     /// How often each place was repaired (a missing field apart from a wrong value): a second
-    /// repair of a value takes it away, a third gives up.
-    attempts: BTreeMap<(Vec<Step>, bool), u8>,
+    /// repair of a value takes it away, a third gives up. A list: at most [`MAX_REPAIRS`] places.
+    attempts: Vec<(Vec<Step>, bool, u8)>,
 }
 
 impl Repairs {
@@ -89,9 +87,16 @@ impl Repairs {
         if let Kind::MissingField(field) = error.kind {
             target.push(Step::Key(field.to_owned()));
         }
-        let attempt = self.attempts.entry((target.clone(), missing)).or_insert(0);
-        *attempt += 1;
-        let attempt = *attempt;
+        let attempt = match self.attempts.iter_mut().find(|(steps, m, _)| *steps == target && *m == missing) {
+            Some((_, _, attempt)) => {
+                *attempt += 1;
+                *attempt
+            }
+            None => {
+                self.attempts.push((target.clone(), missing, 1));
+                1
+            }
+        };
         let caused_by_repair = self.repaired.iter().any(|r| place.steps.starts_with(r));
         let seen = self.problems.iter().any(|(steps, _, message)| *steps == place.steps && *message == error.message);
         if !caused_by_repair && !seen {
@@ -161,6 +166,8 @@ fn insert_null(value: &mut Value, steps: &[Step], field: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use crate::podspec::{Container, PodSpec};
     use serde_json::json;
 
