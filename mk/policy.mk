@@ -27,7 +27,7 @@ $(POLICY_RAW): policy-always
 
 $(POLICY_WASM): $(POLICY_RAW) $(WASM_OPT)
 	@mkdir -p $(@D)
-	$(WASM_OPT) $(WASM_OPT_FLAGS) $< -o $@
+	$(WASM_OPT) $(POLICY_WASM_OPT_PASSES) $(WASM_OPT_FLAGS) $< -o $@
 	@echo "policy: $@ ($$(wc -c < $@) bytes; before wasm-opt $$(wc -c < $<))"
 
 policy-always:
