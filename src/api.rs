@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use crate::podspec::{EnvVar, LabelSelector, ObjectMeta, PodTemplateSpec, Time};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::fields::deserialize_defaults;
+use crate::fields::{deserialize_defaults, deserialize_names};
 pub use crate::replica::{ReplicaType, TypeEntry, TypeMap, TypeMapIntoIter, TypeMapIter, TypeMapIterMut};
 
 /// The API group of both resources.
@@ -30,7 +30,7 @@ pub const KIND_TF_JOB: &str = "TFJob";
 pub type ResourceList = BTreeMap<String, Quantity>;
 
 /// How the job distributes training.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum DistributionStrategy {
     /// TensorFlow parameter-server training: pods get `TF_CONFIG`.
@@ -42,7 +42,7 @@ pub enum DistributionStrategy {
 /// A replica's restart policy, as the job declares it (Kubeflow's values). DLRover 0.6.1's master
 /// reads none: it relaunches a failed pod by its exit code within `restartCount`
 /// (docs/migrate-from-tfjob.md, "Relaunches"); the core does not relaunch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum RestartPolicy {
     /// Relaunch whenever the pod fails (within `restartCount`).
@@ -56,7 +56,7 @@ pub enum RestartPolicy {
 }
 
 /// Who tunes the job's resources.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum OptimizeMode {
     /// Resources come from the manifest only.
@@ -71,7 +71,7 @@ pub enum OptimizeMode {
 }
 
 /// A job condition type, also used as the job phase and the scale-plan phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum JobConditionType {
     /// Accepted; pods not started yet.
@@ -122,7 +122,7 @@ impl JobConditionType {
 }
 
 /// The status of a condition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ConditionStatus {
     /// The condition holds.
@@ -245,7 +245,7 @@ pub struct SchedulingPolicy {
 }
 
 /// Which of a finished job's pods are deleted (Kubeflow's `CleanPodPolicy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum CleanPodPolicy {
     /// Every pod, whatever its phase, the master's too.
@@ -520,6 +520,20 @@ pub struct ScalePlanStatus {
     /// `Created`, `Pending`, `Scaling`, `Succeeded`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<JobConditionType>,
+}
+
+deserialize_names! {
+    test api_names_are_the_written_ones;
+    DistributionStrategy { ParameterServerStrategy "ParameterServerStrategy", AllreduceStrategy "AllreduceStrategy", }
+    RestartPolicy { Always "Always", OnFailure "OnFailure", Never "Never", ExitCode "ExitCode", }
+    OptimizeMode { Manual "manual", SingleJob "single-job", Cluster "cluster", }
+    JobConditionType {
+        Created "Created", Pending "Pending", Running "Running", Restarting "Restarting", Succeeded "Succeeded",
+        Failed "Failed", Scaling "Scaling", Suspended "Suspended", QuotaLimited "QuotaLimited",
+        GangPending "GangPending", Refused "Refused",
+    }
+    ConditionStatus { True "True", False "False", Unknown "Unknown", }
+    CleanPodPolicy { All "All", Running "Running", None "None", }
 }
 
 deserialize_defaults! {

@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 
 /// A stable, machine-readable kind of problem. The strings never change meaning between releases;
 /// JavaScript callers and the admission policy see the same ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
+// Read by `deserialize_names!` in `src/reader/mod.rs` (see `Problem`).
 pub enum Code {
     /// The text is not JSON or YAML at all (a syntax error).
     Syntax,

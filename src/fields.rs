@@ -114,6 +114,122 @@ macro_rules! deserialize_defaults {
 
 pub(crate) use deserialize_defaults;
 
+/// `impl Deserialize` for enums of unit variants, each read from its name: `test name; Enum {
+/// Variant "name", ... } ...`, every variant (the test's `match` refuses a list that leaves one
+/// out, and holds each name equal to the one serde's derive writes). What serde's derive reads, in
+/// the same words, through one reader for every such enum ([`read_variant`]) rather than one
+/// compiled for each.
+macro_rules! deserialize_names {
+    (test $test:ident; $($name:ident { $($variant:ident $key:literal,)* })*) => {
+        #[cfg(test)]
+        #[test]
+        fn $test() {
+            $(
+                let name_of = |value: $name| match value {
+                    $($name::$variant => $key,)*
+                };
+                for value in $name::VALUES {
+                    assert_eq!(serde_json::to_value(value).ok(), Some(serde_json::Value::from(name_of(*value))));
+                }
+            )*
+        }
+    $(
+        impl $name {
+            /// The variants, in the order of their names.
+            const VALUES: &[$name] = &[$($name::$variant,)*];
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
+                const NAMES: &[&str] = &[$($key,)*];
+                let index = $crate::fields::read_variant(deserializer, stringify!($name), NAMES)?;
+                $name::VALUES.get(index).copied().ok_or_else(|| {
+                    <D::Error as serde::de::Error>::invalid_value(serde::de::Unexpected::Unsigned(index as u64), &"a variant")
+                })
+            }
+        }
+    )*};
+}
+
+pub(crate) use deserialize_names;
+
+/// Reads the index of a unit variant among `names` (of the enum `name`), as serde's derive reads
+/// the variant: by name (or, from a format that gives one, by index), refusing another variant's
+/// content and any other value in serde's words.
+#[inline(never)]
+pub(crate) fn read_variant<'de, D: de::Deserializer<'de>>(
+    deserializer: D,
+    name: &'static str,
+    names: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    deserializer.deserialize_enum(name, names, VariantVisitor { name, names })
+}
+
+struct VariantVisitor {
+    name: &'static str,
+    names: &'static [&'static str],
+}
+
+impl<'de> Visitor<'de> for VariantVisitor {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "enum {}", self.name)
+    }
+
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<usize, A::Error> {
+        let (index, variant) = data.variant_seed(VariantIndex(self.names))?;
+        de::VariantAccess::unit_variant(variant)?;
+        Ok(index)
+    }
+}
+
+/// A variant's identifier: its index among the names.
+struct VariantIndex(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for VariantIndex {
+    type Value = usize;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+/// What serde's derive expects of a variant index: `variant index 0 <= i < N`.
+struct IndexBelow(usize);
+
+impl de::Expected for IndexBelow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "variant index 0 <= i < {}", self.0)
+    }
+}
+
+impl Visitor<'_> for VariantIndex {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<usize, E> {
+        match usize::try_from(index) {
+            Ok(i) if i < self.0.len() => Ok(i),
+            _ => Err(E::invalid_value(de::Unexpected::Unsigned(index), &IndexBelow(self.0.len()))),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        self.0.iter().position(|n| *n == name).ok_or_else(|| E::unknown_variant(name, self.0))
+    }
+
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+        match self.0.iter().position(|n| n.as_bytes() == name) {
+            Some(i) => Ok(i),
+            None => Err(E::unknown_variant(&String::from_utf8_lossy(name), self.0)),
+        }
+    }
+}
+
 /// Reads the value of the map's current key into `slot`: one function a type of field.
 #[inline(never)]
 pub(crate) fn read_in<'de, T: de::Deserialize<'de>, A: MapAccess<'de>>(

@@ -355,6 +355,130 @@ mod tests {
         }
     }
 
+    /// Enums read by `deserialize_names!`, through the core's reader and serde_json's, as serde's
+    /// derive reads them: the same values and the same errors, word for word.
+    #[test]
+    fn names_read_as_serdes_derive_reads_them() {
+        mod derived {
+            use serde::{Deserialize, Serialize};
+
+            #[derive(Debug, Deserialize, Serialize)]
+            pub enum DistributionStrategy {
+                ParameterServerStrategy,
+                AllreduceStrategy,
+            }
+
+            #[derive(Debug, Deserialize, Serialize)]
+            pub enum RestartPolicy {
+                Always,
+                OnFailure,
+                Never,
+                ExitCode,
+            }
+
+            #[derive(Debug, Deserialize, Serialize)]
+            pub enum OptimizeMode {
+                #[serde(rename = "manual")]
+                Manual,
+                #[serde(rename = "single-job")]
+                SingleJob,
+                #[serde(rename = "cluster")]
+                Cluster,
+            }
+
+            #[derive(Debug, Deserialize, Serialize)]
+            pub enum CleanPodPolicy {
+                All,
+                Running,
+                None,
+            }
+
+            #[derive(Debug, Deserialize, Serialize)]
+            #[serde(rename_all = "snake_case")]
+            pub enum Code {
+                Syntax,
+                InvalidType,
+                InvalidValue,
+                Required,
+                UnknownField,
+                InvalidName,
+                OutOfRange,
+                InvalidQuantity,
+                InvalidAddress,
+                Duplicate,
+                Mismatch,
+                NoContainers,
+                ExceedsResourceLimits,
+                TfConfigHole,
+                TooLarge,
+                TfJob,
+                Forbidden,
+            }
+        }
+
+        fn same<Ours, Derived>(values: &[Value])
+        where
+            Ours: DeserializeOwned + serde::Serialize + std::fmt::Debug,
+            Derived: DeserializeOwned + serde::Serialize + std::fmt::Debug,
+        {
+            for value in values {
+                assert_eq!(outcome_of::<Ours>(value.clone()), outcome_of::<Derived>(value.clone()), "{value}");
+                let text = value.to_string();
+                let ours = serde_json::from_str::<Ours>(&text).map(|v| serde_json::to_value(v).unwrap());
+                let derived = serde_json::from_str::<Derived>(&text).map(|v| serde_json::to_value(v).unwrap());
+                assert_eq!(ours.map_err(|e| e.to_string()), derived.map_err(|e| e.to_string()), "{text}");
+                let ours = serde_json::from_value::<Ours>(value.clone()).map(|v| serde_json::to_value(v).unwrap());
+                let derived =
+                    serde_json::from_value::<Derived>(value.clone()).map(|v| serde_json::to_value(v).unwrap());
+                assert_eq!(ours.map_err(|e| e.to_string()), derived.map_err(|e| e.to_string()), "{value}");
+            }
+            // A format that names a variant by its index (serde's own `u32` deserializer does).
+            for index in 0..20 {
+                let as_index = || serde::de::value::U32Deserializer::<serde::de::value::Error>::new(index);
+                let ours = Ours::deserialize(as_index()).map(|v| serde_json::to_value(v).unwrap());
+                let derived = Derived::deserialize(as_index()).map(|v| serde_json::to_value(v).unwrap());
+                assert_eq!(ours.map_err(|e| e.to_string()), derived.map_err(|e| e.to_string()), "{index}");
+            }
+        }
+
+        let others = [
+            json!(""),
+            json!("Nope"),
+            json!(0),
+            json!(1),
+            json!(3),
+            json!(17),
+            json!(99),
+            json!(-1),
+            json!(1.5),
+            json!(true),
+            json!(null),
+            json!([]),
+            json!(["Always"]),
+            json!({}),
+            json!({"Nope": null}),
+        ];
+        let with = |names: &[&str]| -> Vec<Value> {
+            let mut values: Vec<Value> = others.to_vec();
+            for name in names {
+                values.push(json!(name));
+                values.push(json!(name.to_lowercase()));
+                values.push(json!({ *name: null }));
+                values.push(json!({ *name: 1 }));
+                values.push(json!({ *name: null, "more": null }));
+            }
+            values
+        };
+        same::<crate::api::DistributionStrategy, derived::DistributionStrategy>(&with(&[
+            "ParameterServerStrategy",
+            "AllreduceStrategy",
+        ]));
+        same::<crate::api::RestartPolicy, derived::RestartPolicy>(&with(&["Always", "OnFailure", "Never", "ExitCode"]));
+        same::<crate::api::OptimizeMode, derived::OptimizeMode>(&with(&["manual", "single-job", "cluster", "Manual"]));
+        same::<crate::api::CleanPodPolicy, derived::CleanPodPolicy>(&with(&["All", "Running", "None"]));
+        same::<Code, derived::Code>(&with(&["syntax", "tf_job", "forbidden", "TfJob"]));
+    }
+
     #[test]
     fn wrong_type_has_its_path() {
         let v =

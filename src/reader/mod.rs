@@ -15,7 +15,7 @@ use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
 use crate::error::{Code, Problem, Step, field_path};
-use crate::fields::deserialize_defaults;
+use crate::fields::{deserialize_defaults, deserialize_names};
 use crate::quantity::float_text;
 
 mod repair;
@@ -593,6 +593,17 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
 
 // A problem read back (a host passing the errors of a refused job): `error`, of the lowest layer,
 // may not use `fields`.
+deserialize_names! {
+    test code_names_are_the_written_ones;
+    Code {
+        Syntax "syntax", InvalidType "invalid_type", InvalidValue "invalid_value", Required "required",
+        UnknownField "unknown_field", InvalidName "invalid_name", OutOfRange "out_of_range",
+        InvalidQuantity "invalid_quantity", InvalidAddress "invalid_address", Duplicate "duplicate",
+        Mismatch "mismatch", NoContainers "no_containers", ExceedsResourceLimits "exceeds_resource_limits",
+        TfConfigHole "tf_config_hole", TooLarge "too_large", TfJob "tf_job", Forbidden "forbidden",
+    }
+}
+
 deserialize_defaults! {
     test problem_keys_are_the_written_ones;
     Problem {
