@@ -12,6 +12,7 @@
 //! of the core ([`crate::error::sort_by`]), rather than a tree of `&str` with its own sort to
 //! collect it.
 
+use std::cell::{Cell, OnceCell};
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::sort_by;
@@ -37,21 +38,29 @@ pub(crate) fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
     set
 }
 
-/// A set of names: a sorted list without repeats, searched by halves.
-pub(crate) struct Names<'a>(Vec<&'a str>);
+/// A set of names: a sorted list without repeats, searched by halves, sorted when first asked (a
+/// pass that makes no pod asks nothing of its pods' names).
+pub(crate) struct Names<'a> {
+    /// The names as given, until the list is sorted.
+    given: Cell<Vec<&'a str>>,
+    sorted: OnceCell<Vec<&'a str>>,
+}
 
 impl<'a> Names<'a> {
     /// The set of `names`.
     pub(crate) fn of(names: impl IntoIterator<Item = &'a str>) -> Names<'a> {
-        let mut list: Vec<&str> = names.into_iter().collect();
-        sort_by(&mut list, |a, b| a.cmp(b));
-        list.dedup();
-        Names(list)
+        Names { given: Cell::new(names.into_iter().collect()), sorted: OnceCell::new() }
     }
 
     /// Whether the set holds `name`.
     pub(crate) fn contains(&self, name: &str) -> bool {
-        self.0.binary_search(&name).is_ok()
+        let sorted = self.sorted.get_or_init(|| {
+            let mut list = self.given.take();
+            sort_by(&mut list, |a, b| a.cmp(b));
+            list.dedup();
+            list
+        });
+        sorted.binary_search(&name).is_ok()
     }
 }
 
@@ -75,10 +84,10 @@ mod tests {
         let given = ["w-10", "w-2", "", "w-1", "w-2", "ps-0", "w-10/x", "W-1"];
         let names = Names::of(given);
         let set: BTreeSet<&str> = given.into_iter().collect();
-        assert_eq!(names.0, set.iter().copied().collect::<Vec<_>>());
         for probe in given.into_iter().chain(["w-3", "w", "w-100", "x", " w-1"]) {
             assert_eq!(names.contains(probe), set.contains(probe), "{probe:?}");
         }
+        assert_eq!(names.sorted.get(), Some(&set.iter().copied().collect::<Vec<_>>()));
         assert!(!Names::of([]).contains(""));
     }
 }
