@@ -219,7 +219,9 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
     if specs.is_none_or(BTreeMap::is_empty) {
         p.push(Problem::new("spec.tfReplicaSpecs", Code::Required, "a TFJob needs at least one replica type"));
     }
-    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    // Each type given (its name), with the key that gave it last, in the names' order: at most
+    // four, a list rather than one more type of tree.
+    let mut seen: Vec<(&str, &str)> = Vec::new();
     for key in specs.into_iter().flat_map(BTreeMap::keys) {
         let path = format!("spec.tfReplicaSpecs.{key}");
         let Some((name, _)) = replica_type(key) else {
@@ -232,7 +234,14 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
         };
         webhook_containers(&mut p, &path, tf.spec.tf_replica_specs.as_ref().and_then(|s| s.get(key)));
         let chief = if name == "Master" { "Chief" } else { name };
-        if let Some(first) = seen.insert(chief, key) {
+        let given = match seen.binary_search_by(|(t, _)| (*t).cmp(chief)) {
+            Ok(at) => seen.get_mut(at).map(|(_, was)| std::mem::replace(was, key)),
+            Err(at) => {
+                seen.insert(at, (chief, key));
+                None
+            }
+        };
+        if let Some(first) = given {
             let message = if chief == "Chief" && !first.eq_ignore_ascii_case(key) {
                 format!("`{first}` and `{key}` are both the chief (Master is its older name); keep one")
             } else {
@@ -243,9 +252,9 @@ fn tf_job_rules(tf: &TfJob) -> Vec<Problem> {
     }
     // DLRover's master runs parameter-server jobs only, and stops without a PS or a worker spec
     // (`KeyError`, `DistributedJobManager.__init__`): no pod would ever be made.
-    let missing: Vec<&str> = ["PS", "Worker"].into_iter().filter(|t| !seen.contains_key(t)).collect();
+    let missing: Vec<&str> = ["PS", "Worker"].into_iter().filter(|t| !seen.iter().any(|(s, _)| s == t)).collect();
     if !seen.is_empty() && !missing.is_empty() {
-        let types: Vec<String> = seen.keys().map(|t| format!("`{t}`")).collect();
+        let types: Vec<String> = seen.iter().map(|(t, _)| format!("`{t}`")).collect();
         p.push(Problem::new(
             "spec.tfReplicaSpecs",
             Code::Required,

@@ -4,7 +4,7 @@
 //! a phase starts only once the one before it is done, and a failure in one phase leaves the later
 //! ones to the next pass.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::podspec::{OwnerReference, Pod, Service, Time};
 use serde::{Deserialize, Serialize};
@@ -488,35 +488,27 @@ impl Plan {
             selector
                 .is_some_and(|sel| !sel.is_empty() && sel.iter().all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v)))
         };
-        // Which actions leave, by phase and place: the pods past the cap, the services only they
-        // are selected by, and every phase after the pods'.
-        let mut out = BTreeSet::new();
+        // Which actions leave, phase by phase: the pods past the cap, the services only they are
+        // selected by, and every phase after the pods'.
+        let mut leaving: Vec<Vec<bool>> = Vec::with_capacity(self.phases.len());
         let mut cut = false;
-        for (i, phase) in self.phases.iter().enumerate() {
-            for (j, action) in phase.actions.iter().enumerate() {
-                let leaves = cut
-                    || match action {
-                        Action::CreatePod { pod, .. } => dropped.iter().any(|p| std::ptr::eq(*p, pod.as_ref())),
-                        Action::CreateOrUpdateService { service, .. } => {
-                            dropped.iter().any(|p| selects(service, p)) && !kept.iter().any(|p| selects(service, p))
-                        }
-                        _ => false,
-                    };
-                if leaves {
-                    out.insert((i, j));
+        for phase in &self.phases {
+            let leaves = |action: &Action| {
+                cut || match action {
+                    Action::CreatePod { pod, .. } => dropped.iter().any(|p| std::ptr::eq(*p, pod.as_ref())),
+                    Action::CreateOrUpdateService { service, .. } => {
+                        dropped.iter().any(|p| selects(service, p)) && !kept.iter().any(|p| selects(service, p))
+                    }
+                    _ => false,
                 }
-            }
+            };
+            leaving.push(phase.actions.iter().map(leaves).collect());
             cut |= phase.phase == PhaseKind::CreatePods;
         }
-        let left = out.len();
-        let phases = self.phases.into_iter().enumerate().filter_map(|(i, phase)| {
-            let actions: Vec<Action> = phase
-                .actions
-                .into_iter()
-                .enumerate()
-                .filter(|(j, _)| !out.contains(&(i, *j)))
-                .map(|(_, a)| a)
-                .collect();
+        let left = leaving.iter().flatten().filter(|leaves| **leaves).count();
+        let phases = self.phases.into_iter().zip(leaving).filter_map(|(phase, leaving)| {
+            let actions: Vec<Action> =
+                phase.actions.into_iter().zip(leaving).filter(|(_, leaves)| !leaves).map(|(a, _)| a).collect();
             (!actions.is_empty()).then_some(Phase { phase: phase.phase, mode: phase.mode, actions })
         });
         Plan { phases: phases.collect(), left: Some(left), requeue_at: self.requeue_at }

@@ -8,9 +8,9 @@
 //! `collect` keeps it.
 //!
 //! A set of names only asked whether it holds a name (the pods' names in a pass, one a pod, the
-//! services' names, a plan's removed pods) is a [`Names`]: a sorted list, sorted by the one sort
-//! of the core ([`crate::error::sort_by`]), rather than a tree of `&str` with its own sort to
-//! collect it.
+//! services' names, a plan's removed pods) is a [`Names`]: a sorted list, sorted when first asked
+//! by the one sort of the core ([`crate::error::sort_by`]), rather than a tree of `&str` with its
+//! own sort to collect it.
 
 use std::cell::{Cell, OnceCell};
 use std::collections::{BTreeMap, BTreeSet};
