@@ -236,6 +236,19 @@ fn duplicate_pods_in_a_plan() {
     );
 }
 
+/// Two pods of one type and rank are one too many; of one rank and two types, or of one type and
+/// two ranks, they are not.
+#[rstest]
+#[case::same_type_and_rank(json!({"name": "ctr-edljob-ps-7", "id": 7, "type": "ps", "rankIndex": 2}), true)]
+#[case::same_rank_other_type(json!({"name": "ctr-edljob-worker-7", "id": 7, "type": "worker", "rankIndex": 2}), false)]
+#[case::same_type_other_rank(json!({"name": "ctr-edljob-ps-7", "id": 7, "type": "ps", "rankIndex": 1}), false)]
+fn pods_of_one_type_and_rank_in_a_plan(#[case] entry: Value, #[case] duplicate: bool) {
+    let plan = with(base_plan(), "/spec/createPods/-", entry);
+    let expected: &[(String, Code)] =
+        if duplicate { &[("spec.createPods[1]".to_owned(), Code::Duplicate)] } else { &[] };
+    assert_eq!(problems(parse::scale_plan(plan)), expected);
+}
+
 #[rstest]
 #[case::owner_is_another_job("/spec/ownerJob", json!("other"), "scalePlan.spec.ownerJob", Code::Mismatch)]
 #[case::type_without_template("/spec/replicaResourceSpecs/evaluator", json!({"replicas": 1}), "scalePlan.spec.replicaResourceSpecs.evaluator", Code::Required)]

@@ -65,7 +65,8 @@ pub fn validate_scale_plan(plan: &ScalePlan) -> Vec<Problem> {
         &mut p,
         "spec.createPods",
         &spec.create_pods,
-        |m| Some((m.replica_type(), m.rank_index)),
+        // One text a (type, rank), a tree of the type the names' is: a type's name has no `/`.
+        |m| Some(format!("{}/{}", m.replica_type().map_or("", ReplicaType::as_str), m.rank_index)),
         "type and rankIndex",
     );
     unique(&mut p, "spec.removePods", &spec.remove_pods, |m| (!m.name.is_empty()).then(|| m.name.clone()), "name");
@@ -381,13 +382,7 @@ fn service_is_own(p: &mut Vec<Problem>, path: &str, meta: &PodMeta, job: &str) {
     }
 }
 
-fn unique<K: Ord>(
-    p: &mut Vec<Problem>,
-    list: &str,
-    metas: &[PodMeta],
-    key: impl Fn(&PodMeta) -> Option<K>,
-    what: &str,
-) {
+fn unique(p: &mut Vec<Problem>, list: &str, metas: &[PodMeta], key: impl Fn(&PodMeta) -> Option<String>, what: &str) {
     let mut seen = BTreeMap::new();
     for (i, meta) in metas.iter().enumerate() {
         if let Some(k) = key(meta) {
