@@ -33,10 +33,10 @@ impl<'a> ObservedServices<'a> {
         services: &'a [Service],
         plans: impl IntoIterator<Item = &'a ScalePlan>,
     ) -> Self {
-        let in_namespace = || services.iter().filter(|s| service::in_namespace_of(s, job));
-        let names = Names::of(in_namespace().map(service::name));
+        let mut names = Vec::new();
         let mut owned = Vec::new();
-        for s in in_namespace() {
+        for s in services.iter().filter(|s| service::in_namespace_of(s, job)) {
+            names.push(service::name(s));
             if let Some((replica_type, rank)) = service::owned_task_rank(s, job) {
                 owned.push((replica_type, rank, s));
             }
@@ -47,7 +47,7 @@ impl<'a> ObservedServices<'a> {
                 addresses.insert(name, entry.service.clone());
             }
         }
-        ObservedServices { names, owned, addresses }
+        ObservedServices { names: Names::of(names), owned, addresses }
     }
 }
 
