@@ -186,7 +186,9 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 /// `requeueAt` says when the job next needs a pass.
 ///
 /// Types go in the order of [`ReplicaType::ALL`]. The job status is set last, and only when it
-/// changed, so planning again on an unchanged cluster gives an empty plan.
+/// changed, so planning again on an unchanged cluster gives an empty plan. The pods a pass makes
+/// list the parameter servers (`TF_CONFIG`) of `scale_plan` once the job's `status.scalePlan`
+/// names it, and of its master's first plan before.
 ///
 /// # Errors
 /// [`crate::Error::Invalid`] when the job, the plan or the pods are invalid; no plan is returned
@@ -199,7 +201,11 @@ pub fn reconcile(
     options: &Options,
 ) -> Result<Plan> {
     validate::check_job_and_plan(job, scale_plan)?;
-    let layout_plan = job::plan_or_masters_first(job, scale_plan);
+    // The plan lays the tasks out only once the job has taken it up (it names it); until then the
+    // pods a pass makes are its master's first plan's, as `controller_pass` lays them out.
+    let named = job.status.as_ref().and_then(|s| s.scale_plan.as_deref());
+    let taken_up = scale_plan.filter(|p| named.is_some_and(|n| p.metadata.name.as_deref() == Some(n)));
+    let layout_plan = job::plan_or_masters_first(job, taken_up);
     let mut planner = Planner::new(job, options, pods, &layout_plan)?;
     planner.pass(scale_plan, now)?;
     Ok(planner.finish())

@@ -170,3 +170,24 @@ fn a_refused_job_says_why_in_its_status_once_and_clears_it_when_corrected() {
         status.status.unwrap().conditions.into_iter().find(|c| c.type_ == JobConditionType::Refused).unwrap();
     assert_eq!((condition.status, condition.reason.as_str()), (elasticjob::api::ConditionStatus::False, "JobAccepted"));
 }
+
+/// A new job given a plan it has not taken up (its status names none) makes the pods of its
+/// master's first plan, each `TF_CONFIG` listing that plan's parameter servers: a plan lays the
+/// tasks out only once the job names it, as in `controller_pass`.
+#[test]
+fn a_plan_not_taken_up_lays_out_no_pod() {
+    let job = common::job("new", Some(3), Some(2), None, None);
+    let plan = parse::scale_plan(json!({
+        "metadata": {"name": "new-1"},
+        "spec": {"ownerJob": "new", "replicaResourceSpecs": {"ps": {"replicas": 1}}}
+    }))
+    .unwrap();
+    let now = parse::time("2026-01-01T00:00:00Z").unwrap();
+    let out = reconcile(&job, Some(&plan), &[], &now, &Options::default()).unwrap();
+    let ps_lists: Vec<usize> =
+        out.created_pods().filter_map(elasticjob::pod_tf_config).map(|c| c.cluster.ps.len()).collect();
+    let ps_pods =
+        out.created_pods().filter(|p| common::type_and_rank(p).is_some_and(|(t, _)| t == ReplicaType::Ps)).count();
+    assert_eq!(ps_pods, 3);
+    assert!(!ps_lists.is_empty() && ps_lists.iter().all(|n| *n == 3), "{ps_lists:?}");
+}
