@@ -7,10 +7,13 @@
 //! again creates and deletes nothing; carrying it out leaves unique names and at most one live pod
 //! per type and rank (but a pod the plan's `createPods` or `migratePods` names, which runs beside
 //! the pod it replaces: `check_unique` of tests/properties.rs); the job controller, pass after
-//! pass on an otherwise unchanging cluster, reaches a plan that does nothing within a few passes.
+//! pass on an otherwise unchanging cluster, reaches a plan that does nothing within a few passes;
+//! the controller's pass gives the same bytes from a store as from lists, and plans what
+//! `validate` accepts.
 
 use arbitrary::{Arbitrary, Unstructured};
 use elasticjob::podspec::Pod;
+use elasticjob::store::{Overlay, Store};
 use elasticjob::{Action, ElasticJob, Options, Plan, ReplicaType, ScalePlan, parse, validate};
 use serde_json::{Value, json};
 
@@ -296,6 +299,7 @@ pub fn check_input(input: &Input) {
             Ok(_) => {}
         }
     }
+    controller_pass(&job, input, &pods, &now, valid.is_ok());
     if valid.is_err() {
         return;
     }
@@ -303,6 +307,48 @@ pub fn check_input(input: &Input) {
         converges(&job, plan, &pods);
     }
     settles(&job, plan.as_ref(), &pods, &now);
+}
+
+/// The controller's pass (what `elasticjob controller` runs) over the job, its plan and the pods:
+/// the same bytes twice, and from the objects kept in a store as from the job's objects given as
+/// lists (the store keeps each under the job it finds it of; the lists hold the ones it kept under
+/// this job); every error says where; a valid job and plan are planned.
+fn controller_pass(job: &ElasticJob, input: &Input, pods: &[Pod], now: &elasticjob::Time, valid: bool) {
+    let options = Options::default();
+    let key = elasticjob::job_key(&input.job()).unwrap_or_default();
+    let mut store = Store::new();
+    let mut plans = Vec::new();
+    if let Some(plan) = input.plan.as_ref().map(PlanInput::plan) {
+        if store.put("ScalePlan", plan.clone()).as_deref() == Some(key.as_str()) {
+            match parse::scale_plan(plan) {
+                Ok(plan) => plans.push(plan),
+                Err(e) => return check::error(&e, Root::Document),
+            }
+        }
+    }
+    let of_job: Vec<Pod> = pods
+        .iter()
+        .filter(|p| store.put("Pod", serde_json::to_value(p).unwrap_or_default()).as_deref() == Some(key.as_str()))
+        .cloned()
+        .collect();
+    let listed = check::deterministic("controller_pass", || {
+        elasticjob::controller_pass(Some(job), &plans, &of_job, &[], now, &options)
+    });
+    // A store keeps one object a name, as a cluster does: lists of two pods named alike are not
+    // what it holds.
+    let mut names = std::collections::BTreeSet::new();
+    if of_job.iter().all(|p| names.insert(p.metadata.name.as_deref())) {
+        let stored = store.controller_pass(&key, Some(job), &Overlay::default(), now, &options);
+        assert!(
+            check::result_bytes(&listed) == check::result_bytes(&stored),
+            "the store's pass and the pass of the lists differ: {listed:?} against {stored:?}"
+        );
+    }
+    match listed {
+        Err(e) if valid => panic!("controller_pass refused a valid job and plan: {e}"),
+        Err(e) => check::error(&e, Root::Document),
+        Ok(_) => {}
+    }
 }
 
 /// The plan of every task type's `reconcile_pods`.
