@@ -18,7 +18,7 @@ pub enum Root {
 
 /// Every problem of `e` has a message and a path; a path is empty only where it must be: a syntax
 /// error, a document of the wrong kind (`invalid_type`), a field missing from the document's top
-/// level (`required`, naming the field in its message), or a top-level field whose name is empty
+/// level (`required`, naming the field in its message, after any context), or a top-level field whose name is empty
 /// (`unknown_field`, saying so: a dotted path cannot spell an empty key).
 pub fn error(e: &Error, root: Root) {
     let problems = e.problems();
@@ -37,7 +37,9 @@ pub fn problem(p: &Problem, root: Root) {
     if p.path.is_empty() && root == Root::Document {
         let whole = match p.code {
             Code::Syntax | Code::InvalidType => true,
-            Code::Required => p.message.starts_with("missing field"),
+            // Naming the field, after any context (the policy's "cannot read the validation
+            // payload: ").
+            Code::Required => p.message.contains("missing field `"),
             Code::UnknownField => p.message.contains("``"),
             _ => false,
         };
