@@ -18,10 +18,10 @@
 //! counts as held: its relaunch is DLRover's master's, so a scale-up does not fill it. Then each
 //! `createPods` entry is created as written (its name, id, rank and service) unless a pod of that
 //! name exists, even beside a live pod at its rank (a PS migration), and each `removePods`
-//! entry is deleted. Each `migratePods` entry whose pod does not yet have its new resource gets a
-//! replacement with a new id, the same rank and the new resource (the entry's values over the old
-//! pod's, so a migration to more memory keeps the cpu); the old pod is deleted once the
-//! replacement runs. A pod the plan both creates and migrates is created with the new resource,
+//! entry is deleted. Each `migratePods` entry whose pod is Running or Pending and does not yet
+//! have its new resource gets a replacement with a new id, the same rank and the new resource (the
+//! entry's values over the old pod's, so a migration to more memory keeps the cpu); the old pod is
+//! deleted once the replacement runs. A pod that has Succeeded is not replaced: it runs no more. A pod the plan both creates and migrates is created with the new resource,
 //! and so is a scale-up pod whose new id gives it a name `migratePods` lists. A migration's
 //! replacement never takes such a name, or the next pass would migrate it again.
 //!
@@ -186,9 +186,10 @@ pub fn sync_job_state(job: &ElasticJob, replica_type: ReplicaType, pods: &[Pod],
 /// `requeueAt` says when the job next needs a pass.
 ///
 /// Types go in the order of [`ReplicaType::ALL`]. The job status is set last, and only when it
-/// changed, so planning again on an unchanged cluster gives an empty plan. The pods a pass makes
-/// list the parameter servers (`TF_CONFIG`) of `scale_plan` once the job's `status.scalePlan`
-/// names it, and of its master's first plan before.
+/// changed, so planning again on an unchanged cluster gives an empty plan. The tasks are laid out
+/// (the parameter servers each `TF_CONFIG` lists, the services kept, the names a plan reserves)
+/// by `scale_plan` when the job's `status.scalePlan` names it, and by its master's first plan
+/// otherwise.
 ///
 /// # Errors
 /// [`crate::Error::Invalid`] when the job, the plan or the pods are invalid; no plan is returned

@@ -175,7 +175,7 @@ fn a_refused_job_says_why_in_its_status_once_and_clears_it_when_corrected() {
 /// master's first plan, each `TF_CONFIG` listing that plan's parameter servers: a plan lays the
 /// tasks out only once the job names it, as in `controller_pass`.
 #[test]
-fn a_plan_not_taken_up_lays_out_no_pod() {
+fn a_new_job_lays_its_pods_out_by_its_masters_first_plan_until_it_names_one() {
     let job = common::job("new", Some(3), Some(2), None, None);
     let plan = parse::scale_plan(json!({
         "metadata": {"name": "new-1"},
@@ -190,4 +190,30 @@ fn a_plan_not_taken_up_lays_out_no_pod() {
         out.created_pods().filter(|p| common::type_and_rank(p).is_some_and(|(t, _)| t == ReplicaType::Ps)).count();
     assert_eq!(ps_pods, 3);
     assert!(!ps_lists.is_empty() && ps_lists.iter().all(|n| *n == 3), "{ps_lists:?}");
+}
+
+/// A pod that has Succeeded runs no more: a plan that migrates it gets it no replacement (which
+/// would run its task again, and which a scale-down counting the finished ranks would stop, pass
+/// after pass).
+#[test]
+fn a_finished_pod_is_not_migrated() {
+    let job = common::job("done", Some(1), Some(2), None, None);
+    let plan = parse::scale_plan(json!({
+        "metadata": {"name": "done-1"},
+        "spec": {"ownerJob": "done", "replicaResourceSpecs": {"worker": {"replicas": 2}},
+                 "migratePods": [{"name": "done-edljob-worker-0", "resource": {"memory": "2Gi"}}]}
+    }))
+    .unwrap();
+    let pods = vec![
+        common::pod("done", ReplicaType::Ps, 0, 0, "Running"),
+        common::pod("done", ReplicaType::Worker, 0, 0, "Succeeded"),
+        common::pod("done", ReplicaType::Worker, 1, 1, "Running"),
+    ];
+    let out = elasticjob::reconcile_pods(&job, ReplicaType::Worker, &plan, &pods, &Options::default()).unwrap();
+    assert!(out.is_empty(), "{out:?}");
+    // Running, it is replaced.
+    let mut pods = pods;
+    set_phase(&mut pods, "done-edljob-worker-0", "Running");
+    let out = elasticjob::reconcile_pods(&job, ReplicaType::Worker, &plan, &pods, &Options::default()).unwrap();
+    assert_eq!(out.created_pods().count(), 1, "{out:?}");
 }

@@ -124,10 +124,11 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
-    /// Replaces the live pod `name` by one with the same rank and `resource`, then deletes it once
-    /// the replacement runs. A rank the plan's `createPods` fills (`create_ranks`) has its
-    /// replacement there (the plan removes the old pod when it means to), and a rank the plan
-    /// scales away gets none.
+    /// Replaces the pod `name`, Running or Pending, by one with the same rank and `resource`, then
+    /// deletes it once the replacement runs. A rank the plan's `createPods` fills (`create_ranks`)
+    /// has its replacement there (the plan removes the old pod when it means to), and a rank the
+    /// plan scales away gets none. A pod that has Succeeded runs no more and is not replaced: its
+    /// replacement would run its task again, and count as a rank the scale-down stops.
     fn migrate(
         &mut self,
         replica_type: ReplicaType,
@@ -135,7 +136,9 @@ impl<'a> Planner<'a> {
         resource: &ResourceList,
         create_ranks: &BTreeSet<i32>,
     ) -> Result<()> {
-        let Some(old) = self.live(replica_type).find(|p| pod::name(p) == name) else { return Ok(()) };
+        let Some(old) = self.live(replica_type).find(|p| pod::name(p) == name && pod::is_stoppable(p)) else {
+            return Ok(());
+        };
         if pod::has_resource(old, resource) {
             return Ok(());
         }
