@@ -39,7 +39,7 @@ pub fn problem(p: &Problem, root: Root) {
             Code::Syntax | Code::InvalidType => true,
             // Naming the field, after any context (the policy's "cannot read the validation
             // payload: ").
-            Code::Required => p.message.contains("missing field `"),
+            Code::Required => p.message.rsplit(": ").next().is_some_and(|m| m.starts_with("missing field `")),
             Code::UnknownField => p.message.contains("``"),
             _ => false,
         };

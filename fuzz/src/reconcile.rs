@@ -326,10 +326,16 @@ fn controller_pass(job: &ElasticJob, input: &Input, pods: &[Pod], now: &elasticj
             }
         }
     }
+    // In the job's namespace, as a cluster lists them (the store keeps a pod under the job of its
+    // namespace and name label).
     let of_job: Vec<Pod> = pods
         .iter()
-        .filter(|p| store.put("Pod", serde_json::to_value(p).unwrap_or_default()).as_deref() == Some(key.as_str()))
         .cloned()
+        .map(|mut p| {
+            p.metadata.namespace = Some("ns".to_owned());
+            p
+        })
+        .filter(|p| store.put("Pod", serde_json::to_value(p).unwrap_or_default()).as_deref() == Some(key.as_str()))
         .collect();
     let listed = check::deterministic("controller_pass", || {
         elasticjob::controller_pass(Some(job), &plans, &of_job, &[], now, &options)
